@@ -1,0 +1,18 @@
+// Failures a service reports without knowing about HTTP. The HTTP layer maps each kind to a status
+// and envelope code; the CLI prints the message and exits non-zero.
+export type ServiceErrorKind = "invalid" | "invalid_cursor" | "not_found" | "conflict" | "unprocessable" | "limit";
+
+export class ServiceError extends Error {
+  constructor(
+    readonly kind: ServiceErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ServiceError";
+  }
+}
+
+export const invalid = (message: string) => new ServiceError("invalid", message);
+export const unprocessable = (message: string) => new ServiceError("unprocessable", message);
+export const notFound = (message: string) => new ServiceError("not_found", message);
+export const conflict = (message: string) => new ServiceError("conflict", message);

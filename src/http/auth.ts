@@ -1,0 +1,152 @@
+// API keys on the request path: look up the bearer key by its SHA-256, then apply scope, account
+// status, the daily quota and the burst bucket in that order, meter the call and set the
+// rate-limit headers. Every keyed route runs exactly this.
+import type { Database } from "bun:sqlite";
+import { timingSafeEqual } from "node:crypto";
+import type { AccountStatus, ApiTier, KeyScope, RateTier } from "../db/schema";
+import { ApiError } from "./errors";
+import { type BucketRule, burstOverrideRule, PLAN_DAILY_QUOTA, type QuotaCounter, RATE_TIER_RULES, type TokenBuckets } from "./limits";
+import type { Meter } from "./metering";
+
+export const KEY_PATTERN = /^tl_live_[A-Za-z0-9]{32}$/;
+
+export interface Caller {
+  keyId: string;
+  accountId: string;
+  scope: KeyScope;
+  rateTier: RateTier;
+  apiTier: ApiTier;
+  bucket: BucketRule;
+  dailyQuota: number;
+  status: AccountStatus;
+}
+
+export function hashKey(key: string): string {
+  return new Bun.CryptoHasher("sha256").update(key).digest("hex");
+}
+
+const SCOPE_RANK: Record<KeyScope, number> = { read: 0, write: 1, admin: 2 };
+
+export function scopeAllows(granted: KeyScope, needed: KeyScope): boolean {
+  return SCOPE_RANK[granted] >= SCOPE_RANK[needed];
+}
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  scope: KeyScope;
+  rate_tier: RateTier;
+  burst_rate: number | null;
+  hash: string;
+  tier: ApiTier;
+  daily_quota: number | null;
+  status: AccountStatus;
+}
+
+/**
+ * Valid keys by hash, cached in memory. Another process (the CLI) may revoke a key or suspend an
+ * account at any time, so the cache is dropped whenever SQLite reports that someone else wrote
+ * (`watchExternalWrites`), and by this process's own admin writes.
+ */
+export class KeyRegistry {
+  private readonly cache = new Map<string, Caller>();
+  private readonly byHash;
+
+  constructor(sqlite: Database) {
+    this.byHash = sqlite.prepare<KeyRow, [string]>(
+      `SELECT k.id, k.account_id, k.scope, k.rate_tier, k.burst_rate, k.hash, a.tier, a.daily_quota, a.status
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id
+       WHERE k.hash = ? AND k.revoked_at IS NULL`,
+    );
+  }
+
+  find(key: string): Caller | null {
+    if (!KEY_PATTERN.test(key)) return null;
+    const hash = hashKey(key);
+    const cached = this.cache.get(hash);
+    if (cached) return cached;
+    const row = this.byHash.get(hash);
+    if (!row || !timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash))) return null;
+    const caller: Caller = {
+      keyId: row.id,
+      accountId: row.account_id,
+      scope: row.scope,
+      rateTier: row.rate_tier,
+      apiTier: row.tier,
+      bucket: row.burst_rate ? burstOverrideRule(row.burst_rate) : RATE_TIER_RULES[row.rate_tier],
+      dailyQuota: row.daily_quota ?? PLAN_DAILY_QUOTA[row.tier],
+      status: row.status,
+    };
+    this.cache.set(hash, caller);
+    return caller;
+  }
+
+  invalidate(): void {
+    this.cache.clear();
+  }
+}
+
+export interface KeyGate {
+  keys: KeyRegistry;
+  quota: QuotaCounter;
+  buckets: TokenBuckets;
+  meter: Meter;
+}
+
+/**
+ * Authenticates a keyed request and charges it. Throws the envelope's 401, 402, 403 or 429;
+ * writes the rate-limit headers into `headers` either way once the account is known.
+ */
+export function admitKeyed(
+  gate: KeyGate,
+  authorization: string | null,
+  needed: KeyScope,
+  endpoint: string,
+  headers: Record<string, string | number>,
+): Caller {
+  const key = authorization?.startsWith("Bearer ") ? authorization.slice(7).trim() : null;
+  if (!key) throw new ApiError(401, "unauthorized", "Missing API key: send 'Authorization: Bearer <key>'.");
+  const caller = gate.keys.find(key);
+  if (!caller) throw new ApiError(401, "unauthorized", "Invalid or revoked API key.");
+
+  const used = gate.quota.used(caller.accountId);
+  const { retryAfter, resetAt } = gate.quota.reset();
+  headers["x-ratelimit-limit"] = caller.dailyQuota;
+  headers["x-ratelimit-remaining"] = Math.max(0, caller.dailyQuota - used);
+  headers["x-ratelimit-reset"] = resetAt;
+
+  if (caller.status === "suspended") {
+    throw new ApiError(402, "subscription_required", "This account is suspended: its subscription is required to use the API.");
+  }
+  if (!scopeAllows(caller.scope, needed)) {
+    throw new ApiError(403, "forbidden", `This key's scope '${caller.scope}' does not allow this route; it needs '${needed}'.`);
+  }
+  if (used >= caller.dailyQuota) {
+    throw new ApiError(429, "quota_exceeded", `Daily quota of ${caller.dailyQuota} calls used up; it resets at midnight UTC.`, {
+      "retry-after": String(retryAfter),
+    });
+  }
+  const burst = gate.buckets.take(caller.keyId, caller.bucket);
+  if (!burst.allowed) {
+    throw new ApiError(429, "rate_limited", `Too many requests for this key; retry in ${burst.retryAfter} s.`, {
+      "retry-after": String(burst.retryAfter),
+    });
+  }
+  const nowUsed = gate.quota.add(caller.accountId);
+  gate.meter.record(caller.keyId, caller.accountId, endpoint);
+  headers["x-ratelimit-remaining"] = Math.max(0, caller.dailyQuota - nowUsed);
+  return caller;
+}
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** A new secret `tl_live_` + 32 base62 characters, drawn without modulo bias. */
+export function generateKey(): string {
+  let out = "tl_live_";
+  while (out.length < 40) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(48))) {
+      if (byte < 248 && out.length < 40) out += BASE62[byte % 62];
+    }
+  }
+  return out;
+}

@@ -1,0 +1,171 @@
+// The conventions every route shares (SPEC section 2): request ids, the error envelope for every
+// failure, 404 and 405 for unknown routes, 413 for large bodies, CORS on the public surface,
+// rate-limit headers on keyless routes, access logs and request metrics.
+import { Elysia, type ValidationError } from "elysia";
+import type { Runtime } from "../runtime";
+import { ServiceError } from "../errors";
+import { ApiError, envelope, fromServiceError, fromValidationError } from "./errors";
+import { PUBLIC_IP_RULE } from "./limits";
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+let requestCounter = 0;
+const requestIdPrefix = Math.random().toString(36).slice(2, 8);
+
+function newRequestId(): string {
+  return `req_${requestIdPrefix}${(++requestCounter).toString(36)}`;
+}
+
+/** The path of a request URL without the query, without building a URL object. */
+export function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const query = url.indexOf("?", start);
+  return query < 0 ? url.slice(start) : url.slice(start, query);
+}
+
+/** Routes anyone may call from a browser on another origin. */
+export function isPublicPath(path: string): boolean {
+  return (
+    path.startsWith("/v1/public/") ||
+    path === "/v1/stats/public" ||
+    path.startsWith("/badge/") ||
+    path === "/referrals/leaderboard" ||
+    path.startsWith("/widget") ||
+    path === "/v1/courses" ||
+    path.startsWith("/v1/courses/")
+  );
+}
+
+/** Routes that take an API key: the rest of /v1 and /metrics. Their guard sets the quota headers. */
+function isKeyedPath(path: string): boolean {
+  return (path.startsWith("/v1/") && !isPublicPath(path)) || path === "/metrics";
+}
+
+const CORS_HEADERS = {
+  "access-control-allow-origin": "*",
+  "access-control-expose-headers": "X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After",
+};
+
+export function clientIp(runtime: Runtime, request: Request, server: { requestIP(r: Request): { address: string } | null } | null): string {
+  if (runtime.config.trustProxy) {
+    const forwarded = request.headers.get("x-forwarded-for");
+    if (forwarded) return forwarded.split(",")[0]!.trim();
+  }
+  return server?.requestIP(request)?.address ?? "local";
+}
+
+type Headers = Record<string, string | number>;
+
+/** Rate-limit headers for a keyless caller, from the shared public IP bucket, without charging it. */
+function peekIpHeaders(runtime: Runtime, ip: string, headers: Headers) {
+  const state = runtime.buckets.peek(`ip:public:${ip}`, PUBLIC_IP_RULE);
+  headers["x-ratelimit-limit"] = PUBLIC_IP_RULE.capacity;
+  headers["x-ratelimit-remaining"] = state.remaining;
+  headers["x-ratelimit-reset"] = state.resetAt;
+}
+
+interface RouteMatcher {
+  method: string;
+  pattern: RegExp;
+}
+
+export function conventions(runtime: Runtime) {
+  let matchers: RouteMatcher[] | null = null;
+  const routeTable = { routes: [] as { method: string; path: string }[] };
+
+  /** Methods registered for a concrete path, for 405 and its Allow header. */
+  const methodsFor = (path: string): string[] => {
+    matchers ??= routeTable.routes.map((route) => ({
+      method: route.method,
+      pattern: new RegExp(
+        "^" + route.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*") + "$",
+      ),
+    }));
+    const methods = new Set<string>();
+    for (const m of matchers) if (m.pattern.test(path)) methods.add(m.method);
+    return [...methods];
+  };
+
+  const plugin = new Elysia({ name: "conventions" })
+    .onRequest((ctx) => {
+      const { request, set, server } = ctx;
+      (ctx as { startedAt?: number }).startedAt = performance.now();
+      const incoming = request.headers.get("x-request-id");
+      set.headers["x-request-id"] = incoming && REQUEST_ID.test(incoming) ? incoming : newRequestId();
+      const path = pathOf(request.url);
+      if (isPublicPath(path)) {
+        Object.assign(set.headers, CORS_HEADERS);
+        if (request.method === "OPTIONS") {
+          return new Response(null, {
+            status: 204,
+            headers: {
+              ...CORS_HEADERS,
+              "access-control-allow-methods": "GET, HEAD, OPTIONS",
+              "access-control-allow-headers": "Authorization, Content-Type, X-Request-Id",
+              "access-control-max-age": "86400",
+              "x-request-id": set.headers["x-request-id"] as string,
+            },
+          });
+        }
+      }
+      if (!isKeyedPath(path)) peekIpHeaders(runtime, clientIp(runtime, request, server), set.headers);
+      const length = Number(request.headers.get("content-length") ?? 0);
+      if (length > runtime.config.maxBodyBytes) {
+        throw new ApiError(413, "payload_too_large", `Request body is larger than ${runtime.config.maxBodyBytes} bytes.`);
+      }
+    })
+    .onError({ as: "global" }, (ctx) => {
+      const { code, error, set, request, server } = ctx;
+      const requestId = String(set.headers["x-request-id"] ?? newRequestId());
+      set.headers["x-request-id"] = requestId;
+      if (set.headers["x-ratelimit-remaining"] === undefined) {
+        peekIpHeaders(runtime, clientIp(runtime, request, server), set.headers);
+      }
+      let failure: ApiError;
+      if (error instanceof ApiError) failure = error;
+      else if (error instanceof ServiceError) failure = fromServiceError(error);
+      else if (code === "VALIDATION") failure = fromValidationError(error as ValidationError);
+      else if (code === "PARSE") failure = new ApiError(400, "invalid_request", "Request body is not valid JSON.");
+      else if (code === "NOT_FOUND") {
+        const path = pathOf(request.url);
+        const allowed = methodsFor(path);
+        failure =
+          allowed.length > 0
+            ? new ApiError(405, "method_not_allowed", `${request.method} is not allowed here; use ${allowed.join(", ")}.`, {
+                allow: allowed.join(", "),
+              })
+            : new ApiError(404, "not_found", `No route ${request.method} ${path}.`);
+      } else if (code === "INVALID_COOKIE_SIGNATURE") failure = new ApiError(401, "unauthorized", "Invalid session cookie.");
+      else {
+        runtime.log.error("unhandled error", {
+          request_id: requestId,
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+          stack: error instanceof Error ? error.stack?.split("\n").slice(0, 6).join(" | ") : undefined,
+        });
+        failure = new ApiError(500, "internal", "Internal error. Quote the request id when reporting it.");
+      }
+      set.status = failure.status;
+      if (failure.headers) Object.assign(set.headers, failure.headers);
+      return envelope(failure.code, failure.message, requestId);
+    })
+    .onAfterResponse({ as: "global" }, (ctx) => {
+      const { request, set, route, path } = ctx;
+      const startedAt = (ctx as { startedAt?: number }).startedAt ?? performance.now();
+      const durationMs = performance.now() - startedAt;
+      const status = typeof set.status === "number" ? set.status : 200;
+      runtime.metrics.observe(request.method, route || "unmatched", status, durationMs);
+      if (runtime.log.accessEnabled) {
+        runtime.log.access({
+          request_id: String(set.headers["x-request-id"]),
+          method: request.method,
+          path,
+          route: route || null,
+          status,
+          duration_ms: Math.round(durationMs * 1000) / 1000,
+          key_id: (ctx as { caller?: { keyId: string } }).caller?.keyId,
+        });
+      }
+    });
+
+  return { plugin, routeTable };
+}

@@ -1,0 +1,107 @@
+// The one error shape of the API, `{error: {code, message, request_id}}`, and the mapping from
+// every failure (ours, Elysia's validation, parse and routing errors, the unexpected) onto it.
+import { ValueErrorType } from "@sinclair/typebox/errors";
+import type { ValidationError } from "elysia";
+import type { ServiceError, ServiceErrorKind } from "../errors";
+
+export type ErrorCode =
+  | "invalid_request"
+  | "invalid_cursor"
+  | "unauthorized"
+  | "subscription_required"
+  | "plan_upgrade_required"
+  | "not_entitled"
+  | "forbidden"
+  | "not_found"
+  | "method_not_allowed"
+  | "conflict"
+  | "gone"
+  | "payload_too_large"
+  | "unprocessable"
+  | "rate_limited"
+  | "quota_exceeded"
+  | "internal";
+
+/** A failure that services and guards throw; the error handler turns it into the envelope. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+const invalidRequest = (message: string) => new ApiError(400, "invalid_request", message);
+const unprocessable = (message: string) => new ApiError(422, "unprocessable", message);
+
+const SERVICE_ERROR_STATUS: Record<ServiceErrorKind, [number, ErrorCode]> = {
+  invalid: [400, "invalid_request"],
+  invalid_cursor: [400, "invalid_cursor"],
+  not_found: [404, "not_found"],
+  conflict: [409, "conflict"],
+  unprocessable: [422, "unprocessable"],
+  limit: [409, "conflict"],
+};
+
+export function fromServiceError(error: ServiceError): ApiError {
+  const [status, code] = SERVICE_ERROR_STATUS[error.kind];
+  return new ApiError(status, code, error.message);
+}
+
+export function envelope(code: ErrorCode, message: string, requestId: string) {
+  return { error: { code, message, request_id: requestId } };
+}
+
+/**
+ * Elysia's schema failures. A value that is missing (or an array left empty) is the caller's
+ * malformed request: 400, as the seed lists for missing provider, id, accounts and items. A value
+ * of the wrong type, range or enum is 422. A schema can move its own failure to 400 with
+ * `"x-invalid-status": 400` (the single check's unknown provider).
+ */
+export function fromValidationError(error: ValidationError): ApiError {
+  const all = (error.all ?? []) as Array<{
+    type?: number;
+    path?: string;
+    value?: unknown;
+    message?: string;
+    schema?: Record<string, unknown>;
+  }>;
+  const first = all[0];
+  const where = error.type === "query" ? "query parameter" : error.type === "params" ? "path parameter" : "body field";
+  if (!first) return new ApiError(422, "unprocessable", `Invalid ${where}.`);
+  const field = (first.path ?? "").replace(/^\//, "").replaceAll("/", ".");
+  const missing = first.value === undefined || first.type === ValueErrorType.ObjectRequiredProperty;
+  if (missing) return invalidRequest(field ? `Missing required ${where} '${field}'.` : "Request body is required.");
+  if (first.type === ValueErrorType.ArrayMinItems) return invalidRequest(`'${field}' must not be empty.`);
+  if (first.type === ValueErrorType.Never || first.type === ValueErrorType.ObjectAdditionalProperties) {
+    return unprocessable(`Unknown ${where} '${field}'.`);
+  }
+  const status = first.schema?.["x-invalid-status"] === 400 ? 400 : 422;
+  const detail = describe(first);
+  return new ApiError(status, status === 400 ? "invalid_request" : "unprocessable", `Invalid ${where} '${field}': ${detail}.`);
+}
+
+function describe(error: { type?: number; message?: string; schema?: Record<string, unknown> }): string {
+  const schema = error.schema ?? {};
+  const options = enumValues(schema);
+  if (options) return `expected one of ${options.join(", ")}`;
+  if (error.type === ValueErrorType.ArrayMaxItems) return `at most ${schema.maxItems} items allowed`;
+  if (error.type === ValueErrorType.NumberMinimum || error.type === ValueErrorType.IntegerMinimum)
+    return `must be at least ${schema.minimum}`;
+  if (error.type === ValueErrorType.NumberMaximum || error.type === ValueErrorType.IntegerMaximum)
+    return `must be at most ${schema.maximum}`;
+  if (error.type === ValueErrorType.StringMaxLength) return `at most ${schema.maxLength} characters`;
+  if (error.type === ValueErrorType.StringMinLength) return `at least ${schema.minLength} characters`;
+  return (error.message ?? "invalid value").replace(/\.$/, "").toLowerCase();
+}
+
+function enumValues(schema: Record<string, unknown>): string[] | null {
+  if (Array.isArray(schema.enum)) return schema.enum.map(String);
+  const anyOf = schema.anyOf as Array<Record<string, unknown>> | undefined;
+  if (Array.isArray(anyOf) && anyOf.every((s) => "const" in s)) return anyOf.map((s) => String(s.const));
+  return null;
+}

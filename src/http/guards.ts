@@ -1,0 +1,34 @@
+// Guards a controller mounts with `.use(...)`: an API key of at least some scope, or a per-IP
+// bucket for keyless routes. Both run at Elysia's transform stage, before schema validation, so
+// a request without a key is a 401 whatever its parameters, and a malformed keyed request still
+// counts against the quota (SPEC section 3).
+import { Elysia } from "elysia";
+import type { KeyScope } from "../db/schema";
+import type { Runtime } from "../runtime";
+import { admitKeyed } from "./auth";
+import { clientIp } from "./conventions";
+import { ApiError } from "./errors";
+import type { BucketRule } from "./limits";
+
+export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
+  return new Elysia().derive({ as: "scoped" }, ({ request, route, set }) => ({
+    caller: admitKeyed(runtime, request.headers.get("authorization"), scope, `${request.method} ${route}`, set.headers),
+  }));
+}
+
+/** Charges the caller's IP bucket named `name`; 429 `rate_limited` when it is empty. */
+export function limitByIp(runtime: Runtime, name: string, rule: BucketRule) {
+  return new Elysia().derive({ as: "scoped" }, ({ request, server, set }) => {
+    const ip = clientIp(runtime, request, server);
+    const state = runtime.buckets.take(`ip:${name}:${ip}`, rule);
+    set.headers["x-ratelimit-limit"] = rule.capacity;
+    set.headers["x-ratelimit-remaining"] = state.remaining;
+    set.headers["x-ratelimit-reset"] = state.resetAt;
+    if (!state.allowed) {
+      throw new ApiError(429, "rate_limited", `Too many requests from this address; retry in ${state.retryAfter} s.`, {
+        "retry-after": String(state.retryAfter),
+      });
+    }
+    return { clientIp: ip };
+  });
+}

@@ -1,0 +1,33 @@
+// Schema helpers and shapes every controller shares.
+import { t } from "elysia";
+import type { TLiteral, TUnion } from "@sinclair/typebox";
+
+/**
+ * A string enum as a union of literals. (Elysia fills a missing required `t.UnionEnum` query
+ * value with its first member, which would turn "missing" into a silent default.)
+ */
+export function literals<const T extends readonly [string, ...string[]]>(values: T, options: Record<string, unknown> = {}) {
+  return t.Union(values.map((v) => t.Literal(v)) as TLiteral<T[number]>[], options) as TUnion<TLiteral<T[number]>[]>;
+}
+
+export const DateTime = (description: string, example = "2026-11-21T10:00:00.000Z") =>
+  t.String({ format: "date-time", description, examples: [example] });
+
+export const ErrorEnvelope = t.Object(
+  {
+    error: t.Object({
+      code: t.String({ description: "Machine-readable code.", examples: ["unauthorized"] }),
+      message: t.String({ description: "What went wrong, for a person.", examples: ["Missing API key."] }),
+      request_id: t.String({ description: "Equals the X-Request-Id response header.", examples: ["req_k2j4h1"] }),
+    }),
+  },
+  { description: "Every error has this shape." },
+);
+
+/** Response map entries for the listed error statuses, for OpenAPI. */
+export function errors<const S extends readonly number[]>(...statuses: S) {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorEnvelope])) as { [K in S[number]]: typeof ErrorEnvelope };
+}
+
+/** Errors every keyed route can answer. */
+export const KEYED_ERRORS = [401, 402, 429] as const;

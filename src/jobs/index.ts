@@ -1,0 +1,59 @@
+// Periodic work, scheduled with @elysiajs/cron on the serving app: the metering flush, entry
+// expiry, pruning of usage history and of idle limiter state.
+import { cron, Patterns } from "@elysiajs/cron";
+import { Elysia } from "elysia";
+import type { Runtime } from "../runtime";
+import type { Services } from "../services";
+
+export interface Job {
+  name: string;
+  pattern: string;
+  run(): unknown;
+}
+
+export function jobs(runtime: Runtime, services: Services): Job[] {
+  return [
+    {
+      // Write-behind metering, and noticing another process's writes (CLI revokes, imports).
+      name: "flush-metering",
+      pattern: Patterns.EVERY_SECOND,
+      run: () => {
+        runtime.meter.flush();
+        runtime.watchExternalWrites();
+      },
+    },
+    { name: "expire-entries", pattern: Patterns.EVERY_MINUTE, run: () => services.blacklist.expireDue() },
+    {
+      name: "prune-limiters",
+      pattern: Patterns.EVERY_5_MINUTES,
+      run: () => {
+        runtime.buckets.prune({ rate: 1, capacity: 60 });
+        runtime.quota.prune();
+      },
+    },
+    { name: "prune-usage", pattern: "10 0 * * *", run: () => services.usage.prune() },
+  ];
+}
+
+/** The jobs as cron plugins; errors are logged, never thrown into the scheduler. */
+export function scheduler(runtime: Runtime, services: Services) {
+  let app = new Elysia({ name: "jobs" });
+  for (const job of jobs(runtime, services)) {
+    app = app.use(
+      cron({
+        name: job.name,
+        pattern: job.pattern,
+        timezone: "UTC",
+        protect: true,
+        async run() {
+          try {
+            await job.run();
+          } catch (error) {
+            runtime.log.error("job failed", { job: job.name, error: String(error) });
+          }
+        },
+      }),
+    ) as unknown as typeof app;
+  }
+  return app;
+}

@@ -1,0 +1,88 @@
+import { t } from "elysia";
+import { ACCOUNT_STATUSES, API_TIERS, KEY_SCOPES, RATE_TIERS } from "../../db/schema";
+import { DateTime, literals } from "../../http/model";
+
+export const ApiTier = literals(API_TIERS, { description: "The account's plan.", examples: ["pro"] });
+export const RateTier = literals(RATE_TIERS, { description: "The key's burst tier.", examples: ["free"] });
+export const KeyScope = literals(KEY_SCOPES, { description: "`read`, `write` (partner path) or `admin`.", examples: ["read"] });
+export const AccountStatus = literals(ACCOUNT_STATUSES, { examples: ["active"] });
+
+export const Account = t.Object({
+  id: t.String({ examples: ["acct_01jd5x8q3m7k2c9v4n6p8r0s1t"] }),
+  name: t.String({ examples: ["acme-guild"] }),
+  tier: ApiTier,
+  daily_quota: t.Integer({ description: "Effective daily quota shared by all keys.", examples: [1000] }),
+  daily_quota_override: t.Nullable(t.Integer({ description: "Operator override; null means the plan's quota." })),
+  status: AccountStatus,
+  created_at: DateTime("When the account was created."),
+});
+
+export const AccountList = t.Object({ data: t.Array(Account) });
+
+export const NewAccountBody = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 64, examples: ["acme-guild"] }),
+    tier: ApiTier,
+    daily_quota: t.Optional(t.Nullable(t.Integer({ minimum: 0, maximum: 1_000_000_000 }))),
+  },
+  { additionalProperties: t.Never() },
+);
+
+export const AccountPatchBody = t.Object(
+  {
+    tier: t.Optional(ApiTier),
+    daily_quota: t.Optional(t.Nullable(t.Integer({ minimum: 0, maximum: 1_000_000_000, description: "Null restores the plan's quota." }))),
+    status: t.Optional(AccountStatus),
+  },
+  { additionalProperties: t.Never() },
+);
+
+export const ApiKey = t.Object({
+  id: t.String({ examples: ["key_01jd5x8q3m7k2c9v4n6p8r0s1t"] }),
+  account_id: t.String(),
+  name: t.Nullable(t.String()),
+  prefix: t.String({ description: "First characters of the secret, to tell keys apart.", examples: ["tl_live_Ab3d"] }),
+  scope: KeyScope,
+  rate_tier: RateTier,
+  burst: t.Nullable(t.Integer({ description: "Operator burst override in requests per second." })),
+  created_at: DateTime("When the key was created."),
+  revoked_at: t.Nullable(DateTime("When the key was revoked.")),
+});
+
+export const IssuedKey = t.Composite([
+  ApiKey,
+  t.Object({ key: t.String({ description: "The secret. Shown only in this response.", examples: ["tl_live_3kP9xQ2mV8nR4tY7wZ1aB5cD6eF0gH2j"] }) }),
+]);
+
+export const KeyList = t.Object({ data: t.Array(ApiKey) });
+
+export const NewKeyBody = t.Object(
+  {
+    name: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
+    scope: t.Optional(KeyScope),
+    rate_tier: t.Optional(RateTier),
+    burst: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 1_000_000, description: "Requests per second; the bucket holds 4x." }))),
+  },
+  { additionalProperties: t.Never() },
+);
+
+export const IdParams = t.Object({ id: t.String({ maxLength: 64 }) });
+export const KeysQuery = t.Object({ account: t.Optional(t.String({ description: "Account id or name." })) });
+
+export const UsageStats = t.Object({
+  key_id: t.String(),
+  rate_limit_tier: RateTier,
+  api_tier: ApiTier,
+  total_requests: t.Integer({ description: "All metered calls of this key still retained (about 3 months)." }),
+  requests_this_month: t.Integer({ description: "Calls in the current UTC month." }),
+  rate_limit: t.Object({
+    limit: t.Integer({ description: "Daily quota of the account." }),
+    used: t.Integer({ description: "Calls today by all of the account's keys." }),
+    remaining: t.Integer(),
+    reset: t.Integer({ description: "Next midnight UTC, epoch seconds." }),
+    window_seconds: t.Integer({ examples: [86400] }),
+  }),
+  by_endpoint: t.Array(t.Object({ endpoint: t.String({ examples: ["GET /v1/blacklist/check"] }), count: t.Integer() }), {
+    description: "Descending by count.",
+  }),
+});

@@ -1,0 +1,514 @@
+// Blacklist logic: checks, the public list and change feed, adding and overturning entries.
+// Reads on the request path use prepared statements; every write runs in one transaction with its
+// change-feed row and outbox event.
+import type { Database, Statement } from "bun:sqlite";
+import { type Clock, iso } from "../../clock";
+import type { CursorCodec } from "../../cursor";
+import type { Store } from "../../db/client";
+import {
+  type ChangeType,
+  type EntryScope,
+  type EntryStatus,
+  PROVIDERS,
+  type Provider,
+  type Severity,
+  type Vertical,
+} from "../../db/schema";
+import { ServiceError, conflict, notFound, unprocessable } from "../../errors";
+import { newId } from "../../ids";
+
+export interface EntryRow {
+  id: string;
+  provider: Provider;
+  provider_user_id: string;
+  username: string | null;
+  severity: Severity;
+  scope: EntryScope;
+  vertical: Vertical;
+  reason_code: string;
+  summary: string | null;
+  issued_at: number;
+  expires_at: number | null;
+  appealable: number;
+  high_risk: number;
+  watchlist: number;
+  creator_handle: string | null;
+  evidence: string | null;
+  reporter: string | null;
+  status: EntryStatus;
+  overturned_at: number | null;
+  overturn_reason: string | null;
+  created_at: number;
+}
+
+export interface PublicEntry {
+  id: string;
+  severity: Severity;
+  scope: EntryScope;
+  vertical: string;
+  reason_code: string;
+  summary: string | null;
+  issued_at: string;
+  expires_at: string | null;
+  appealable: boolean;
+}
+
+export function toPublicEntry(row: Pick<EntryRow, keyof EntryRow & string>): PublicEntry {
+  return {
+    id: row.id,
+    severity: row.severity,
+    scope: row.scope,
+    vertical: row.vertical,
+    reason_code: row.reason_code,
+    summary: row.summary,
+    issued_at: iso(row.issued_at),
+    expires_at: iso(row.expires_at),
+    appealable: !!row.appealable,
+  };
+}
+
+const SEVERITY_RANK: Record<Severity, number> = { warn: 1, restrict: 2, ban: 3 };
+const KNOWN_PROVIDERS = new Set<string>(PROVIDERS);
+
+/**
+ * The stored form of a platform id: trimmed; Discord and Roblox ids are digits only; Minecraft
+ * UUIDs and Epic ids are compared without case (and Minecraft without dashes). Null when the id
+ * cannot be an id of that platform.
+ */
+export function normalizeAccountId(provider: Provider, raw: string): string | null {
+  let id = raw.trim();
+  if (id.length === 0 || id.length > 128) return null;
+  if (/[\u0000-\u001f\u007f]/.test(id)) return null;
+  switch (provider) {
+    case "discord":
+    case "roblox":
+      return /^\d{1,20}$/.test(id) ? id : null;
+    case "minecraft":
+      id = id.toLowerCase();
+      return /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/.test(id) ? id.replaceAll("-", "") : id;
+    case "epic":
+      return id.toLowerCase();
+    default:
+      return id;
+  }
+}
+
+export function isProvider(value: unknown): value is Provider {
+  return typeof value === "string" && KNOWN_PROVIDERS.has(value);
+}
+
+/** An entry of scope `global` matches every vertical; a `vertical` one matches `all` or its own. */
+function matchesVertical(row: { scope: EntryScope; vertical: string }, vertical: Vertical): boolean {
+  return row.scope === "global" || vertical === "all" || row.vertical === vertical;
+}
+
+type HitRow = Pick<
+  EntryRow,
+  "id" | "severity" | "scope" | "vertical" | "reason_code" | "summary" | "issued_at" | "appealable" | "high_risk" | "watchlist"
+>;
+
+export interface CheckVerdict {
+  /** The most severe confirmed hit, if any. */
+  hit: HitRow | null;
+  highRisk: boolean;
+  watchlist: boolean;
+}
+
+export interface CheckResult {
+  provider: string;
+  id: string;
+  banned: boolean;
+  checked_at: string;
+  high_risk?: boolean;
+  watchlist?: boolean;
+  severity?: Severity;
+  scope?: EntryScope;
+  reason_code?: string;
+  summary?: string | null;
+  appealable?: boolean;
+  entry?: { id: string; severity: Severity; scope: EntryScope; vertical: string; reason_code: string; summary: string | null } | null;
+}
+
+export interface BatchRow {
+  provider: string | null;
+  id: string | null;
+  banned: boolean;
+  high_risk?: true;
+  watchlist?: true;
+  severity?: Severity;
+  scope?: EntryScope;
+  reason_code?: string;
+  error?: string;
+}
+
+export interface NewEntry {
+  id?: string;
+  provider: Provider;
+  provider_user_id: string;
+  username?: string | null;
+  severity: Severity;
+  scope?: EntryScope;
+  vertical?: Vertical;
+  reason_code: string;
+  summary?: string | null;
+  issued_at?: string;
+  expires_at?: string | null;
+  appealable?: boolean;
+  high_risk?: boolean;
+  watchlist?: boolean;
+  creator?: string | null;
+  evidence?: string | null;
+  status?: EntryStatus;
+}
+
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+  has_more: boolean;
+}
+
+export interface Change {
+  seq: number;
+  type: ChangeType;
+  entry_id: string;
+  at: string;
+  entry?: PublicEntry;
+}
+
+const MAX_TIME = 8_640_000_000_000_000;
+
+export class BlacklistService {
+  private readonly sqlite: Database;
+  private readonly subjectRows: Statement<HitRow, [string, string, number]>;
+  private readonly pageRows: Statement<EntryRow, [number, string, number, string, number]>;
+  private readonly byId: Statement<EntryRow, [string]>;
+  private readonly changeRows: Statement<EntryRow & { seq: number; type: ChangeType; entry_id: string; at: number }, [number, number]>;
+  private readonly insertEntry: Statement;
+  private readonly insertChange: Statement;
+  private readonly insertEvent: Statement;
+  private readonly markOverturned: Statement;
+  private readonly dueForExpiry: Statement<EntryRow, [number, number]>;
+  private readonly markExpired: Statement;
+
+  constructor(
+    store: Store,
+    private readonly clock: Clock,
+    private readonly cursors: CursorCodec,
+  ) {
+    this.sqlite = store.sqlite;
+    const db = this.sqlite;
+    this.subjectRows = db.prepare(
+      `SELECT id, severity, scope, vertical, reason_code, summary, issued_at, appealable, high_risk, watchlist
+       FROM blacklist_entries
+       WHERE provider = ?1 AND provider_user_id = ?2 AND status = 'active' AND (expires_at IS NULL OR expires_at > ?3)`,
+    );
+    this.pageRows = db.prepare(
+      `SELECT * FROM blacklist_entries INDEXED BY blacklist_list_idx
+       WHERE status = 'active' AND watchlist = 0 AND (issued_at, id) > (?1, ?2)
+         AND (expires_at IS NULL OR expires_at > ?3)
+         AND (?4 = 'all' OR scope = 'global' OR vertical = ?4)
+       ORDER BY issued_at, id LIMIT ?5`,
+    );
+    this.byId = db.prepare("SELECT * FROM blacklist_entries WHERE id = ?");
+    this.changeRows = db.prepare(
+      `SELECT c.seq, c.type, c.entry_id, c.at, e.*
+       FROM blacklist_changes c JOIN blacklist_entries e ON e.id = c.entry_id
+       WHERE c.seq > ?1 ORDER BY c.seq LIMIT ?2`,
+    );
+    this.insertEntry = db.prepare(
+      `INSERT INTO blacklist_entries (id, provider, provider_user_id, username, severity, scope, vertical, reason_code,
+         summary, issued_at, expires_at, appealable, high_risk, watchlist, creator_handle, evidence, reporter, status,
+         overturned_at, created_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)`,
+    );
+    this.insertChange = db.prepare("INSERT INTO blacklist_changes (type, entry_id, at) VALUES (?1, ?2, ?3)");
+    this.insertEvent = db.prepare("INSERT INTO outbox_events (id, type, payload, created_at) VALUES (?1, ?2, ?3, ?4)");
+    this.markOverturned = db.prepare(
+      "UPDATE blacklist_entries SET status = 'overturned', overturned_at = ?2, overturn_reason = ?3 WHERE id = ?1",
+    );
+    this.dueForExpiry = db.prepare(
+      `SELECT * FROM blacklist_entries INDEXED BY blacklist_expiry_idx
+       WHERE status = 'active' AND expires_at IS NOT NULL AND expires_at <= ?1 LIMIT ?2`,
+    );
+    this.markExpired = db.prepare("UPDATE blacklist_entries SET status = 'expired' WHERE id = ?1");
+  }
+
+  /** Active rows of one subject on one vertical, reduced to the answer's ingredients. */
+  verdict(provider: Provider, accountId: string, vertical: Vertical, now: number): CheckVerdict {
+    const rows = this.subjectRows.all(provider, accountId, now);
+    let hit: HitRow | null = null;
+    let highRisk = false;
+    let watchlist = false;
+    for (const row of rows) {
+      if (!matchesVertical(row, vertical)) continue;
+      if (row.high_risk) highRisk = true;
+      if (row.watchlist) {
+        watchlist = true;
+        continue;
+      }
+      if (
+        !hit ||
+        SEVERITY_RANK[row.severity] > SEVERITY_RANK[hit.severity] ||
+        (row.severity === hit.severity && (row.issued_at > hit.issued_at || (row.issued_at === hit.issued_at && row.id > hit.id)))
+      ) {
+        hit = row;
+      }
+    }
+    return { hit, highRisk, watchlist };
+  }
+
+  /** The single check. `provider` is already one of the known providers. */
+  async check(provider: Provider, rawId: string, vertical: Vertical = "all"): Promise<CheckResult> {
+    const id = normalizeAccountId(provider, rawId);
+    if (id === null) throw new ServiceError("invalid", `'${rawId.slice(0, 64)}' is not a valid ${provider} user id.`);
+    const now = this.clock.now();
+    const { hit, highRisk, watchlist } = this.verdict(provider, id, vertical, now);
+    const result: CheckResult = { provider, id, banned: hit?.severity === "ban", checked_at: iso(now) };
+    if (hit) {
+      result.high_risk = highRisk;
+      result.watchlist = watchlist;
+      result.severity = hit.severity;
+      result.scope = hit.scope;
+      result.reason_code = hit.reason_code;
+      result.summary = hit.summary;
+      result.appealable = !!hit.appealable;
+      result.entry = {
+        id: hit.id,
+        severity: hit.severity,
+        scope: hit.scope,
+        vertical: hit.vertical,
+        reason_code: hit.reason_code,
+        summary: hit.summary,
+      };
+    } else if (watchlist || highRisk) {
+      result.high_risk = highRisk;
+      result.watchlist = watchlist;
+    }
+    return result;
+  }
+
+  /** Both batch routes: one independent row per input, in input order. */
+  async checkMany(
+    accounts: Array<{ provider?: string | null; id?: string | null }>,
+    vertical: Vertical = "all",
+  ): Promise<{ results: BatchRow[]; checked_at: string }> {
+    const now = this.clock.now();
+    const results = accounts.map((account): BatchRow => {
+      const provider = typeof account.provider === "string" ? account.provider : null;
+      const rawId = typeof account.id === "string" ? account.id : null;
+      const id = isProvider(provider) && rawId !== null ? normalizeAccountId(provider, rawId) : null;
+      if (!isProvider(provider) || id === null) {
+        return { provider, id: rawId, banned: false, error: "invalid_account" };
+      }
+      const { hit, highRisk, watchlist } = this.verdict(provider, id, vertical, now);
+      const row: BatchRow = { provider, id, banned: hit?.severity === "ban" };
+      if (highRisk) row.high_risk = true;
+      if (watchlist) row.watchlist = true;
+      if (hit) {
+        row.severity = hit.severity;
+        row.scope = hit.scope;
+        row.reason_code = hit.reason_code;
+      }
+      return row;
+    });
+    return { results, checked_at: iso(now) };
+  }
+
+  /** Active, confirmed entries in (issued_at, id) order, one keyset page at a time. */
+  async list(options: { cursor?: string; limit?: number; vertical?: Vertical; since?: string }): Promise<Page<PublicEntry>> {
+    const limit = options.limit ?? 50;
+    let afterTime = -1;
+    let afterId = "";
+    if (options.cursor !== undefined) {
+      const position = this.cursors.decode(options.cursor);
+      if (!position || position.k !== "list" || typeof position.t !== "number" || typeof position.i !== "string") {
+        throw new ServiceError("invalid_cursor", "The cursor is malformed or was not issued by this server.");
+      }
+      afterTime = position.t;
+      afterId = position.i;
+    }
+    if (options.since !== undefined) {
+      const since = Date.parse(options.since);
+      // "Strictly after `since`": start past every id at that instant ('~' sorts after any id).
+      if (since > afterTime || (since === afterTime && afterId < "~")) {
+        afterTime = since;
+        afterId = "~";
+      }
+    }
+    const rows = this.pageRows.all(afterTime, afterId, this.clock.now(), options.vertical ?? "all", limit + 1);
+    const hasMore = rows.length > limit;
+    const page = hasMore ? rows.slice(0, limit) : rows;
+    const last = page[page.length - 1];
+    return {
+      data: page.map(toPublicEntry),
+      next_cursor: hasMore && last ? this.cursors.encode({ k: "list", t: last.issued_at, i: last.id }) : null,
+      has_more: hasMore,
+    };
+  }
+
+  /** One active, confirmed entry; null for unknown, overturned, expired or watchlist rows. */
+  async get(id: string): Promise<PublicEntry | null> {
+    const row = this.byId.get(id);
+    if (!row || row.status !== "active" || row.watchlist || (row.expires_at !== null && row.expires_at <= this.clock.now())) {
+      return null;
+    }
+    return toPublicEntry(row);
+  }
+
+  async changes(options: { cursor?: string; limit?: number }): Promise<Page<Change>> {
+    const limit = options.limit ?? 100;
+    let after = 0;
+    if (options.cursor !== undefined) {
+      const position = this.cursors.decode(options.cursor);
+      if (!position || position.k !== "changes" || typeof position.s !== "number") {
+        throw new ServiceError("invalid_cursor", "The cursor is malformed or was not issued by this server.");
+      }
+      after = position.s;
+    }
+    const rows = this.changeRows.all(after, limit + 1);
+    const hasMore = rows.length > limit;
+    const page = hasMore ? rows.slice(0, limit) : rows;
+    const lastSeq = page.length > 0 ? page[page.length - 1]!.seq : after;
+    return {
+      data: page.map((row) => {
+        const change: Change = { seq: row.seq, type: row.type, entry_id: row.entry_id, at: iso(row.at) };
+        if (row.type === "added") change.entry = toPublicEntry({ ...row, id: row.entry_id });
+        return change;
+      }),
+      next_cursor: this.cursors.encode({ k: "changes", s: lastSeq }),
+      has_more: hasMore,
+    };
+  }
+
+  /** Validates a new entry and resolves its defaults; shared by the API, the CLI and import. */
+  prepareEntry(input: NewEntry, reporter: string, options: { allowPast?: boolean } = {}): EntryRow {
+    const now = this.clock.now();
+    if (!isProvider(input.provider)) throw unprocessable(`Unknown provider '${String(input.provider)}'.`);
+    const providerUserId = normalizeAccountId(input.provider, String(input.provider_user_id ?? ""));
+    if (providerUserId === null) {
+      throw unprocessable(`'${String(input.provider_user_id).slice(0, 64)}' is not a valid ${input.provider} user id.`);
+    }
+    const scope = input.scope ?? (input.vertical && input.vertical !== "all" ? "vertical" : "global");
+    const vertical = input.vertical ?? "all";
+    if (scope === "global" && vertical !== "all") throw unprocessable("A global entry has vertical 'all'; use scope 'vertical' for one vertical.");
+    if (scope === "vertical" && vertical === "all") throw unprocessable("An entry of scope 'vertical' names one vertical: roblox, uefn or minecraft.");
+    const issuedAt = input.issued_at !== undefined ? parseTime(input.issued_at, "issued_at") : now;
+    const expiresAt = input.expires_at != null ? parseTime(input.expires_at, "expires_at") : null;
+    if (expiresAt !== null && expiresAt <= issuedAt) throw unprocessable("expires_at must be after issued_at.");
+    if (expiresAt !== null && expiresAt <= now && !options.allowPast) throw unprocessable("expires_at must be in the future.");
+    if (issuedAt > now + 5 * 60_000) throw unprocessable("issued_at must not be in the future.");
+    const creator = input.creator ? input.creator.trim().replace(/^@/, "").toLowerCase() : null;
+    if (creator !== null && !/^[a-z0-9_.]{2,32}$/.test(creator)) throw unprocessable(`'${input.creator}' is not a valid handle.`);
+    const status = input.status ?? "active";
+    return {
+      id: input.id ?? newId("bl", issuedAt),
+      provider: input.provider,
+      provider_user_id: providerUserId,
+      username: input.username?.trim() || null,
+      severity: input.severity,
+      scope,
+      vertical,
+      reason_code: input.reason_code,
+      summary: input.summary ?? null,
+      issued_at: issuedAt,
+      expires_at: expiresAt,
+      appealable: input.appealable === false ? 0 : 1,
+      high_risk: input.high_risk ? 1 : 0,
+      watchlist: input.watchlist ? 1 : 0,
+      creator_handle: creator,
+      evidence: input.evidence ?? null,
+      reporter,
+      status,
+      overturned_at: status === "overturned" ? now : null,
+      overturn_reason: null,
+      created_at: now,
+    };
+  }
+
+  /**
+   * Stores a prepared entry with its change-feed row and, when `emit`, its outbox event. The
+   * caller holds the transaction. Watchlist rows are unconfirmed reports: they stay off the list
+   * and the feed.
+   */
+  storeEntry(row: EntryRow, emit: boolean): void {
+    this.insertEntry.run(
+      row.id,
+      row.provider,
+      row.provider_user_id,
+      row.username,
+      row.severity,
+      row.scope,
+      row.vertical,
+      row.reason_code,
+      row.summary,
+      row.issued_at,
+      row.expires_at,
+      row.appealable,
+      row.high_risk,
+      row.watchlist,
+      row.creator_handle,
+      row.evidence,
+      row.reporter,
+      row.status,
+      row.overturned_at,
+      row.created_at,
+    );
+    if (row.watchlist || row.status !== "active") return;
+    this.insertChange.run("added", row.id, row.created_at);
+    if (emit) this.emit("blacklist.added", toPublicEntry(row), row.created_at);
+  }
+
+  /** Adds one entry: the partner route and `trustlist blacklist add`. */
+  async add(input: NewEntry, reporter: string): Promise<EntryRow> {
+    const row = this.prepareEntry({ ...input, id: undefined, status: undefined }, reporter);
+    try {
+      this.sqlite.transaction(() => this.storeEntry(row, true))();
+    } catch (error) {
+      if (String(error).includes("UNIQUE")) throw conflict(`Entry ${row.id} already exists.`);
+      throw error;
+    }
+    return row;
+  }
+
+  async overturn(id: string, reason: string | null): Promise<{ id: string; status: "overturned"; overturned_at: string }> {
+    const now = this.clock.now();
+    this.sqlite.transaction(() => {
+      const row = this.byId.get(id);
+      if (!row) throw notFound(`No blacklist entry ${id}.`);
+      if (row.status !== "active") throw conflict(`Entry ${id} is ${row.status}, not active.`);
+      this.markOverturned.run(id, now, reason);
+      if (row.watchlist) return;
+      this.insertChange.run("overturned", id, now);
+      this.emit("blacklist.overturned", toPublicEntry(row), now);
+    })();
+    return { id, status: "overturned", overturned_at: iso(now) };
+  }
+
+  /** Marks lapsed entries `expired` and records them in the feed; run by cron. */
+  async expireDue(batch = 1000): Promise<number> {
+    const now = this.clock.now();
+    let total = 0;
+    for (;;) {
+      const done = this.sqlite.transaction(() => {
+        const rows = this.dueForExpiry.all(now, batch);
+        for (const row of rows) {
+          this.markExpired.run(row.id);
+          if (!row.watchlist) this.insertChange.run("expired", row.id, row.expires_at ?? now);
+        }
+        return rows.length;
+      })();
+      total += done;
+      if (done < batch) return total;
+    }
+  }
+
+  private emit(type: string, data: unknown, at: number) {
+    this.insertEvent.run(newId("evt", at), type, JSON.stringify(data), at);
+  }
+}
+
+function parseTime(value: string, field: string): number {
+  const ms = Date.parse(value);
+  if (!Number.isFinite(ms) || ms < 0 || ms > MAX_TIME) throw unprocessable(`${field} '${value}' is not an ISO 8601 date-time.`);
+  return ms;
+}

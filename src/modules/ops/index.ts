@@ -1,0 +1,41 @@
+// Operations: health for load balancers and Prometheus metrics for the operator.
+import { Elysia, t } from "elysia";
+import { requireKey } from "../../http/guards";
+import { errors, KEYED_ERRORS } from "../../http/model";
+import type { Runtime } from "../../runtime";
+
+export function healthRoutes(runtime: Runtime) {
+  const ping = runtime.store.sqlite.prepare("SELECT 1 AS ok");
+  return new Elysia({ tags: ["Ops"] }).get(
+    "/healthz",
+    ({ set }) => {
+      try {
+        ping.get();
+        return { ok: true };
+      } catch {
+        set.status = 503;
+        return { ok: false };
+      }
+    },
+    {
+      response: { 200: t.Object({ ok: t.Boolean() }), 503: t.Object({ ok: t.Boolean() }) },
+      detail: { summary: "Health", description: "200 when the database answers." },
+    },
+  );
+}
+
+export function metricsRoutes(runtime: Runtime, gauges: () => Record<string, { help: string; value: number }>) {
+  return new Elysia({ tags: ["Ops"] })
+    .use(requireKey(runtime, "admin"))
+    .get(
+      "/metrics",
+      ({ set }) => {
+        set.headers["content-type"] = "text/plain; version=0.0.4; charset=utf-8";
+        return runtime.metrics.render(gauges());
+      },
+      {
+        response: { 200: t.String({ description: "Prometheus text exposition." }), ...errors(...KEYED_ERRORS, 403) },
+        detail: { summary: "Prometheus metrics", description: "Admin-scoped key." },
+      },
+    );
+}

@@ -1,0 +1,78 @@
+// Everything a running trustlist holds besides its routes: the store, the clock, the in-memory
+// limiters and buffers. Built once per process (or per test) and handed to the app and the jobs.
+import { type Clock, systemClock } from "./clock";
+import { type Config, loadConfig } from "./config";
+import { CursorCodec } from "./cursor";
+import { openStore, type Store } from "./db/client";
+import { KeyRegistry } from "./http/auth";
+import { QuotaCounter, TokenBuckets } from "./http/limits";
+import { Logger } from "./http/logger";
+import { Meter } from "./http/metering";
+import { Metrics } from "./http/metrics";
+
+export interface Runtime {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  keys: KeyRegistry;
+  quota: QuotaCounter;
+  buckets: TokenBuckets;
+  meter: Meter;
+  metrics: Metrics;
+  log: Logger;
+  cursors: CursorCodec;
+  /** Drops caches when another process (the CLI, an import) has written to the database. */
+  watchExternalWrites(): boolean;
+  /** Listeners told about another process's writes, after the runtime's own caches are dropped. */
+  onExternalWrite: Array<() => void>;
+}
+
+export interface RuntimeOptions {
+  config?: Partial<Config>;
+  store?: Store;
+  clock?: Clock;
+  log?: Logger;
+}
+
+export function createRuntime(options: RuntimeOptions = {}): Runtime {
+  const config = { ...loadConfig({}, {}), ...options.config };
+  const store = options.store ?? openStore(config.dbPath);
+  const clock = options.clock ?? systemClock;
+  const now = () => clock.now();
+  const keys = new KeyRegistry(store.sqlite);
+  const dataVersion = store.sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
+  let lastDataVersion = dataVersion.get()!.data_version;
+  const runtime: Runtime = {
+    config,
+    store,
+    clock,
+    keys,
+    quota: new QuotaCounter(store.sqlite, now),
+    buckets: new TokenBuckets(now),
+    meter: new Meter(store.sqlite, now),
+    metrics: new Metrics(),
+    log: options.log ?? new Logger({ access: config.accessLog }),
+    cursors: new CursorCodec(cursorSecret(store)),
+    onExternalWrite: [],
+    watchExternalWrites() {
+      const version = dataVersion.get()!.data_version;
+      if (version === lastDataVersion) return false;
+      lastDataVersion = version;
+      keys.invalidate();
+      for (const listener of runtime.onExternalWrite) listener();
+      return true;
+    },
+  };
+  return runtime;
+}
+
+/** The HMAC secret of paging cursors, made on first use and kept in the database. */
+function cursorSecret(store: Store): string {
+  const read = () =>
+    store.sqlite.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'cursor_secret'").get()?.value;
+  const existing = read();
+  if (existing) return existing;
+  const secret = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+  store.sqlite.run("INSERT OR IGNORE INTO meta (key, value) VALUES ('cursor_secret', ?)", [secret]);
+  return read()!;
+}

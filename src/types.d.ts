@@ -1,0 +1,5 @@
+// Text assets imported with `with { type: "text" }` and embedded by `bun build --compile`.
+declare module "*.sql" {
+  const text: string;
+  export default text;
+}
