@@ -124,7 +124,7 @@ export function conventions(runtime: Runtime) {
       let failure: ApiError;
       if (error instanceof ApiError) failure = error;
       else if (error instanceof ServiceError) failure = fromServiceError(error);
-      else if (code === "VALIDATION") failure = fromValidationError(error as ValidationError);
+      else if (code === "VALIDATION") failure = fromValidationError(error as ValidationError, request.url);
       else if (code === "PARSE") failure = new ApiError(400, "invalid_request", "Request body is not valid JSON.");
       else if (code === "NOT_FOUND") {
         const path = pathOf(request.url);

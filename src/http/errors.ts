@@ -62,7 +62,7 @@ export function envelope(code: ErrorCode, message: string, requestId: string) {
  * of the wrong type, range or enum is 422. A schema can move its own failure to 400 with
  * `"x-invalid-status": 400` (the single check's unknown provider).
  */
-export function fromValidationError(error: ValidationError): ApiError {
+export function fromValidationError(error: ValidationError, url?: string): ApiError {
   const all = (error.all ?? []) as Array<{
     type?: number;
     path?: string;
@@ -71,9 +71,15 @@ export function fromValidationError(error: ValidationError): ApiError {
     schema?: Record<string, unknown>;
   }>;
   const first = all[0];
-  const where = error.type === "query" ? "query parameter" : error.type === "params" ? "path parameter" : "body field";
+  // Elysia reports a coerced query value (a number, a boolean) as a bare "property" without its
+  // name; the name is the query parameter that carried that value.
+  const coerced = error.type === "property";
+  const where = error.type === "query" || coerced ? "query parameter" : error.type === "params" ? "path parameter" : "body field";
   if (!first) return new ApiError(422, "unprocessable", `Invalid ${where}.`);
-  const field = (first.path ?? "").replace(/^\//, "").replaceAll("/", ".");
+  let field = (first.path ?? "").replace(/^\//, "").replaceAll("/", ".");
+  if (coerced && !field && url) {
+    for (const [name, value] of new URL(url).searchParams) if (value === String(first.value)) field = name;
+  }
   const missing = first.value === undefined || first.type === ValueErrorType.ObjectRequiredProperty;
   if (missing) return invalidRequest(field ? `Missing required ${where} '${field}'.` : "Request body is required.");
   if (first.type === ValueErrorType.ArrayMinItems) return invalidRequest(`'${field}' must not be empty.`);

@@ -1,0 +1,45 @@
+# trustlist: `make run` and `make test` work on a machine with only Node and npm.
+# Bun itself comes from the npm registry (the `bun` package ships the binary), pinned here.
+BUN_VERSION := 1.4.5
+TOOLS := $(CURDIR)/.tools
+BUN := $(TOOLS)/node_modules/.bin/bun
+export PATH := $(TOOLS)/node_modules/.bin:$(PATH)
+
+PORT ?= 8080
+HOST ?= 127.0.0.1
+DB ?= ./data/trustlist.db
+SOURCES := $(shell find src migrations -type f) package.json bun.lock
+
+.PHONY: run test build deps migrations bench clean
+
+run: dist/trustlist
+	./dist/trustlist serve --port $(PORT) --host $(HOST) --db $(DB)
+
+test: deps
+	$(BUN) test
+
+build: dist/trustlist
+
+deps: node_modules/.installed
+
+$(BUN):
+	npm install --no-save --no-package-lock --no-audit --no-fund --prefix $(TOOLS) bun@$(BUN_VERSION)
+	@$(BUN) --version >/dev/null
+
+node_modules/.installed: package.json bun.lock | $(BUN)
+	$(BUN) install --frozen-lockfile
+	@touch $@
+
+dist/trustlist: $(SOURCES) | deps
+	$(BUN) build --compile --minify-whitespace --minify-syntax --sourcemap src/main.ts --outfile dist/trustlist
+
+# After changing src/db/schema.ts: generate the SQL migration and embed it in the build.
+migrations: deps
+	$(BUN) x drizzle-kit generate
+	$(BUN) scripts/embed-migrations.ts
+
+bench: dist/trustlist
+	bash bench/run.sh
+
+clean:
+	rm -rf dist node_modules .tools

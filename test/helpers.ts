@@ -1,0 +1,85 @@
+// Shared test setup: a real app on a real SQLite file in a temporary folder, a manual clock, and
+// small helpers to call it through `app.handle` the way an HTTP client would.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildApp } from "../src/app";
+import { ManualClock } from "../src/clock";
+import { openStore } from "../src/db/client";
+import type { ApiTier, KeyScope, RateTier } from "../src/db/schema";
+import { createRuntime, type Runtime } from "../src/runtime";
+import { createServices, type Services } from "../src/services";
+
+export interface TestApp {
+  app: ReturnType<typeof buildApp>;
+  runtime: Runtime;
+  services: Services;
+  clock: ManualClock;
+  dir: string;
+  dbPath: string;
+  /** Calls the app with an optional bearer key and JSON body. */
+  call(method: string, path: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  /** Like `call`, and parses the JSON body. */
+  json<T = any>(method: string, path: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: T; headers: Headers }>;
+  /** A new account with one key. */
+  account(options?: { tier?: ApiTier; scope?: KeyScope; rateTier?: RateTier; dailyQuota?: number; burst?: number; name?: string }): Promise<{ accountId: string; key: string; keyId: string }>;
+  close(): void;
+}
+
+let counter = 0;
+
+export function tempDir(prefix = "trustlist-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export async function createTestApp(options: { clock?: ManualClock; dir?: string } = {}): Promise<TestApp> {
+  const dir = options.dir ?? tempDir();
+  const dbPath = join(dir, "trustlist.db");
+  const clock = options.clock ?? new ManualClock();
+  const store = openStore(dbPath);
+  const runtime = createRuntime({ store, clock, config: { dbPath, accessLog: false } });
+  const services = createServices(runtime);
+  const app = buildApp(runtime, { services });
+  const call: TestApp["call"] = (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      headers["content-type"] ??= "application/json";
+      body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
+    }
+    return app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+  };
+  return {
+    app,
+    runtime,
+    services,
+    clock,
+    dir,
+    dbPath,
+    call,
+    async json(method, path, opts) {
+      const res = await call(method, path, opts);
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+    },
+    async account(o = {}) {
+      const account = await services.accounts.createAccount({
+        name: o.name ?? `acct-${++counter}-${Math.random().toString(36).slice(2, 6)}`,
+        tier: o.tier ?? "free",
+        daily_quota: o.dailyQuota,
+      });
+      const key = await services.accounts.createKey({
+        account: account.id,
+        scope: o.scope ?? "read",
+        rate_tier: o.rateTier ?? "free",
+        burst: o.burst,
+      });
+      return { accountId: account.id, key: key.key, keyId: key.id };
+    },
+    close() {
+      store.close();
+      if (!options.dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
