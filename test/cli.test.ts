@@ -1,0 +1,316 @@
+// The command line and the server process as an operator meets them: real processes, real
+// SQLite files, real HTTP on loopback.
+import { afterAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "./helpers";
+
+const MAIN = join(import.meta.dir, "..", "src", "main.ts");
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function workspace() {
+  const dir = tempDir("trustlist-cli-");
+  dirs.push(dir);
+  return { dir, db: join(dir, "t.db") };
+}
+
+function cli(db: string, ...args: string[]) {
+  const proc = Bun.spawnSync([process.execPath, MAIN, ...args, "--db", db], { stdout: "pipe", stderr: "pipe" });
+  return { code: proc.exitCode, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
+}
+
+function cliJson(db: string, ...args: string[]) {
+  const result = cli(db, ...args, "--json");
+  if (result.code !== 0) throw new Error(`${args.join(" ")} failed: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+function countEntries(db: string): number {
+  const sqlite = new Database(db, { readonly: true });
+  const n = (sqlite.query("SELECT count(*) AS n FROM blacklist_entries").get() as { n: number }).n;
+  sqlite.close();
+  return n;
+}
+
+interface Server {
+  proc: ReturnType<typeof Bun.spawn>;
+  base: string;
+  stderr: string;
+  stop(): Promise<number>;
+}
+
+/** Starts `serve` on a free port and waits for its "listening" line. */
+async function startServer(command: string[], db: string, cwd?: string): Promise<Server> {
+  const proc = Bun.spawn([...command, "serve", "--port", "0", "--db", db, "--access-log", "off"], {
+    stdout: "pipe",
+    stderr: "pipe",
+    cwd,
+  });
+  const reader = proc.stderr.getReader();
+  let stderr = "";
+  const deadline = Date.now() + 10_000;
+  while (!/listening on (http:\/\/\S+)/.test(stderr) || (stderr.includes("First start") && !/tl_live_\w{32}/.test(stderr))) {
+    if (Date.now() > deadline) throw new Error(`server did not start: ${stderr}`);
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`server exited: ${stderr}`);
+    stderr += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  const base = stderr.match(/listening on (http:\/\/\S+)/)![1]!;
+  return {
+    proc,
+    base,
+    stderr,
+    async stop() {
+      proc.kill("SIGTERM");
+      return await proc.exited;
+    },
+  };
+}
+
+describe("accounts and keys", () => {
+  test("create, list, revoke and rotate print JSON and never a stored secret", () => {
+    const { db } = workspace();
+    const account = cliJson(db, "accounts", "create", "--name", "guild", "--tier", "pro");
+    expect(account).toMatchObject({ name: "guild", tier: "pro", daily_quota: 1000, status: "active" });
+    expect(account.id).toStartWith("acct_");
+
+    const key = cliJson(db, "keys", "create", "--account", "guild", "--scope", "write", "--rate-tier", "verified", "--name", "bot");
+    expect(key.key).toMatch(/^tl_live_[A-Za-z0-9]{32}$/);
+    expect(key).toMatchObject({ account_id: account.id, scope: "write", rate_tier: "verified", name: "bot" });
+
+    const listed = cli(db, "keys", "list", "--account", "guild", "--json");
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).not.toContain(key.key);
+    expect(listed.stdout).not.toContain(new Bun.CryptoHasher("sha256").update(key.key).digest("hex"));
+    expect(JSON.parse(listed.stdout).data).toHaveLength(1);
+
+    const rotated = cliJson(db, "keys", "rotate", key.id);
+    expect(rotated.id).toBe(key.id);
+    expect(rotated.key).not.toBe(key.key);
+
+    const revoked = cliJson(db, "keys", "revoke", key.id);
+    expect(revoked.revoked_at).not.toBeNull();
+
+    const updated = cliJson(db, "accounts", "update", "guild", "--daily-quota", "42", "--suspend");
+    expect(updated).toMatchObject({ daily_quota: 42, daily_quota_override: 42, status: "suspended" });
+  });
+
+  test("the plan's key cap is enforced with a clear message", () => {
+    const { db } = workspace();
+    cliJson(db, "accounts", "create", "--name", "small", "--tier", "free");
+    cliJson(db, "keys", "create", "--account", "small");
+    cliJson(db, "keys", "create", "--account", "small");
+    const third = cli(db, "keys", "create", "--account", "small");
+    expect(third.code).not.toBe(0);
+    expect(third.stderr).toContain("free plan allows (2)");
+  });
+
+  test("bad flags and values exit non-zero with one line", () => {
+    const { db } = workspace();
+    const cases = [
+      ["accounts", "create", "--name", "x", "--tier", "gold"],
+      ["accounts", "create", "--tier", "free"],
+      ["keys", "create", "--account", "nobody", "--bogus"],
+      ["keys", "create", "--account", "x", "--burst", "-3"],
+      ["blacklist", "add", "--provider", "myspace", "--id", "1", "--severity", "ban", "--reason-code", "x"],
+      ["accounts", "update", "x", "--daily-quota", "lots"],
+      ["frobnicate"],
+      ["serve", "--port", "99999"],
+    ];
+    for (const args of cases) {
+      const result = cli(db, ...args);
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr.trim().split("\n"), args.join(" ")).toHaveLength(1);
+      expect(result.stderr).toStartWith("trustlist ");
+    }
+    const missing = cli(db, "keys", "revoke", "key_doesnotexist");
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("No key key_doesnotexist");
+  });
+});
+
+describe("blacklist from the command line", () => {
+  test("add and overturn follow the API's rules", () => {
+    const { db } = workspace();
+    const entry = cliJson(db, "blacklist", "add", "--provider", "discord", "--id", " 80351110224678912 ", "--severity", "ban", "--reason-code", "scam_trade", "--summary", "Took payment", "--appealable", "--username", "Scammer");
+    expect(entry).toMatchObject({ provider: "discord", provider_user_id: "80351110224678912", severity: "ban", scope: "global", vertical: "all", appealable: true, username: "Scammer" });
+    const bad = cli(db, "blacklist", "add", "--provider", "discord", "--id", "not-digits", "--severity", "ban", "--reason-code", "x");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("not a valid discord user id");
+    const mismatch = cli(db, "blacklist", "add", "--provider", "roblox", "--id", "1", "--severity", "warn", "--scope", "vertical", "--reason-code", "x");
+    expect(mismatch.code).toBe(1);
+    expect(mismatch.stderr).toContain("names one vertical");
+
+    const overturned = cliJson(db, "blacklist", "overturn", entry.id, "--reason", "appeal upheld");
+    expect(overturned).toMatchObject({ id: entry.id, status: "overturned" });
+    const again = cli(db, "blacklist", "overturn", entry.id);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("not active");
+  });
+});
+
+describe("import and export", () => {
+  const good = [
+    { type: "account", name: "guild-a", tier: "max", daily_quota: 7000 },
+    { type: "entry", provider: "discord", provider_user_id: "111", severity: "ban", scope: "global", vertical: "all", reason_code: "scam", appealable: true, issued_at: "2026-01-01T00:00:00Z" },
+    { type: "entry", id: "bl_01kdvdna009aqnt2ae7ejrkvaj", provider: "roblox", provider_user_id: "222", username: "Trader", severity: "warn", scope: "vertical", vertical: "roblox", reason_code: "spam", summary: "Spam", appealable: false, high_risk: true, issued_at: "2026-02-01T00:00:00Z", expires_at: "2027-02-01T00:00:00Z" },
+    { type: "entry", provider: "epic", provider_user_id: "ABCDEF", severity: "restrict", scope: "global", vertical: "all", reason_code: "chargeback", appealable: true, watchlist: true, status: "active" },
+  ];
+
+  test("a file with one bad line changes nothing and names the line", () => {
+    const { dir, db } = workspace();
+    cliJson(db, "migrate");
+    const file = join(dir, "bad.jsonl");
+    const lines = good.map((l) => JSON.stringify(l));
+    lines.splice(2, 0, JSON.stringify({ type: "entry", provider: "discord", provider_user_id: "12x", severity: "ban", scope: "global", vertical: "all", reason_code: "scam", appealable: true }));
+    writeFileSync(file, lines.join("\n") + "\n");
+    const result = cli(db, "import", file);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("line 3");
+    expect(countEntries(db)).toBe(0);
+    const accounts = cliJson(db, "accounts", "list");
+    expect(accounts.data).toHaveLength(0);
+
+    for (const [bad, message] of [
+      ["{not json", "line 1: not valid JSON"],
+      [JSON.stringify({ type: "entry", provider: "discord" }), "line 1: missing field"],
+      [JSON.stringify({ type: "spaceship" }), "line 1: unknown type 'spaceship'"],
+      [JSON.stringify({ ...good[1], colour: "red" }), "line 1: field 'colour'"],
+    ] as const) {
+      writeFileSync(file, bad + "\n");
+      const r = cli(db, "import", file);
+      expect(r.code, bad).not.toBe(0);
+      expect(r.stderr, bad).toContain(message);
+    }
+    expect(countEntries(db)).toBe(0);
+  });
+
+  test("export then import into an empty database round-trips", () => {
+    const a = workspace();
+    const file = join(a.dir, "in.jsonl");
+    writeFileSync(file, good.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    const imported = cliJson(a.db, "import", file);
+    expect(imported).toMatchObject({ lines: 4, accounts: 1, entries: 3 });
+    // Importing the same ids again is refused, whole.
+    const again = cli(a.db, "import", file);
+    expect(again.code).not.toBe(0);
+    expect(countEntries(a.db)).toBe(3);
+
+    const exported = join(a.dir, "out.jsonl");
+    cliJson(a.db, "export", "--out", exported);
+    const first = Bun.spawnSync(["cat", exported]).stdout.toString();
+    expect(first.trim().split("\n")).toHaveLength(4);
+    expect(first).toContain('"high_risk":true');
+    expect(first).toContain('"watchlist":true');
+
+    const b = workspace();
+    cliJson(b.db, "import", exported);
+    const second = cli(b.db, "export").stdout;
+    expect(second).toBe(first);
+  });
+});
+
+describe("the server process", () => {
+  test("first serve prints one admin key; metering and quota survive a SIGTERM restart", async () => {
+    const { db } = workspace();
+    const server = await startServer([process.execPath, MAIN], db);
+    const adminKey = server.stderr.match(/tl_live_\w{32}/)![0];
+    const auth = { authorization: `Bearer ${adminKey}` };
+    const created = await fetch(`${server.base}/v1/admin/accounts`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ name: "bot-owner", tier: "free" }),
+    });
+    expect(created.status).toBe(201);
+    const account = await created.json();
+    const keyRes = await fetch(`${server.base}/v1/admin/accounts/${account.id}/keys`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{}" });
+    const { key } = await keyRes.json();
+    for (let i = 0; i < 7; i++) {
+      const r = await fetch(`${server.base}/v1/blacklist/check?provider=discord&id=${1000 + i}`, { headers: { authorization: `Bearer ${key}` } });
+      expect(r.status).toBe(200);
+      expect(r.headers.get("x-ratelimit-remaining")).toBe(String(100 - (i + 1)));
+    }
+    // SIGTERM right away: the flush on shutdown, not the one-second timer, has to persist these.
+    expect(await server.stop()).toBe(0);
+
+    const restarted = await startServer([process.execPath, MAIN], db);
+    expect(restarted.stderr).not.toContain("tl_live_");
+    const usage = await fetch(`${restarted.base}/v1/account/usage`, { headers: { authorization: `Bearer ${key}` } });
+    const stats = await usage.json();
+    expect(stats.rate_limit.used).toBe(8);
+    expect(stats.total_requests).toBe(8);
+    expect(stats.by_endpoint).toEqual([
+      { endpoint: "GET /v1/blacklist/check", count: 7 },
+      { endpoint: "GET /v1/account/usage", count: 1 },
+    ]);
+    expect(usage.headers.get("x-ratelimit-remaining")).toBe("92");
+    expect(await restarted.stop()).toBe(0);
+  });
+
+  test("backup while the server runs gives a readable copy; CLI revocation reaches the server", async () => {
+    const { dir, db } = workspace();
+    const server = await startServer([process.execPath, MAIN], db);
+    const adminKey = server.stderr.match(/tl_live_\w{32}/)![0];
+    const headers = { authorization: `Bearer ${adminKey}`, "content-type": "application/json" };
+    for (let i = 0; i < 25; i++) {
+      const r = await fetch(`${server.base}/v1/partner/blacklist`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ provider: "roblox", provider_user_id: String(5000 + i), severity: "ban", reason_code: "scam" }),
+      });
+      expect(r.status).toBe(201);
+    }
+    const out = join(dir, "copy.db");
+    const backup = cli(db, "backup", out);
+    expect(backup.code).toBe(0);
+    const copy = new Database(out, { readonly: true });
+    expect((copy.query("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check).toBe("ok");
+    expect((copy.query("SELECT count(*) AS n FROM blacklist_entries").get() as { n: number }).n).toBe(25);
+    copy.close();
+    expect(cli(db, "backup", out).code).toBe(2);
+
+    // A key revoked by another process stops working within the watcher's second.
+    const key = cliJson(db, "keys", "create", "--account", "operator", "--json");
+    const ok = await fetch(`${server.base}/v1/blacklist/check?provider=discord&id=1`, { headers: { authorization: `Bearer ${key.key}` } });
+    expect(ok.status).toBe(200);
+    cliJson(db, "keys", "revoke", key.id);
+    await Bun.sleep(1500);
+    const refused = await fetch(`${server.base}/v1/blacklist/check?provider=discord&id=1`, { headers: { authorization: `Bearer ${key.key}` } });
+    expect(refused.status).toBe(401);
+    expect(await server.stop()).toBe(0);
+  });
+
+  test("the compiled binary runs from any directory with nothing beside it", async () => {
+    const root = join(import.meta.dir, "..");
+    const { dir, db } = workspace();
+    const binary = join(dir, "trustlist");
+    const build = Bun.spawnSync(
+      [process.execPath, "build", "--compile", "--minify-whitespace", "--minify-syntax", join(root, "src/main.ts"), "--outfile", binary],
+      { stdout: "pipe", stderr: "pipe" },
+    );
+    expect(build.exitCode, build.stderr.toString()).toBe(0);
+    const elsewhere = tempDir("trustlist-cwd-");
+    dirs.push(elsewhere);
+    const server = await startServer([binary], db, elsewhere);
+    const health = await fetch(`${server.base}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ ok: true });
+    const adminKey = server.stderr.match(/tl_live_\w{32}/)![0];
+    const check = await fetch(`${server.base}/v1/blacklist/check?provider=discord&id=1`, { headers: { authorization: `Bearer ${adminKey}` } });
+    expect(check.status).toBe(200);
+    expect(check.headers.get("x-request-id")).toBeTruthy();
+    const docs = await fetch(`${server.base}/docs`);
+    expect(docs.status).toBe(200);
+    const script = await fetch(`${server.base}/docs/assets/scalar.js`);
+    expect(script.status).toBe(200);
+    expect((await script.text()).length).toBeGreaterThan(100_000);
+    const spec = await (await fetch(`${server.base}/openapi.json`)).json();
+    expect(spec.info.version).toBe("1.0.0");
+    expect(await server.stop()).toBe(0);
+  }, 60_000);
+});
