@@ -16,6 +16,7 @@ run: dist/trustlist
 	./dist/trustlist serve --port $(PORT) --host $(HOST) --db $(DB)
 
 test: deps
+	$(BUN) x tsc --noEmit -p .
 	$(BUN) test
 
 build: dist/trustlist

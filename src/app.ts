@@ -49,7 +49,8 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
         path: "/docs",
         specPath: "/openapi.json",
         provider: "scalar",
-        scalar: { cdn: SCALAR_PATH },
+        // Only the script location changes; every other Scalar setting keeps its default.
+        scalar: { cdn: SCALAR_PATH } as NonNullable<Parameters<typeof openapi>[0]>["scalar"],
         exclude: { paths: ["/docs", SCALAR_PATH, "/openapi.json"] },
         documentation: {
           info: {

@@ -227,9 +227,9 @@ describe("the server process", () => {
       body: JSON.stringify({ name: "bot-owner", tier: "free" }),
     });
     expect(created.status).toBe(201);
-    const account = await created.json();
+    const account = (await created.json()) as { id: string };
     const keyRes = await fetch(`${server.base}/v1/admin/accounts/${account.id}/keys`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{}" });
-    const { key } = await keyRes.json();
+    const { key } = (await keyRes.json()) as { key: string };
     for (let i = 0; i < 7; i++) {
       const r = await fetch(`${server.base}/v1/blacklist/check?provider=discord&id=${1000 + i}`, { headers: { authorization: `Bearer ${key}` } });
       expect(r.status).toBe(200);
@@ -241,7 +241,7 @@ describe("the server process", () => {
     const restarted = await startServer([process.execPath, MAIN], db);
     expect(restarted.stderr).not.toContain("tl_live_");
     const usage = await fetch(`${restarted.base}/v1/account/usage`, { headers: { authorization: `Bearer ${key}` } });
-    const stats = await usage.json();
+    const stats = (await usage.json()) as any;
     expect(stats.rate_limit.used).toBe(8);
     expect(stats.total_requests).toBe(8);
     expect(stats.by_endpoint).toEqual([
@@ -309,7 +309,7 @@ describe("the server process", () => {
     const script = await fetch(`${server.base}/docs/assets/scalar.js`);
     expect(script.status).toBe(200);
     expect((await script.text()).length).toBeGreaterThan(100_000);
-    const spec = await (await fetch(`${server.base}/openapi.json`)).json();
+    const spec = (await (await fetch(`${server.base}/openapi.json`)).json()) as any;
     expect(spec.info.version).toBe("1.0.0");
     expect(await server.stop()).toBe(0);
   }, 60_000);

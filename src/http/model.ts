@@ -1,13 +1,12 @@
 // Schema helpers and shapes every controller shares.
 import { t } from "elysia";
-import type { TLiteral, TUnion } from "@sinclair/typebox";
 
 /**
  * A string enum as a union of literals. (Elysia fills a missing required `t.UnionEnum` query
  * value with its first member, which would turn "missing" into a silent default.)
  */
 export function literals<const T extends readonly [string, ...string[]]>(values: T, options: Record<string, unknown> = {}) {
-  return t.Union(values.map((v) => t.Literal(v)) as TLiteral<T[number]>[], options) as TUnion<TLiteral<T[number]>[]>;
+  return t.Unsafe<T[number]>(t.Union(values.map((v) => t.Literal(v)), options));
 }
 
 export const DateTime = (description: string, example = "2026-11-21T10:00:00.000Z") =>
