@@ -1,18 +1,45 @@
 // Prefixed, time-sortable, opaque ids (`bl_…`, `acct_…`): 10 characters of millisecond time in
-// Crockford base32, then 16 random ones, so ids sort by creation and never collide in practice.
+// Crockford base32, then 16 random ones. Within one process ids are strictly increasing (a second
+// id in the same millisecond increments the previous random part), so entries issued in the same
+// millisecond still sort in the order they were written and keyset paging sees them in that order.
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
 export type IdPrefix = "bl" | "acct" | "key" | "wh" | "evt" | "msg" | "crt" | "vch" | "deal" | "tw" | "req";
 
+let lastTime = -1;
+const lastRandom = new Uint8Array(16);
+
 export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
+  let timeMs = Math.max(0, Math.floor(nowMs));
+  if (timeMs <= lastTime && increment(lastRandom)) {
+    timeMs = lastTime;
+  } else {
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    for (let i = 0; i < 16; i++) lastRandom[i] = bytes[i]! & 31;
+    // Leave headroom so increments within one millisecond do not overflow.
+    lastRandom[0] = lastRandom[0]! & 15;
+    lastTime = Math.max(timeMs, lastTime);
+    timeMs = lastTime;
+  }
   let time = "";
-  let t = nowMs;
+  let t = timeMs;
   for (let i = 0; i < 10; i++) {
     time = ALPHABET[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
   let rand = "";
-  for (const b of bytes) rand += ALPHABET[b & 31];
+  for (const digit of lastRandom) rand += ALPHABET[digit];
   return `${prefix}_${time}${rand}`;
+}
+
+/** Adds one to a base-32 digit array; false on overflow. */
+function increment(digits: Uint8Array): boolean {
+  for (let i = digits.length - 1; i >= 0; i--) {
+    if (digits[i]! < 31) {
+      digits[i]!++;
+      return true;
+    }
+    digits[i] = 0;
+  }
+  return false;
 }

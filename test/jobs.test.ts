@@ -1,0 +1,90 @@
+// The periodic jobs, driven by hand with the manual clock: expiry, usage pruning, metering flush,
+// and noticing another process's writes.
+import { afterEach, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { jobs } from "../src/jobs";
+import { createTestApp, type TestApp } from "./helpers";
+
+let t: TestApp;
+afterEach(() => t?.close());
+
+const job = (name: string) => {
+  const found = jobs(t.runtime, t.services).find((j) => j.name === name);
+  if (!found) throw new Error(`no job ${name}`);
+  return found;
+};
+
+test("the expiry job marks lapsed entries expired and records them in the change feed", async () => {
+  t = await createTestApp();
+  const { key } = await t.account({ tier: "pro", burst: 10_000 });
+  const short = await t.services.blacklist.add(
+    { provider: "discord", provider_user_id: "1001", severity: "ban", reason_code: "scam", expires_at: "2026-11-21T12:00:00Z" },
+    "test",
+  );
+  const permanent = await t.services.blacklist.add({ provider: "discord", provider_user_id: "1002", severity: "ban", reason_code: "scam" }, "test");
+
+  await job("expire-entries").run();
+  expect((await t.json("GET", "/v1/blacklist/check?provider=discord&id=1001", { key })).body.banned).toBe(true);
+
+  t.clock.set("2026-11-21T12:00:01Z");
+  // Reads stop reporting the entry at its expiry even before the job has run.
+  expect((await t.json("GET", "/v1/blacklist/check?provider=discord&id=1001", { key })).body).toEqual({
+    provider: "discord",
+    id: "1001",
+    banned: false,
+    checked_at: "2026-11-21T12:00:01.000Z",
+  });
+  await job("expire-entries").run();
+  await job("expire-entries").run();
+
+  const status = t.runtime.store.sqlite.query("SELECT id, status FROM blacklist_entries ORDER BY provider_user_id").all();
+  expect(status).toEqual([
+    { id: short.id, status: "expired" },
+    { id: permanent.id, status: "active" },
+  ]);
+  const feed = await t.json("GET", "/v1/blacklist/changes", { key });
+  expect(feed.body.data.map((c: { type: string; entry_id: string }) => [c.type, c.entry_id])).toEqual([
+    ["added", short.id],
+    ["added", permanent.id],
+    ["expired", short.id],
+  ]);
+  const list = await t.json("GET", "/v1/blacklist", { key });
+  expect(list.body.data.map((e: { id: string }) => e.id)).toEqual([permanent.id]);
+});
+
+test("the flush job persists metering, and pruning drops usage older than 93 days", async () => {
+  t = await createTestApp();
+  const { key, keyId, accountId } = await t.account({ burst: 10_000 });
+  for (let i = 0; i < 3; i++) await t.call("GET", "/v1/blacklist/check?provider=roblox&id=5", { key });
+  const sqlite = t.runtime.store.sqlite;
+  expect(sqlite.query("SELECT count(*) AS n FROM usage_endpoints").get()).toEqual({ n: 0 });
+  await job("flush-metering").run();
+  expect(sqlite.query("SELECT key_id, day, endpoint, count FROM usage_endpoints").all()).toEqual([
+    { key_id: keyId, day: "2026-11-21", endpoint: "GET /v1/blacklist/check", count: 3 },
+  ]);
+  expect(sqlite.query("SELECT account_id, count FROM usage_daily").all()).toEqual([{ account_id: accountId, count: 3 }]);
+
+  t.clock.set("2027-02-21T10:00:00Z"); // 92 days later: kept
+  await job("prune-usage").run();
+  expect(sqlite.query("SELECT count(*) AS n FROM usage_endpoints").get()).toEqual({ n: 1 });
+  t.clock.set("2027-02-23T10:00:00Z"); // 94 days later: pruned
+  await job("prune-usage").run();
+  expect(sqlite.query("SELECT count(*) AS n FROM usage_endpoints").get()).toEqual({ n: 0 });
+  expect(sqlite.query("SELECT count(*) AS n FROM usage_daily").get()).toEqual({ n: 0 });
+});
+
+test("another process's suspension reaches cached keys on the next watcher tick", async () => {
+  t = await createTestApp();
+  const { key, accountId } = await t.account({ burst: 10_000 });
+  expect((await t.call("GET", "/v1/blacklist/check?provider=roblox&id=5", { key })).status).toBe(200);
+
+  const other = new Database(t.dbPath);
+  other.run("UPDATE accounts SET status = 'suspended' WHERE id = ?", [accountId]);
+  other.close();
+  // The key is cached, so until the watcher notices, the old state answers.
+  expect((await t.call("GET", "/v1/blacklist/check?provider=roblox&id=5", { key })).status).toBe(200);
+  await job("flush-metering").run();
+  const refused = await t.json("GET", "/v1/blacklist/check?provider=roblox&id=5", { key });
+  expect(refused.status).toBe(402);
+  expect(refused.body.error.code).toBe("subscription_required");
+});
