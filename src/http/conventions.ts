@@ -64,9 +64,9 @@ function peekIpHeaders(runtime: Runtime, ip: string, headers: Headers) {
   headers["x-ratelimit-reset"] = state.resetAt;
 }
 
-/** Whether a request body holds more than `max` bytes; stops reading as soon as it does. */
-async function exceeds(request: Request, max: number): Promise<boolean> {
-  const reader = request.body!.getReader();
+/** Whether a body stream holds more than `max` bytes; stops reading as soon as it does. */
+async function exceeds(body: ReadableStream<Uint8Array>, max: number): Promise<boolean> {
+  const reader = body.getReader();
   let total = 0;
   for (;;) {
     const { done, value } = await reader.read();
@@ -108,20 +108,19 @@ export function conventions(runtime: Runtime) {
       const incoming = request.headers.get("x-request-id");
       set.headers["x-request-id"] = incoming && REQUEST_ID.test(incoming) ? incoming : newRequestId();
       const path = pathOf(request.url);
+      // Before the preflight answer below, which carries these headers too (SPEC section 2).
       if (!isKeyedPath(path)) peekIpHeaders(runtime, clientIp(runtime, request, server), set.headers);
       if (isPublicPath(path)) {
         Object.assign(set.headers, CORS_HEADERS);
         if (request.method === "OPTIONS") {
-          // Built by hand, so it copies the request id and rate-limit headers set above.
-          const headers: Record<string, string> = {};
-          for (const [name, value] of Object.entries(set.headers)) headers[name] = String(value);
           return new Response(null, {
             status: 204,
             headers: {
-              ...headers,
+              ...CORS_HEADERS,
               "access-control-allow-methods": "GET, HEAD, OPTIONS",
               "access-control-allow-headers": "Authorization, Content-Type, X-Request-Id",
               "access-control-max-age": "86400",
+              "x-request-id": set.headers["x-request-id"] as string,
             },
           });
         }
@@ -134,7 +133,7 @@ export function conventions(runtime: Runtime) {
     .onRequest(async ({ request }) => {
       // A streamed (chunked) body declares no length: measure a copy before any parser reads it.
       if (request.method === "GET" || request.method === "HEAD" || request.headers.has("content-length") || !request.body) return;
-      if (await exceeds(request.clone(), runtime.config.maxBodyBytes)) {
+      if (await exceeds(request.clone().body!, runtime.config.maxBodyBytes)) {
         throw new ApiError(413, "payload_too_large", `Request body is larger than ${runtime.config.maxBodyBytes} bytes.`);
       }
     })

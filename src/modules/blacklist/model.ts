@@ -42,7 +42,7 @@ export const BlacklistEntryPage = t.Object({
 });
 
 export const ListQuery = t.Object({
-  cursor: t.Optional(t.String({ description: "`next_cursor` of the previous page.", maxLength: 512 })),
+  cursor: t.Optional(t.String({ description: "`next_cursor` of the previous page." })),
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50, description: "Page size, 1-100." })),
   vertical: t.Optional(Vertical),
   since: t.Optional(DateTime("Only entries issued strictly after this instant.")),
@@ -50,7 +50,8 @@ export const ListQuery = t.Object({
 
 export const CheckQuery = t.Object({
   provider: Provider,
-  id: t.String({ minLength: 1, maxLength: 128, description: "Native user id on that platform.", examples: ["80351110224678912"] }),
+  // No minLength: an empty `id=` is a missing id, the seed's 400 (the service rejects it).
+  id: t.String({ maxLength: 128, description: "Native user id on that platform.", examples: ["80351110224678912"] }),
   vertical: t.Optional(Vertical),
 });
 
@@ -131,7 +132,7 @@ export const BatchResponse = t.Object({
 export const EntryParams = t.Object({ id: t.String({ maxLength: 64, description: "Entry id." }) });
 
 export const ChangesQuery = t.Object({
-  cursor: t.Optional(t.String({ description: "`next_cursor` of the previous page.", maxLength: 512 })),
+  cursor: t.Optional(t.String({ description: "`next_cursor` of the previous page." })),
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: 100 })),
 });
 
@@ -181,9 +182,12 @@ export const WrittenEntry = t.Composite([
   }),
 ]);
 
-export const OverturnBody = t.Object(
-  { reason: t.Optional(t.String({ maxLength: 500, description: "Why the entry was overturned (kept private)." })) },
-  { additionalProperties: t.Never() },
+/** Optional: an overturn needs no body. */
+export const OverturnBody = t.Optional(
+  t.Object(
+    { reason: t.Optional(t.String({ maxLength: 500, description: "Why the entry was overturned (kept private)." })) },
+    { additionalProperties: t.Never() },
+  ),
 );
 
 export const OverturnResult = t.Object({
