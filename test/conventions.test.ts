@@ -131,6 +131,30 @@ describe("parse errors", () => {
     expect((await t.json("GET", "/v1/blacklist", { key })).body.data).toEqual([]);
   });
 
+  test("the key is checked before the body is parsed", async () => {
+    expectEnvelope(await t.json("POST", "/v1/blacklist/check/batch", { body: "{bad" }), 401, "unauthorized");
+    expectEnvelope(await t.json("POST", "/v1/blacklist/check/batch", { key: "tl_live_" + "x".repeat(32), body: "{bad" }), 401, "unauthorized");
+    // A read key on a write route is refused for its scope, not for its JSON.
+    expectEnvelope(await t.json("POST", "/v1/partner/blacklist", { key, body: "{bad" }), 403, "forbidden");
+  });
+
+  test("bad JSON with a valid key counts against the account's quota", async () => {
+    const quota = await t.account({ tier: "pro", dailyQuota: 10, burst: 10_000 });
+    const bad = await t.json("POST", "/v1/blacklist/check/batch", { key: quota.key, body: "{bad" });
+    expectEnvelope(bad, 400, "invalid_request");
+    expect(bad.headers.get("x-ratelimit-limit")).toBe("10");
+    expect(bad.headers.get("x-ratelimit-remaining")).toBe("9");
+    const usage = await t.json("GET", "/v1/account/usage", { key: quota.key });
+    expect(usage.body.rate_limit.used).toBe(2);
+  });
+
+  test("a value of the wrong shape names its field, not an array position", async () => {
+    const res = await t.json("POST", "/v1/blacklist/check/batch", { key, body: { accounts: "x" } });
+    expect(res.status).toBe(422);
+    expect(res.body.error.message).not.toContain("accounts.0");
+    expect(res.body.error.message).toContain("'accounts'");
+  });
+
   test("a missing body where one is required is 400", async () => {
     expectEnvelope(await t.json("POST", "/v1/blacklist/check/batch", { key }), 400, "invalid_request");
   });

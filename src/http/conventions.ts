@@ -148,6 +148,8 @@ export function conventions(runtime: Runtime) {
       if (error instanceof ApiError) failure = error;
       else if (error instanceof ServiceError) failure = fromServiceError(error);
       else if (code === "VALIDATION") failure = fromValidationError(error as ValidationError, request.url);
+      // A guard's refusal inside the parse stage arrives wrapped in Elysia's parse error.
+      else if (code === "PARSE" && (error as Error).cause instanceof ApiError) failure = (error as Error).cause as ApiError;
       else if (code === "PARSE") failure = new ApiError(400, "invalid_request", "Request body is not valid JSON.");
       else if (code === "NOT_FOUND") {
         const path = pathOf(request.url);

@@ -1,19 +1,32 @@
 // Guards a controller mounts with `.use(...)`: an API key of at least some scope, or a per-IP
-// bucket for keyless routes. Both run at Elysia's transform stage, before schema validation, so
-// a request without a key is a 401 whatever its parameters, and a malformed keyed request still
-// counts against the quota (SPEC section 3).
+// bucket for keyless routes. Both run before schema validation, so a request without a key is a
+// 401 whatever its parameters, and a malformed keyed request still counts against the quota
+// (SPEC section 3).
 import { Elysia } from "elysia";
 import type { KeyScope } from "../db/schema";
 import type { Runtime } from "../runtime";
-import { admitKeyed } from "./auth";
+import { admitKeyed, type Caller } from "./auth";
 import { clientIp } from "./conventions";
 import { ApiError } from "./errors";
 import type { BucketRule } from "./limits";
 
+type Admitted = { caller?: Caller };
+
 export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
-  return new Elysia().derive({ as: "scoped" }, ({ request, route, set }) => ({
-    caller: admitKeyed(runtime, request.headers.get("authorization"), scope, `${request.method} ${route}`, set.headers),
-  }));
+  const admit = (request: Request, route: string, headers: Record<string, string | number>) =>
+    admitKeyed(runtime, request.headers.get("authorization"), scope, `${request.method} ${route}`, headers);
+  return (
+    new Elysia()
+      // Routes with a body: admit before the body is parsed, so bad JSON without a key is a 401 and
+      // bad JSON with a key is counted like any other malformed request. Returning nothing lets
+      // Elysia's own parser run.
+      .onParse({ as: "scoped" }, (ctx) => {
+        (ctx as Admitted).caller = admit(ctx.request, ctx.route, ctx.set.headers);
+      })
+      .derive({ as: "scoped" }, (ctx) => ({
+        caller: (ctx as Admitted).caller ?? admit(ctx.request, ctx.route, ctx.set.headers),
+      }))
+  );
 }
 
 /** Charges the caller's IP bucket named `name`; 429 `rate_limited` when it is empty. */
