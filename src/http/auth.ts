@@ -44,9 +44,9 @@ interface KeyRow {
 }
 
 /**
- * Valid keys by hash, cached in memory. Another process (the CLI) may revoke a key or suspend an
- * account at any time, so the cache is dropped whenever SQLite reports that someone else wrote
- * (`watchExternalWrites`), and by this process's own admin writes.
+ * Valid keys, cached in memory after a lookup by hash. Another process (the CLI) may revoke a key
+ * or suspend an account at any time, so the cache is dropped whenever SQLite reports that someone
+ * else wrote (`watchExternalWrites`), and by this process's own admin writes.
  */
 export class KeyRegistry {
   private readonly cache = new Map<string, Caller>();
@@ -61,10 +61,12 @@ export class KeyRegistry {
   }
 
   find(key: string): Caller | null {
+    // Keyed by the presented secret: a bot repeats the same key thousands of times, and a Map
+    // lookup costs less than hashing it each time. Only keys that matched a stored hash get in.
+    const cached = this.cache.get(key);
+    if (cached) return cached;
     if (!KEY_PATTERN.test(key)) return null;
     const hash = hashKey(key);
-    const cached = this.cache.get(hash);
-    if (cached) return cached;
     const row = this.byHash.get(hash);
     if (!row || !timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash))) return null;
     const caller: Caller = {
@@ -77,7 +79,7 @@ export class KeyRegistry {
       dailyQuota: row.daily_quota ?? PLAN_DAILY_QUOTA[row.tier],
       status: row.status,
     };
-    this.cache.set(hash, caller);
+    this.cache.set(key, caller);
     return caller;
   }
 

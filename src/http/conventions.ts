@@ -64,21 +64,6 @@ function peekIpHeaders(runtime: Runtime, ip: string, headers: Headers) {
   headers["x-ratelimit-reset"] = state.resetAt;
 }
 
-/** Whether a body stream holds more than `max` bytes; stops reading as soon as it does. */
-async function exceeds(body: ReadableStream<Uint8Array>, max: number): Promise<boolean> {
-  const reader = body.getReader();
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return false;
-    total += value.byteLength;
-    if (total > max) {
-      await reader.cancel();
-      return true;
-    }
-  }
-}
-
 interface RouteMatcher {
   method: string;
   pattern: RegExp;
@@ -127,13 +112,6 @@ export function conventions(runtime: Runtime) {
       }
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > runtime.config.maxBodyBytes) {
-        throw new ApiError(413, "payload_too_large", `Request body is larger than ${runtime.config.maxBodyBytes} bytes.`);
-      }
-    })
-    .onRequest(async ({ request }) => {
-      // A streamed (chunked) body declares no length: measure a copy before any parser reads it.
-      if (request.method === "GET" || request.method === "HEAD" || request.headers.has("content-length") || !request.body) return;
-      if (await exceeds(request.clone().body!, runtime.config.maxBodyBytes)) {
         throw new ApiError(413, "payload_too_large", `Request body is larger than ${runtime.config.maxBodyBytes} bytes.`);
       }
     })

@@ -6,6 +6,7 @@ import { Elysia } from "elysia";
 import type { KeyScope } from "../db/schema";
 import type { Runtime } from "../runtime";
 import { admitKeyed, type Caller } from "./auth";
+import { parseUndeclaredBody } from "./body";
 import { clientIp } from "./conventions";
 import { ApiError } from "./errors";
 import type { BucketRule } from "./limits";
@@ -18,10 +19,11 @@ export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
   return (
     new Elysia()
       // Routes with a body: admit before the body is parsed, so bad JSON without a key is a 401 and
-      // bad JSON with a key is counted like any other malformed request. Returning nothing lets
-      // Elysia's own parser run.
+      // bad JSON with a key is counted like any other malformed request. A body with a declared
+      // length is left to Elysia's parser (the request hook already refused one over the limit).
       .onParse({ as: "scoped" }, (ctx) => {
         (ctx as Admitted).caller = admit(ctx.request, ctx.route, ctx.set.headers);
+        return parseUndeclaredBody(ctx.request, ctx.contentType, runtime.config.maxBodyBytes);
       })
       .derive({ as: "scoped" }, (ctx) => ({
         caller: (ctx as Admitted).caller ?? admit(ctx.request, ctx.route, ctx.set.headers),
