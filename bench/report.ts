@@ -1,0 +1,232 @@
+#!/usr/bin/env bun
+// Turns one run directory of bench/run.sh into a Markdown summary on stdout.
+//   facts.txt                      key=value lines written by run.sh
+//   meta.json                      the generator's counts
+//   import.json, walk.json         outputs of `trustlist import --json` and bench/walk.ts
+//   coldstart-empty.json, coldstart-1m.json
+//   round-<n>-<target>.txt         wrk output with the RESULT line of bench/check.lua
+// Usage: bun bench/report.ts RUN_DIR
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const dir = Bun.argv[2];
+if (!dir) throw new Error("usage: bun bench/report.ts RUN_DIR");
+
+const readJson = (name: string): any => {
+  const file = join(dir, name);
+  if (!existsSync(file)) return null;
+  const text = readFileSync(file, "utf8").trim();
+  try {
+    return JSON.parse(text);
+  } catch {
+    try {
+      return JSON.parse(text.split("\n").pop()!);
+    } catch {
+      return null;
+    }
+  }
+};
+const facts: Record<string, string> = {};
+if (existsSync(join(dir, "facts.txt"))) {
+  for (const line of readFileSync(join(dir, "facts.txt"), "utf8").split("\n")) {
+    const eq = line.indexOf("=");
+    if (eq > 0) facts[line.slice(0, eq)] = line.slice(eq + 1);
+  }
+}
+const meta = readJson("meta.json");
+const imp = readJson("import.json");
+const walk = readJson("walk.json");
+const coldEmpty = readJson("coldstart-empty.json");
+const cold1m = readJson("coldstart-1m.json");
+
+interface Round {
+  n: number;
+  target: string;
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  socketErrors: number;
+  valid: boolean;
+  why: string;
+  /** Server CPU per answered request, microseconds; other processes' CPU during the round, s. */
+  cpuUs: number;
+  otherS: number;
+}
+const rounds: Round[] = [];
+for (const name of readdirSync(dir).sort()) {
+  const m = /^round-(\d+)-([a-z-]+)\.txt$/.exec(name);
+  if (!m) continue;
+  const text = readFileSync(join(dir, name), "utf8");
+  const line = text.split("\n").find((l) => l.startsWith("RESULT "));
+  const kv: Record<string, number> = {};
+  for (const part of (line ?? "").split(" ").slice(1)) {
+    const [k, v] = part.split("=");
+    kv[k!] = Number(v);
+  }
+  const cpu: Record<string, number> = {};
+  for (const part of (text.split("\n").find((l) => l.startsWith("CPU ")) ?? "").split(" ").slice(1)) {
+    const [k, v] = part.split("=");
+    cpu[k!] = Number(v);
+  }
+  const requests = kv.requests ?? 0;
+  const non2xx = kv.non2xx ?? 0;
+  const socketErrors = (kv.connect_errors ?? 0) + (kv.read_errors ?? 0) + (kv.write_errors ?? 0) + (kv.timeouts ?? 0);
+  let why = "";
+  if (!line) why = "no RESULT line (wrk failed)";
+  else if (requests === 0) why = "no requests";
+  else if (non2xx / requests > 0.01) why = `${((100 * non2xx) / requests).toFixed(2)}% non-2xx`;
+  else if (socketErrors / requests > 0.01) why = `${socketErrors} socket errors`;
+  rounds.push({ n: Number(m[1]), target: m[2]!, requests, rps: kv.rps ?? 0, p50: kv.p50_ms ?? 0, p99: kv.p99_ms ?? 0, non2xx, socketErrors, valid: why === "", why,
+    cpuUs: requests > 0 && cpu.server_s !== undefined ? (cpu.server_s * 1e6) / requests : NaN, otherS: cpu.other_s ?? NaN });
+}
+rounds.sort((a, b) => a.n - b.n || a.target.localeCompare(b.target));
+
+const median = (xs: number[]) => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const h = Math.floor(s.length / 2);
+  return s.length % 2 ? s[h]! : (s[h - 1]! + s[h]!) / 2;
+};
+const f = (x: number, d = 0) => (Number.isFinite(x) ? x.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d }) : "n/a");
+// A pair (ceiling n, trustlist n) counts when both rounds are valid and neither is noisy (other
+// processes used more than noise_max_s CPU seconds during it). With fewer than 3 such pairs the
+// medians fall back to every valid round, and the summary says so.
+const noiseMax = Number(facts.noise_max_s ?? Infinity);
+const noisy = (r: Round) => Number.isFinite(r.otherS) && r.otherS > noiseMax;
+const pairOk = (n: number) => {
+  const pair = rounds.filter((r) => r.n === n && (r.target === "ceiling" || r.target === "trustlist"));
+  return pair.length === 2 && pair.every((r) => r.valid && !noisy(r));
+};
+const cleanPairs = [...new Set(rounds.filter((r) => r.target === "ceiling" || r.target === "trustlist").map((r) => r.n))].filter(pairOk);
+const useClean = cleanPairs.length >= 3;
+const mainTarget = (r: Round) => r.target === "ceiling" || r.target === "trustlist";
+const counted = (r: Round) => r.valid && (!mainTarget(r) || !useClean || cleanPairs.includes(r.n));
+const valid = (target: string) => rounds.filter((r) => r.target === target && counted(r));
+const med = (target: string) => ({
+  rps: median(valid(target).map((r) => r.rps)),
+  p50: median(valid(target).map((r) => r.p50)),
+  p99: median(valid(target).map((r) => r.p99)),
+  cpuUs: median(valid(target).map((r) => r.cpuUs)),
+  n: valid(target).length,
+  all: rounds.filter((r) => r.target === target).length,
+});
+const ce = med("ceiling");
+const tl = med("trustlist");
+const nolog = med("trustlist-nolog");
+const rpsRatio = tl.rps / ce.rps;
+const pairNumbers = useClean
+  ? cleanPairs
+  : [...new Set(rounds.map((r) => r.n))].filter((n) => rounds.filter((r) => r.n === n && r.valid && (r.target === "ceiling" || r.target === "trustlist")).length === 2);
+const pairRatio = (pick: (r: Round) => number) =>
+  median(
+    pairNumbers.map((n) => pick(rounds.find((r) => r.n === n && r.target === "trustlist")!) / pick(rounds.find((r) => r.n === n && r.target === "ceiling")!)),
+  );
+const p99Ratio = tl.p99 / ce.p99;
+const pass = (ok: boolean) => (ok ? "PASS" : "FAIL");
+
+const out: string[] = [];
+out.push(`# trustlist load benchmark`);
+out.push("");
+out.push(`- when: ${facts.started_at ?? "?"} (total ${facts.total_seconds ?? "?"} s)`);
+out.push(`- machine: ${facts.cpu ?? "?"}, ${facts.cores ?? "?"} cores; bun ${facts.bun ?? "?"}; ${facts.wrk ?? "wrk"}`);
+out.push(`- source: ${facts.git ?? "?"}; load average before / after: ${facts.loadavg_before ?? "?"} / ${facts.loadavg_after ?? "?"} (other work on the machine skews the figures)`);
+out.push(
+  `- load: wrk ${facts.threads}t/${facts.connections}c, ${facts.duration}s per round, ${facts.rounds} alternating rounds per server after a ${facts.warmup}s warm-up each; queries: ${meta ? f(meta.queries) : "?"} paths of GET /v1/blacklist/check, half hits, half misses, 10% with a vertical`,
+);
+out.push(`- trustlist: \`dist/trustlist serve\` with the access log ON (stdout to /dev/null), key of rate tier partner with --burst 1000000, account quota 1e9`);
+out.push(`- ceiling: \`bun bench/ceiling.ts\` (Bun.serve + one prepared statement + Map key check, same SQLite file, same JSON)`);
+out.push("");
+out.push(`## Data and import`);
+out.push("");
+if (meta) {
+  out.push(
+    `- data set: ${f(meta.entries)} entries, ${f(meta.subjects)} subjects, ${f(meta.active_confirmed)} active confirmed, ${f(meta.watchlist)} watchlist, ${f(meta.high_risk)} high-risk, ${f(meta.overturned)} overturned, ${f(meta.expired)} expired, ${f(meta.with_future_expiry)} with a future expiry (${facts.generated === "reused" ? "reused from bench/data, generated earlier" : "generated"} in ${f(meta.generated_ms / 1000, 1)} s)`,
+  );
+}
+if (imp) {
+  out.push(
+    `- import of ${f(imp.entries)} entries into a fresh database: **${f(Number(facts.import_wall_s), 1)} s** wall (process start to exit; ${f(imp.seconds, 1)} s inside the transaction), ${f(imp.entries / Number(facts.import_wall_s))} entries/s; database ${f(Number(facts.db_bytes) / 1048576)} MiB`,
+  );
+} else out.push(`- import: FAILED (see import.err)`);
+out.push("");
+out.push(`## Start and memory`);
+out.push("");
+if (coldEmpty) out.push(`- cold start to first 200 on /healthz, empty database: **${f(coldEmpty.median_ms, 1)} ms** median of ${coldEmpty.runs_ms.join(", ")} ms (server-logged startup ${coldEmpty.server_startup_ms.join(", ")} ms)`);
+if (cold1m) out.push(`- cold start to first 200 on /healthz, 1M-entry database: **${f(cold1m.median_ms, 1)} ms** median of ${cold1m.runs_ms.join(", ")} ms (server-logged startup ${cold1m.server_startup_ms.join(", ")} ms)`);
+out.push(`- peak RSS (VmHWM) of the trustlist server over the load rounds and the walk: **${f(Number(facts.trustlist_vmhwm_kb) / 1024)} MiB** (VmRSS at the end ${f(Number(facts.trustlist_vmrss_kb) / 1024)} MiB); ceiling server: ${f(Number(facts.ceiling_vmhwm_kb) / 1024)} MiB`);
+out.push("");
+out.push(`## GET /v1/blacklist/check under load`);
+out.push("");
+out.push(`| round | ceiling rps | ceiling p50 ms | ceiling p99 ms | trustlist rps | trustlist p50 ms | trustlist p99 ms | rps ratio | p99 ratio | server CPU µs/req ceiling / trustlist | other CPU s | notes |`);
+out.push(`|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|`);
+const maxRound = Math.max(0, ...rounds.filter((r) => r.target === "ceiling" || r.target === "trustlist").map((r) => r.n));
+for (let n = 1; n <= maxRound; n++) {
+  const c = rounds.find((r) => r.n === n && r.target === "ceiling");
+  const t = rounds.find((r) => r.n === n && r.target === "trustlist");
+  const notes = [
+    c && !c.valid ? `ceiling INVALID: ${c.why}` : "",
+    t && !t.valid ? `trustlist INVALID: ${t.why}` : "",
+    t && t.non2xx ? `${t.non2xx} non-2xx` : "",
+    (c && noisy(c)) || (t && noisy(t)) ? `noisy (other CPU > ${noiseMax} s)${useClean ? ": not in medians" : ""}` : "",
+  ]
+    .filter(Boolean)
+    .join("; ");
+  out.push(
+    `| ${n} | ${c ? f(c.rps) : "-"} | ${c ? f(c.p50, 3) : "-"} | ${c ? f(c.p99, 3) : "-"} | ${t ? f(t.rps) : "-"} | ${t ? f(t.p50, 3) : "-"} | ${t ? f(t.p99, 3) : "-"} | ${c && t ? f(t.rps / c.rps, 3) : "-"} | ${c && t ? f(t.p99 / c.p99, 3) : "-"} | ${c ? f(c.cpuUs, 1) : "-"} / ${t ? f(t.cpuUs, 1) : "-"} | ${c ? f(c.otherS, 1) : "-"} / ${t ? f(t.otherS, 1) : "-"} | ${notes} |`,
+  );
+}
+out.push(
+  `| **median** | **${f(ce.rps)}** | ${f(ce.p50, 3)} | **${f(ce.p99, 3)}** | **${f(tl.rps)}** | ${f(tl.p50, 3)} | **${f(tl.p99, 3)}** | **${f(pairRatio((r) => r.rps), 3)}** | **${f(pairRatio((r) => r.p99), 3)}** | ${f(ce.cpuUs, 1)} / ${f(tl.cpuUs, 1)} | | rounds in medians: ceiling ${ce.n}/${ce.all}, trustlist ${tl.n}/${tl.all} |`,
+);
+out.push("");
+const pairRps = pairRatio((r) => r.rps);
+const pairP99 = pairRatio((r) => r.p99);
+const caveat = useClean ? "" : " (unreliable: noisy machine, see below)";
+out.push(
+  `- throughput ratio trustlist/ceiling, median of the per-pair ratios (each pair ran back to back): **${f(pairRps, 3)}** (target >= 0.8): **${pass(pairRps >= 0.8)}**${caveat}; ratio of the medians: ${f(rpsRatio, 3)}`,
+);
+out.push(
+  `- p99 ratio trustlist/ceiling, median of the per-pair ratios: **${f(pairP99, 3)}** (target <= 1.25): **${pass(pairP99 <= 1.25)}**${caveat}; ratio of the medians: ${f(p99Ratio, 3)}`,
+);
+out.push(
+  `- server CPU per request (medians): ceiling ${f(ce.cpuUs, 1)} µs, trustlist ${f(tl.cpuUs, 1)} µs (${f(tl.cpuUs / ce.cpuUs, 2)}x); "other CPU" is machine CPU outside the server and wrk during the round (the idle server's timers, anything else running; a few tenths below zero is accounting bias), and a round with more than ${noiseMax} s of it is "noisy"`,
+);
+out.push(`- pairs in the ratios: ${pairNumbers.join(", ") || "none"}`);
+if (!useClean) out.push(`- WARNING: fewer than 3 quiet pairs (other CPU <= ${noiseMax} s); the medians include noisy rounds: rerun on a quiet machine`);
+const invalid = rounds.filter((r) => !r.valid);
+if (invalid.length) out.push(`- INVALID rounds (excluded from medians): ${invalid.map((r) => `${r.target} #${r.n} (${r.why})`).join(", ")}`);
+if (nolog.all > 0) {
+  const quietPair = (n: number) =>
+    ["ceiling-for-nolog", "trustlist-nolog"].every((target) => rounds.some((r) => r.n === n && r.target === target && r.valid && !noisy(r)));
+  const nologPairs = [...new Set(rounds.filter((r) => r.target === "trustlist-nolog").map((r) => r.n))].filter(quietPair);
+  const nologRatio = (pick: (r: Round) => number) =>
+    median(
+      nologPairs.map(
+        (n) => pick(rounds.find((r) => r.n === n && r.target === "trustlist-nolog")!) / pick(rounds.find((r) => r.n === n && r.target === "ceiling-for-nolog")!),
+      ),
+    );
+  const ce2 = med("ceiling-for-nolog");
+  out.push(
+    `- same binary restarted with \`--access-log off\`, ${nolog.all} more pair(s) of rounds (ceiling, trustlist): trustlist median ${f(nolog.rps)} rps, p99 ${f(nolog.p99, 3)} ms, ${f(nolog.cpuUs, 1)} µs server CPU per request; ceiling in those pairs ${f(ce2.rps)} rps, ${f(ce2.cpuUs, 1)} µs; per-pair ratios over the ${nologPairs.length} quiet pair(s): rps **${f(nologRatio((r) => r.rps), 3)}**, p99 **${f(nologRatio((r) => r.p99), 3)}**`,
+  );
+  for (const n of [...new Set(rounds.filter((r) => r.target === "trustlist-nolog").map((r) => r.n))]) {
+    const c = rounds.find((r) => r.n === n && r.target === "ceiling-for-nolog");
+    const t = rounds.find((r) => r.n === n && r.target === "trustlist-nolog")!;
+    out.push(
+      `  - pair ${n}: ceiling ${c ? f(c.rps) : "-"} rps / p99 ${c ? f(c.p99, 3) : "-"} ms; trustlist (log off) ${f(t.rps)} rps / p99 ${f(t.p99, 3)} ms${!t.valid ? ` INVALID: ${t.why}` : ""}${(c && noisy(c)) || noisy(t) ? ` (noisy: other CPU ${c ? f(c.otherS, 1) : "-"} / ${f(t.otherS, 1)} s)` : ""}`,
+    );
+  }
+}
+out.push("");
+out.push(`## Full list walk (GET /v1/blacklist?limit=100 following next_cursor)`);
+out.push("");
+if (walk) {
+  out.push(
+    `- ${walk.ok ? "OK" : "FAILED"}: **${f(walk.seconds, 2)} s** for ${f(walk.pages)} pages, ${f(walk.entries)} entries seen (${f(walk.unique)} unique, ${walk.duplicates} duplicates, ${walk.out_of_order} out of order); expected active confirmed: ${f(walk.expected_from_db)} (database), ${f(walk.expected_from_generator)} (generator): ${walk.entries === walk.expected_from_db ? "match" : "MISMATCH"}`,
+  );
+  out.push(`- ${f(walk.pages_per_s)} pages/s, mean ${f(walk.mean_page_ms, 3)} ms per page (sequential, one connection), slowest page ${f(walk.slowest_page_ms, 1)} ms${walk.error ? `; error: ${walk.error}` : ""}`);
+} else out.push(`- walk did not run or failed (see walk.err)`);
+out.push("");
+console.log(out.join("\n"));
