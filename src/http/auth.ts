@@ -111,32 +111,34 @@ export function admitKeyed(
   const caller = gate.keys.find(key);
   if (!caller) throw new ApiError(401, "unauthorized", "Invalid or revoked API key.");
 
-  const used = gate.quota.used(caller.accountId);
-  const { retryAfter, resetAt } = gate.quota.reset();
+  const count = gate.quota.counter(caller.accountId);
+  const used = count.used;
   headers["x-ratelimit-limit"] = caller.dailyQuota;
-  headers["x-ratelimit-remaining"] = Math.max(0, caller.dailyQuota - used);
-  headers["x-ratelimit-reset"] = resetAt;
+  headers["x-ratelimit-reset"] = gate.quota.resetAt();
 
-  if (caller.status === "suspended") {
-    throw new ApiError(402, "subscription_required", "This account is suspended: its subscription is required to use the API.");
-  }
-  if (!scopeAllows(caller.scope, needed)) {
-    throw new ApiError(403, "forbidden", `This key's scope '${caller.scope}' does not allow this route; it needs '${needed}'.`);
-  }
-  if (used >= caller.dailyQuota) {
+  if (caller.status === "suspended" || !scopeAllows(caller.scope, needed) || used >= caller.dailyQuota) {
+    headers["x-ratelimit-remaining"] = Math.max(0, caller.dailyQuota - used);
+    if (caller.status === "suspended") {
+      throw new ApiError(402, "subscription_required", "This account is suspended: its subscription is required to use the API.");
+    }
+    if (!scopeAllows(caller.scope, needed)) {
+      throw new ApiError(403, "forbidden", `This key's scope '${caller.scope}' does not allow this route; it needs '${needed}'.`);
+    }
     throw new ApiError(429, "quota_exceeded", `Daily quota of ${caller.dailyQuota} calls used up; it resets at midnight UTC.`, {
-      "retry-after": String(retryAfter),
+      "retry-after": String(gate.quota.retryAfter()),
     });
   }
   const burst = gate.buckets.take(caller.keyId, caller.bucket);
   if (!burst.allowed) {
+    headers["x-ratelimit-remaining"] = caller.dailyQuota - used;
     throw new ApiError(429, "rate_limited", `Too many requests for this key; retry in ${burst.retryAfter} s.`, {
       "retry-after": String(burst.retryAfter),
     });
   }
-  const nowUsed = gate.quota.add(caller.accountId);
+  // Counted only once admitted: a request refused above costs the account nothing.
+  count.used = used + 1;
   gate.meter.record(caller.keyId, caller.accountId, endpoint);
-  headers["x-ratelimit-remaining"] = Math.max(0, caller.dailyQuota - nowUsed);
+  headers["x-ratelimit-remaining"] = caller.dailyQuota - used - 1;
   return caller;
 }
 

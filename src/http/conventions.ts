@@ -64,6 +64,15 @@ function peekIpHeaders(runtime: Runtime, ip: string, headers: Headers) {
   headers["x-ratelimit-reset"] = state.resetAt;
 }
 
+interface FinishContext {
+  request: Request;
+  set: { headers: Record<string, unknown> };
+  route?: string;
+  path?: string;
+  startedAt?: number;
+  caller?: { keyId: string };
+}
+
 interface RouteMatcher {
   method: string;
   pattern: RegExp;
@@ -86,6 +95,28 @@ export function conventions(runtime: Runtime) {
     return [...methods];
   };
 
+  /**
+   * Metrics and the access line, once per request: from the after-handle hook on success and
+   * from the error handler otherwise. Synchronous on purpose: an after-response hook is
+   * scheduled separately for every request, which the hot path cannot afford.
+   */
+  const finish = (ctx: FinishContext, status: number) => {
+    const durationMs = performance.now() - (ctx.startedAt ?? performance.now());
+    const route = ctx.route || null;
+    runtime.metrics.observe(ctx.request.method, route ?? "unmatched", status, durationMs);
+    if (runtime.log.accessEnabled) {
+      runtime.log.access({
+        request_id: String(ctx.set.headers["x-request-id"]),
+        method: ctx.request.method,
+        path: ctx.path ?? pathOf(ctx.request.url),
+        route,
+        status,
+        duration_ms: Math.round(durationMs * 1000) / 1000,
+        key_id: ctx.caller?.keyId,
+      });
+    }
+  };
+
   const plugin = new Elysia({ name: "conventions" })
     .onRequest((ctx) => {
       const { request, set, server } = ctx;
@@ -98,6 +129,7 @@ export function conventions(runtime: Runtime) {
       if (isPublicPath(path)) {
         Object.assign(set.headers, CORS_HEADERS);
         if (request.method === "OPTIONS") {
+          finish(ctx, 204);
           return new Response(null, {
             status: 204,
             headers: {
@@ -110,6 +142,7 @@ export function conventions(runtime: Runtime) {
           });
         }
       }
+      if (request.method === "GET" || request.method === "HEAD") return;
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > runtime.config.maxBodyBytes) {
         throw new ApiError(413, "payload_too_large", `Request body is larger than ${runtime.config.maxBodyBytes} bytes.`);
@@ -149,25 +182,11 @@ export function conventions(runtime: Runtime) {
       }
       set.status = failure.status;
       if (failure.headers) Object.assign(set.headers, failure.headers);
+      finish(ctx, failure.status);
       return envelope(failure.code, failure.message, requestId);
     })
-    .onAfterResponse({ as: "global" }, (ctx) => {
-      const { request, set, route, path } = ctx;
-      const startedAt = (ctx as { startedAt?: number }).startedAt ?? performance.now();
-      const durationMs = performance.now() - startedAt;
-      const status = typeof set.status === "number" ? set.status : 200;
-      runtime.metrics.observe(request.method, route || "unmatched", status, durationMs);
-      if (runtime.log.accessEnabled) {
-        runtime.log.access({
-          request_id: String(set.headers["x-request-id"]),
-          method: request.method,
-          path,
-          route: route || null,
-          status,
-          duration_ms: Math.round(durationMs * 1000) / 1000,
-          key_id: (ctx as { caller?: { keyId: string } }).caller?.keyId,
-        });
-      }
+    .onAfterHandle({ as: "global" }, (ctx) => {
+      finish(ctx, typeof ctx.set.status === "number" ? ctx.set.status : 200);
     });
 
   return { plugin, routeTable };

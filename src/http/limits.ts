@@ -111,7 +111,7 @@ export class TokenBuckets {
   }
 }
 
-interface DayCount {
+export interface DayCount {
   day: string;
   used: number;
 }
@@ -124,6 +124,7 @@ interface DayCount {
 export class QuotaCounter {
   private readonly counts = new Map<string, DayCount>();
   private readonly readDay;
+  private nextMidnightMs = 0;
 
   constructor(
     sqlite: Database,
@@ -136,19 +137,24 @@ export class QuotaCounter {
 
   /** Calls the account has made today. */
   used(accountId: string): number {
-    return this.current(accountId).used;
+    return this.counter(accountId).used;
   }
 
-  /** Counts one call. The caller has already checked `used() < limit`. */
-  add(accountId: string): number {
-    return ++this.current(accountId).used;
+  /** Today's counter of the account; the caller checks `used` against the quota, then increments it. */
+  counter(accountId: string): DayCount {
+    return this.current(accountId);
   }
 
-  /** Seconds until the counter resets, and the reset as epoch seconds. */
-  reset(): { retryAfter: number; resetAt: number } {
+  /** Next midnight UTC as epoch seconds: when every counter resets. */
+  resetAt(): number {
     const now = this.now();
-    const next = nextUtcMidnight(now);
-    return { retryAfter: Math.max(1, Math.ceil((next - now) / 1000)), resetAt: next / 1000 };
+    if (now >= this.nextMidnightMs) this.nextMidnightMs = nextUtcMidnight(now);
+    return this.nextMidnightMs / 1000;
+  }
+
+  /** Whole seconds until the reset, at least 1: the Retry-After of a spent quota. */
+  retryAfter(): number {
+    return Math.max(1, Math.ceil(this.resetAt() - this.now() / 1000));
   }
 
   /** Drops counters of past days. */

@@ -13,6 +13,19 @@ export interface AccessFields {
   key_id?: string;
 }
 
+let lastMs = -1;
+let lastIso = "";
+
+/** The current time as ISO 8601; formatted once per millisecond however many lines share it. */
+function timestamp(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
+
 export class Logger {
   private buffer = "";
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -44,7 +57,7 @@ export class Logger {
    */
   access(fields: AccessFields) {
     if (!this.enabled.access) return;
-    let text = `{"ts":"${new Date().toISOString()}","level":"info","msg":"request","request_id":"${fields.request_id}","method":"${fields.method}","path":${JSON.stringify(fields.path)},"route":${fields.route === null ? "null" : JSON.stringify(fields.route)},"status":${fields.status},"duration_ms":${fields.duration_ms}`;
+    let text = `{"ts":"${timestamp()}","level":"info","msg":"request","request_id":"${fields.request_id}","method":"${fields.method}","path":${JSON.stringify(fields.path)},"route":${fields.route === null ? "null" : JSON.stringify(fields.route)},"status":${fields.status},"duration_ms":${fields.duration_ms}`;
     if (fields.key_id) text += `,"key_id":"${fields.key_id}"`;
     this.append(text + "}\n");
   }
@@ -60,7 +73,7 @@ export class Logger {
   }
 
   private line(level: string, msg: string, fields: LogFields) {
-    this.append(JSON.stringify({ ts: new Date().toISOString(), level, msg, ...fields }) + "\n");
+    this.append(JSON.stringify({ ts: timestamp(), level, msg, ...fields }) + "\n");
   }
 
   private append(text: string) {

@@ -1,91 +1,102 @@
-// Write-behind metering: each metered call bumps in-memory counters; `flush` persists all of them
-// in one transaction (every second and on shutdown), so a call never costs a disk write.
+// Write-behind metering: each metered call bumps an in-memory counter; `flush` persists all of
+// them in one transaction (every second and on shutdown), so a call never costs a disk write.
 import type { Database } from "bun:sqlite";
 import { utcDay } from "../clock";
 
-interface PendingEndpoint {
+/** One key's calls of one UTC day, by route pattern. */
+interface KeyDay {
+  accountId: string;
+  counts: Map<string, number>;
+}
+
+interface Day {
+  day: string;
+  keys: Map<string, KeyDay>;
+}
+
+export interface PendingUsage {
   keyId: string;
   day: string;
   endpoint: string;
   count: number;
 }
 
-interface PendingAccount {
-  accountId: string;
-  day: string;
-  count: number;
-}
-
 export class Meter {
-  private endpoints = new Map<string, PendingEndpoint>();
-  private accounts = new Map<string, PendingAccount>();
-  private readonly upsertEndpoint;
-  private readonly upsertAccount;
+  private current: Day = { day: "", keys: new Map() };
+  /** Days that ended, or flushes that failed, waiting for the next flush. */
+  private waiting: Day[] = [];
   private readonly persist;
 
   constructor(
     sqlite: Database,
     private readonly now: () => number,
   ) {
-    this.upsertEndpoint = sqlite.prepare(
+    const upsertEndpoint = sqlite.prepare(
       `INSERT INTO usage_endpoints (key_id, day, endpoint, count) VALUES (?1, ?2, ?3, ?4)
        ON CONFLICT (key_id, day, endpoint) DO UPDATE SET count = count + excluded.count`,
     );
-    this.upsertAccount = sqlite.prepare(
+    const upsertAccount = sqlite.prepare(
       `INSERT INTO usage_daily (account_id, day, count) VALUES (?1, ?2, ?3)
        ON CONFLICT (account_id, day) DO UPDATE SET count = count + excluded.count`,
     );
-    this.persist = sqlite.transaction((endpoints: PendingEndpoint[], accounts: PendingAccount[]) => {
-      for (const e of endpoints) this.upsertEndpoint.run(e.keyId, e.day, e.endpoint, e.count);
-      for (const a of accounts) this.upsertAccount.run(a.accountId, a.day, a.count);
+    this.persist = sqlite.transaction((days: Day[]) => {
+      for (const { day, keys } of days) {
+        for (const [keyId, usage] of keys) {
+          let total = 0;
+          for (const [endpoint, count] of usage.counts) {
+            upsertEndpoint.run(keyId, day, endpoint, count);
+            total += count;
+          }
+          upsertAccount.run(usage.accountId, day, total);
+        }
+      }
     });
   }
 
+  /** Counts one call: two Map lookups, no string building. */
   record(keyId: string, accountId: string, endpoint: string): void {
     const day = utcDay(this.now());
-    const endpointKey = `${keyId} ${day} ${endpoint}`;
-    const pending = this.endpoints.get(endpointKey);
-    if (pending) pending.count++;
-    else this.endpoints.set(endpointKey, { keyId, day, endpoint, count: 1 });
-    const accountKey = `${accountId} ${day}`;
-    const account = this.accounts.get(accountKey);
-    if (account) account.count++;
-    else this.accounts.set(accountKey, { accountId, day, count: 1 });
+    if (day !== this.current.day) {
+      if (this.current.keys.size > 0) this.waiting.push(this.current);
+      this.current = { day, keys: new Map() };
+    }
+    let usage = this.current.keys.get(keyId);
+    if (!usage) {
+      usage = { accountId, counts: new Map() };
+      this.current.keys.set(keyId, usage);
+    }
+    usage.counts.set(endpoint, (usage.counts.get(endpoint) ?? 0) + 1);
   }
 
   /** Calls of one key not yet persisted, by day and endpoint. */
-  pendingFor(keyId: string): PendingEndpoint[] {
-    const rows: PendingEndpoint[] = [];
-    for (const e of this.endpoints.values()) if (e.keyId === keyId) rows.push(e);
+  pendingFor(keyId: string): PendingUsage[] {
+    const rows: PendingUsage[] = [];
+    for (const { day, keys } of [...this.waiting, this.current]) {
+      const usage = keys.get(keyId);
+      if (usage) for (const [endpoint, count] of usage.counts) rows.push({ keyId, day, endpoint, count });
+    }
     return rows;
   }
 
+  /** Counters waiting for the next flush. */
   get pendingCount(): number {
-    return this.endpoints.size;
+    let rows = 0;
+    for (const { keys } of [...this.waiting, this.current]) for (const usage of keys.values()) rows += usage.counts.size;
+    return rows;
   }
 
-  /** Persists everything buffered. On failure the counts go back into the buffer for the next try. */
+  /** Persists everything buffered. On failure the counts wait for the next try. */
   flush(): number {
-    if (this.endpoints.size === 0 && this.accounts.size === 0) return 0;
-    const endpoints = this.endpoints;
-    const accounts = this.accounts;
-    this.endpoints = new Map();
-    this.accounts = new Map();
+    const days = [...this.waiting, this.current].filter((d) => d.keys.size > 0);
+    if (days.length === 0) return 0;
+    this.waiting = [];
+    this.current = { day: this.current.day, keys: new Map() };
     try {
-      this.persist([...endpoints.values()], [...accounts.values()]);
+      this.persist(days);
     } catch (error) {
-      for (const [k, e] of endpoints) {
-        const again = this.endpoints.get(k);
-        if (again) again.count += e.count;
-        else this.endpoints.set(k, e);
-      }
-      for (const [k, a] of accounts) {
-        const again = this.accounts.get(k);
-        if (again) again.count += a.count;
-        else this.accounts.set(k, a);
-      }
+      this.waiting = [...days, ...this.waiting];
       throw error;
     }
-    return endpoints.size;
+    return days.reduce((n, d) => n + d.keys.size, 0);
   }
 }
