@@ -104,6 +104,9 @@ async function serve(args: string[]) {
   const app = buildApp(runtime, { jobs: true, services });
   app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.maxBodyBytes + 1024 });
   const server = app.server!;
+  void services.blacklist.warm().then(() =>
+    runtime.log.info("subject filter ready", { subjects: services.blacklist.subjects.size, ms: Math.round(performance.now() - started) }),
+  );
   const address = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
   runtime.log.info("listening", { address, base_url: config.baseUrl, db: config.dbPath, startup_ms: Math.round(performance.now() - started) });
   runtime.log.flush();

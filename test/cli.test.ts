@@ -283,6 +283,12 @@ describe("the server process", () => {
     await Bun.sleep(1500);
     const refused = await fetch(`${server.base}/v1/blacklist/check?provider=discord&id=1`, { headers: { authorization: `Bearer ${key.key}` } });
     expect(refused.status).toBe(401);
+
+    // An entry added from the command line is seen by the very next check, without waiting.
+    const probe = () => fetch(`${server.base}/v1/blacklist/check?provider=discord&id=424242`, { headers: { authorization: `Bearer ${adminKey}` } });
+    expect(((await (await probe()).json()) as { banned: boolean }).banned).toBe(false);
+    cliJson(db, "blacklist", "add", "--provider", "discord", "--id", "424242", "--severity", "ban", "--reason-code", "scam");
+    expect(((await (await probe()).json()) as { banned: boolean }).banned).toBe(true);
     expect(await server.stop()).toBe(0);
   });
 

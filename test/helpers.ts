@@ -40,6 +40,8 @@ export async function createTestApp(options: { clock?: ManualClock; dir?: string
   const runtime = createRuntime({ store, clock, config: { dbPath, accessLog: false } });
   const services = createServices(runtime);
   const app = buildApp(runtime, { services });
+  // As `serve` does: checks of unlisted subjects are answered from the filter, not SQLite.
+  await services.blacklist.warm();
   const call: TestApp["call"] = (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;

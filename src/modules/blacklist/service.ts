@@ -16,6 +16,7 @@ import {
 } from "../../db/schema";
 import { ServiceError, conflict, notFound, unprocessable } from "../../errors";
 import { newId } from "../../ids";
+import { SubjectFilter } from "./subject-filter";
 
 export interface EntryRow {
   id: string;
@@ -176,9 +177,12 @@ export interface Change {
 }
 
 const MAX_TIME = 8_640_000_000_000_000;
+const CLEAN: CheckVerdict = Object.freeze({ hit: null, highRisk: false, watchlist: false });
 
 export class BlacklistService {
   private readonly sqlite: Database;
+  /** Subjects with an active row: lets a check of an unlisted account skip SQLite. */
+  readonly subjects: SubjectFilter;
   private readonly subjectRows: Statement<HitRow, [string, string, number]>;
   private readonly pageRows: Statement<EntryRow, [number, string, number, string, number]>;
   private readonly byId: Statement<EntryRow, [string]>;
@@ -196,6 +200,7 @@ export class BlacklistService {
     private readonly cursors: CursorCodec,
   ) {
     this.sqlite = store.sqlite;
+    this.subjects = new SubjectFilter(store.sqlite);
     const db = this.sqlite;
     this.subjectRows = db.prepare(
       `SELECT id, severity, scope, vertical, reason_code, summary, issued_at, appealable, high_risk, watchlist
@@ -233,8 +238,14 @@ export class BlacklistService {
     this.markExpired = db.prepare("UPDATE blacklist_entries SET status = 'expired' WHERE id = ?1");
   }
 
+  /** Loads the subject filter in the background; until it is ready every check asks SQLite. */
+  warm(): Promise<void> {
+    return this.subjects.build();
+  }
+
   /** Active rows of one subject on one vertical, reduced to the answer's ingredients. */
   verdict(provider: Provider, accountId: string, vertical: Vertical, now: number): CheckVerdict {
+    if (!this.subjects.mightContain(provider, accountId)) return CLEAN;
     const rows = this.subjectRows.all(provider, accountId, now);
     let hit: HitRow | null = null;
     let highRisk = false;
@@ -453,7 +464,9 @@ export class BlacklistService {
       row.overturned_at,
       row.created_at,
     );
-    if (row.watchlist || row.status !== "active") return;
+    if (row.status !== "active") return;
+    this.subjects.add(row.provider, row.provider_user_id);
+    if (row.watchlist) return;
     this.insertChange.run("added", row.id, row.created_at);
     if (emit) this.emit("blacklist.added", toPublicEntry(row), row.created_at);
   }

@@ -1,0 +1,126 @@
+// A Bloom filter over every subject (provider + platform id) that has an active row. Most checks
+// are of accounts nobody ever reported; when the filter says a subject cannot be present, the
+// check answers without touching SQLite. A "maybe" goes to SQLite as before, so a false positive
+// costs only the lookup it would have cost anyway.
+//
+// Freshness: this process adds the rows it writes. Rows written by another process (the CLI, an
+// import) are found through SQLite's `data_version`, which changes only when another connection
+// commits: before trusting a "no", the filter reads it and, if it moved, first takes in the rows
+// past the last one it has seen.
+import type { Database, Statement } from "bun:sqlite";
+
+const HASHES = 7;
+/** Bits per expected subject: about 0.1 % false positives at 16 with 7 hashes. */
+const BITS_PER_SUBJECT = 16;
+const MIN_BITS = 1 << 20;
+const CHUNK = 50_000;
+
+interface SubjectRow {
+  rowid: number;
+  provider: string;
+  provider_user_id: string;
+}
+
+export class SubjectFilter {
+  private bits = new Uint32Array(MIN_BITS / 32);
+  private mask = MIN_BITS - 1;
+  private subjects = 0;
+  private lastRowid = 0;
+  private seenVersion = -1;
+  private building: Promise<void> | null = null;
+  /** True once every row present at start has been added: only then is a "no" trusted. */
+  ready = false;
+
+  private readonly dataVersion: Statement<{ data_version: number }, []>;
+  private readonly rowsAfter: Statement<SubjectRow, [number, number]>;
+  private readonly activeCount: Statement<{ n: number }, []>;
+
+  constructor(private readonly sqlite: Database) {
+    this.dataVersion = sqlite.prepare("PRAGMA data_version");
+    this.rowsAfter = sqlite.prepare(
+      `SELECT rowid, provider, provider_user_id FROM blacklist_entries
+       WHERE rowid > ?1 AND status = 'active' ORDER BY rowid LIMIT ?2`,
+    );
+    this.activeCount = sqlite.prepare("SELECT count(*) AS n FROM blacklist_entries WHERE status = 'active'");
+  }
+
+  /** Fills the filter from the table in chunks, yielding between them so requests keep flowing. */
+  build(): Promise<void> {
+    this.building ??= (async () => {
+      const expected = this.activeCount.get()!.n;
+      this.resize(expected);
+      this.seenVersion = this.dataVersion.get()!.data_version;
+      this.lastRowid = 0;
+      while (this.takeRows(CHUNK) === CHUNK) await new Promise((resolve) => setImmediate(resolve));
+      this.ready = true;
+    })().finally(() => {
+      this.building = null;
+    });
+    return this.building;
+  }
+
+  /** False only when no active row can exist for this subject. */
+  mightContain(provider: string, id: string): boolean {
+    if (!this.ready) return true;
+    if (this.test(provider, id)) return true;
+    const version = this.dataVersion.get()!.data_version;
+    if (version === this.seenVersion) return false;
+    // Another process committed since we last looked: take in its rows, then ask again.
+    this.seenVersion = version;
+    while (this.takeRows(CHUNK) === CHUNK);
+    if (this.subjects > (this.bits.length * 32) / (BITS_PER_SUBJECT / 2)) void this.rebuild();
+    return this.test(provider, id);
+  }
+
+  /** Records a subject this process has just written. */
+  add(provider: string, id: string): void {
+    const [h1, h2] = hashes(provider, id);
+    for (let i = 0; i < HASHES; i++) {
+      const bit = (h1 + i * h2) & this.mask;
+      this.bits[bit >>> 5]! |= 1 << (bit & 31);
+    }
+    this.subjects++;
+  }
+
+  get size() {
+    return this.subjects;
+  }
+
+  private test(provider: string, id: string): boolean {
+    const [h1, h2] = hashes(provider, id);
+    for (let i = 0; i < HASHES; i++) {
+      const bit = (h1 + i * h2) & this.mask;
+      if ((this.bits[bit >>> 5]! & (1 << (bit & 31))) === 0) return false;
+    }
+    return true;
+  }
+
+  /** Adds up to `limit` active rows past the last seen rowid; returns how many it read. */
+  private takeRows(limit: number): number {
+    const rows = this.rowsAfter.all(this.lastRowid, limit);
+    for (const row of rows) this.add(row.provider, row.provider_user_id);
+    if (rows.length > 0) this.lastRowid = rows[rows.length - 1]!.rowid;
+    return rows.length;
+  }
+
+  private resize(expected: number) {
+    let size = MIN_BITS;
+    while (size < expected * BITS_PER_SUBJECT) size *= 2;
+    this.bits = new Uint32Array(size / 32);
+    this.mask = size - 1;
+    this.subjects = 0;
+  }
+
+  /** The list outgrew the filter (false positives climb): build a larger one, answering "maybe" meanwhile. */
+  private async rebuild() {
+    if (this.building) return;
+    this.ready = false;
+    await this.build();
+  }
+}
+
+function hashes(provider: string, id: string): [number, number] {
+  const key = `${provider}:${id}`;
+  // Double hashing: probe i is h1 + i * h2; an odd h2 visits distinct bits.
+  return [Bun.hash.murmur32v3(key, 0x5bd1e995) >>> 0, (Bun.hash.murmur32v3(key, 0x1b873593) | 1) >>> 0];
+}

@@ -1,0 +1,65 @@
+// The subject filter lets checks of unlisted accounts skip SQLite. It must never turn a listed
+// account into a clean answer, including rows written by another process after it was built.
+import { afterEach, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { SubjectFilter } from "../src/modules/blacklist/subject-filter";
+import { createTestApp, type TestApp } from "./helpers";
+
+let t: TestApp;
+afterEach(() => t?.close());
+
+/** Writes an active row the way another process would: through its own connection. */
+function insertFromOtherProcess(dbPath: string, id: string, providerUserId: string, watchlist = false) {
+  const other = new Database(dbPath);
+  other.exec("PRAGMA busy_timeout = 5000");
+  other.run(
+    `INSERT INTO blacklist_entries (id, provider, provider_user_id, severity, scope, vertical, reason_code, issued_at,
+       appealable, high_risk, watchlist, status, created_at)
+     VALUES (?, 'discord', ?, 'ban', 'global', 'all', 'scam', ?, 1, 0, ?, 'active', ?)`,
+    [id, providerUserId, Date.parse("2026-11-21T09:00:00Z"), watchlist ? 1 : 0, Date.parse("2026-11-21T09:00:00Z")],
+  );
+  other.close();
+}
+
+test("rows another process writes after the filter is built are found on the very next check", async () => {
+  t = await createTestApp();
+  const { key } = await t.account({ burst: 10_000 });
+  await t.services.blacklist.add({ provider: "discord", provider_user_id: "100", severity: "ban", reason_code: "scam" }, "test");
+  expect(t.services.blacklist.subjects.ready).toBe(true);
+
+  expect((await t.json("GET", "/v1/blacklist/check?provider=discord&id=100", { key })).body.banned).toBe(true);
+  expect((await t.json("GET", "/v1/blacklist/check?provider=discord&id=200", { key })).body.banned).toBe(false);
+
+  insertFromOtherProcess(t.dbPath, "bl_other1", "200");
+  insertFromOtherProcess(t.dbPath, "bl_other2", "300", true);
+  const banned = await t.json("GET", "/v1/blacklist/check?provider=discord&id=200", { key });
+  expect(banned.body).toMatchObject({ banned: true, entry: { id: "bl_other1" } });
+  const watched = await t.json("GET", "/v1/blacklist/check?provider=discord&id=300", { key });
+  expect(watched.body).toMatchObject({ banned: false, watchlist: true });
+  const batch = await t.json("POST", "/v1/blacklist/check/batch", {
+    key: (await t.account({ tier: "pro", burst: 10_000 })).key,
+    body: { accounts: [{ provider: "discord", id: "400" }, { provider: "discord", id: "200" }] },
+  });
+  expect(batch.body.results.map((r: { banned: boolean }) => r.banned)).toEqual([false, true]);
+});
+
+test("a built filter says no for almost every unlisted subject and yes for every listed one", async () => {
+  t = await createTestApp();
+  const sqlite = t.runtime.store.sqlite;
+  const insert = sqlite.prepare(
+    `INSERT INTO blacklist_entries (id, provider, provider_user_id, severity, scope, vertical, reason_code, issued_at,
+       appealable, high_risk, watchlist, status, created_at)
+     VALUES (?1, 'roblox', ?2, 'ban', 'global', 'all', 'scam', 0, 1, 0, 0, ?3, 0)`,
+  );
+  sqlite.transaction(() => {
+    for (let i = 0; i < 20_000; i++) insert.run(`bl_f${i}`, String(i * 7), i % 10 === 0 ? "overturned" : "active");
+  })();
+  const filter = new SubjectFilter(sqlite);
+  expect(filter.mightContain("roblox", "7")).toBe(true); // not built yet: always "maybe"
+  await filter.build();
+  expect(filter.size).toBe(18_000);
+  for (let i = 0; i < 20_000; i++) if (i % 10 !== 0) expect(filter.mightContain("roblox", String(i * 7))).toBe(true);
+  let falsePositives = 0;
+  for (let i = 0; i < 20_000; i++) if (filter.mightContain("roblox", String(i * 7 + 1))) falsePositives++;
+  expect(falsePositives).toBeLessThan(200); // under 1 %
+});
