@@ -37,7 +37,7 @@ export function blacklistRoutes(runtime: Runtime, blacklist: BlacklistService) {
           "Active, confirmed entries in issue order with an opaque keyset cursor. A full walk sees every entry exactly once, even while entries are added. `since` keeps entries issued strictly after it.",
       },
     })
-    .get("/check", ({ query }) => blacklist.check(query.provider, query.id, query.vertical), {
+    .get("/check", ({ query }) => blacklist.checkNow(query.provider, query.id, query.vertical), {
       query: CheckQuery,
       response: { 200: CheckResult, ...errors(400, ...KEYED_ERRORS, 422) },
       detail: {

@@ -270,6 +270,14 @@ export class BlacklistService {
 
   /** The single check. `provider` is already one of the known providers. */
   async check(provider: Provider, rawId: string, vertical: Vertical = "all"): Promise<CheckResult> {
+    return this.checkNow(provider, rawId, vertical);
+  }
+
+  /**
+   * The single check without a promise: the keyed check route calls this directly, since it is
+   * the hot path and every step here is a synchronous prepared statement or a filter probe.
+   */
+  checkNow(provider: Provider, rawId: string, vertical: Vertical = "all"): CheckResult {
     const id = normalizeAccountId(provider, rawId);
     if (id === null) throw new ServiceError("invalid", `'${rawId.slice(0, 64)}' is not a valid ${provider} user id.`);
     const now = this.clock.now();

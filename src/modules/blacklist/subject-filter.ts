@@ -13,13 +13,15 @@ const HASHES = 7;
 /** Bits per expected subject: about 0.1 % false positives at 16 with 7 hashes. */
 const BITS_PER_SUBJECT = 16;
 const MIN_BITS = 1 << 20;
-const CHUNK = 50_000;
+const CHUNK = 20_000;
 
 interface SubjectRow {
   rowid: number;
   provider: string;
   provider_user_id: string;
 }
+
+type SubjectKey = [provider: string, providerUserId: string];
 
 export class SubjectFilter {
   private bits = new Uint32Array(MIN_BITS / 32);
@@ -33,26 +35,48 @@ export class SubjectFilter {
 
   private readonly dataVersion: Statement<{ data_version: number }, []>;
   private readonly rowsAfter: Statement<SubjectRow, [number, number]>;
-  private readonly activeCount: Statement<{ n: number }, []>;
+  private readonly subjectsAfter: Statement<SubjectKey, [string, string, number]>;
+  private readonly maxRowid: Statement<{ n: number | null }, []>;
 
-  constructor(private readonly sqlite: Database) {
+  constructor(sqlite: Database) {
     this.dataVersion = sqlite.prepare("PRAGMA data_version");
     this.rowsAfter = sqlite.prepare(
       `SELECT rowid, provider, provider_user_id FROM blacklist_entries
        WHERE rowid > ?1 AND status = 'active' ORDER BY rowid LIMIT ?2`,
     );
-    this.activeCount = sqlite.prepare("SELECT count(*) AS n FROM blacklist_entries WHERE status = 'active'");
+    // The first fill walks the check's own index, which holds every column it needs: a fraction
+    // of the table's pages, so the start does not drag the whole table through the page cache.
+    this.subjectsAfter = sqlite.prepare(
+      `SELECT provider, provider_user_id FROM blacklist_entries INDEXED BY blacklist_subject_idx
+       WHERE (provider, provider_user_id) > (?1, ?2) AND status = 'active'
+       ORDER BY provider, provider_user_id LIMIT ?3`,
+    );
+    this.maxRowid = sqlite.prepare("SELECT max(rowid) AS n FROM blacklist_entries");
   }
 
-  /** Fills the filter from the table in chunks, yielding between them so requests keep flowing. */
+  /**
+   * Fills the filter in chunks, yielding between them so requests keep flowing (and the first
+   * request is not kept waiting). Rows written while it runs are past `lastRowid`, and the
+   * data_version check in `mightContain` brings them in.
+   */
   build(): Promise<void> {
     this.building ??= (async () => {
-      const expected = this.activeCount.get()!.n;
-      this.resize(expected);
+      await yieldToRequests();
       this.seenVersion = this.dataVersion.get()!.data_version;
-      this.lastRowid = 0;
-      while (this.takeRows(CHUNK) === CHUNK) await new Promise((resolve) => setImmediate(resolve));
+      this.lastRowid = this.maxRowid.get()!.n ?? 0;
+      // max(rowid) counts every row ever written, a fair upper bound of the active ones.
+      this.resize(this.lastRowid);
+      let after: SubjectKey = ["", ""];
+      for (;;) {
+        const rows = this.subjectsAfter.values(after[0], after[1], CHUNK) as SubjectKey[];
+        for (const [provider, id] of rows) this.add(provider, id);
+        if (rows.length < CHUNK) break;
+        after = rows[rows.length - 1]!;
+        await yieldToRequests();
+      }
       this.ready = true;
+      // Another process may have committed while we walked: take its rows in now.
+      this.catchUp();
     })().finally(() => {
       this.building = null;
     });
@@ -63,13 +87,19 @@ export class SubjectFilter {
   mightContain(provider: string, id: string): boolean {
     if (!this.ready) return true;
     if (this.test(provider, id)) return true;
+    // Another process may have committed since we last looked: take in its rows, then ask again.
+    if (!this.catchUp()) return false;
+    return this.test(provider, id);
+  }
+
+  /** Takes in rows other processes wrote since the last look; false when there were none. */
+  private catchUp(): boolean {
     const version = this.dataVersion.get()!.data_version;
     if (version === this.seenVersion) return false;
-    // Another process committed since we last looked: take in its rows, then ask again.
     this.seenVersion = version;
     while (this.takeRows(CHUNK) === CHUNK);
     if (this.subjects > (this.bits.length * 32) / (BITS_PER_SUBJECT / 2)) void this.rebuild();
-    return this.test(provider, id);
+    return true;
   }
 
   /** Records a subject this process has just written. */
@@ -118,6 +148,8 @@ export class SubjectFilter {
     await this.build();
   }
 }
+
+const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function hashes(provider: string, id: string): [number, number] {
   const key = `${provider}:${id}`;
