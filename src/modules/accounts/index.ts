@@ -37,7 +37,7 @@ export function adminRoutes(runtime: Runtime, accounts: AccountsService) {
         set.status = 201;
         return account;
       },
-      { body: NewAccountBody, response: { 201: Account, ...errors(400, ...KEYED_ERRORS, 403, 409, 422) }, detail: { summary: "Create an account" } },
+      { body: NewAccountBody, parse: "json", response: { 201: Account, ...errors(400, ...KEYED_ERRORS, 403, 409, 422) }, detail: { summary: "Create an account" } },
     )
     .get("/accounts", async () => ({ data: await accounts.listAccounts() }), {
       response: { 200: AccountList, ...errors(...KEYED_ERRORS, 403) },
@@ -46,6 +46,7 @@ export function adminRoutes(runtime: Runtime, accounts: AccountsService) {
     .patch("/accounts/:id", ({ params, body }) => accounts.updateAccount(params.id, body), {
       params: IdParams,
       body: AccountPatchBody,
+      parse: "json",
       response: { 200: Account, ...errors(400, ...KEYED_ERRORS, 403, 404, 422) },
       detail: { summary: "Change tier, quota or status", description: "`status: suspended` makes every key of the account answer 402." },
     })
@@ -59,6 +60,7 @@ export function adminRoutes(runtime: Runtime, accounts: AccountsService) {
       {
         params: IdParams,
         body: NewKeyBody,
+        parse: "json",
         response: { 201: IssuedKey, ...errors(400, ...KEYED_ERRORS, 403, 404, 409, 422) },
         detail: { summary: "Create a key", description: "The secret is in `key`, returned only here. 409 past the plan's key cap." },
       },

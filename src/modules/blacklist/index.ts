@@ -56,6 +56,7 @@ export function blacklistRoutes(runtime: Runtime, blacklist: BlacklistService) {
       },
       {
         body: CheckBatchBody,
+        parse: "json",
         response: { 200: BatchResponse, ...errors(400, ...KEYED_ERRORS, 403, 422) },
         detail: {
           summary: "Check up to 50 accounts",
@@ -73,6 +74,7 @@ export function blacklistRoutes(runtime: Runtime, blacklist: BlacklistService) {
       },
       {
         body: BatchBody,
+        parse: "json",
         response: { 200: BatchResponse, ...errors(400, ...KEYED_ERRORS, 422) },
         detail: { summary: "Check up to 50 accounts (items)", description: "Pro plans and higher. Same answer as `/check/batch`, with the array named `items`." },
       },
@@ -112,6 +114,7 @@ export function partnerBlacklistRoutes(runtime: Runtime, blacklist: BlacklistSer
       },
       {
         body: NewEntryBody,
+        parse: "json",
         response: { 201: WrittenEntry, ...errors(400, ...KEYED_ERRORS, 403, 409, 422) },
         detail: {
           summary: "Add an entry",
@@ -122,6 +125,7 @@ export function partnerBlacklistRoutes(runtime: Runtime, blacklist: BlacklistSer
     .post("/:id/overturn", ({ params, body }) => blacklist.overturn(params.id, body?.reason ?? null), {
       params: EntryParams,
       body: OverturnBody,
+      parse: "json",
       response: { 200: OverturnResult, ...errors(...KEYED_ERRORS, 403, 404, 409) },
       detail: { summary: "Overturn an entry", description: "Emits `blacklist.overturned`; a second overturn is 409." },
     });
