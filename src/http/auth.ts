@@ -128,11 +128,11 @@ export function admitKeyed(
       "retry-after": String(gate.quota.retryAfter()),
     });
   }
-  const burst = gate.buckets.take(caller.keyId, caller.bucket);
-  if (!burst.allowed) {
+  const retryAfter = gate.buckets.tryTake(caller.keyId, caller.bucket);
+  if (retryAfter > 0) {
     headers["x-ratelimit-remaining"] = caller.dailyQuota - used;
-    throw new ApiError(429, "rate_limited", `Too many requests for this key; retry in ${burst.retryAfter} s.`, {
-      "retry-after": String(burst.retryAfter),
+    throw new ApiError(429, "rate_limited", `Too many requests for this key; retry in ${retryAfter} s.`, {
+      "retry-after": String(retryAfter),
     });
   }
   // Counted only once admitted: a request refused above costs the account nothing.

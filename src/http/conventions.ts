@@ -37,8 +37,8 @@ export function isPublicPath(path: string): boolean {
 }
 
 /** Routes that take an API key: the rest of /v1 and /metrics. Their guard sets the quota headers. */
-function isKeyedPath(path: string): boolean {
-  return (path.startsWith("/v1/") && !isPublicPath(path)) || path === "/metrics";
+function isKeyedPath(path: string, isPublic: boolean): boolean {
+  return (!isPublic && path.startsWith("/v1/")) || path === "/metrics";
 }
 
 const CORS_HEADERS = {
@@ -124,9 +124,10 @@ export function conventions(runtime: Runtime) {
       const incoming = request.headers.get("x-request-id");
       set.headers["x-request-id"] = incoming && REQUEST_ID.test(incoming) ? incoming : newRequestId();
       const path = pathOf(request.url);
+      const isPublic = isPublicPath(path);
       // Before the preflight answer below, which carries these headers too (SPEC section 2).
-      if (!isKeyedPath(path)) peekIpHeaders(runtime, clientIp(runtime, request, server), set.headers);
-      if (isPublicPath(path)) {
+      if (!isKeyedPath(path, isPublic)) peekIpHeaders(runtime, clientIp(runtime, request, server), set.headers);
+      if (isPublic) {
         Object.assign(set.headers, CORS_HEADERS);
         if (request.method === "OPTIONS") {
           finish(ctx, 204);

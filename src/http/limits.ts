@@ -59,6 +59,19 @@ export class TokenBuckets {
     return this.result(bucket, rule, allowed);
   }
 
+  /**
+   * Takes one token; 0 when it was there, else the whole seconds until one is. The keyed hot
+   * path uses this form: it needs no remaining count, and allocates nothing.
+   */
+  tryTake(id: string, rule: BucketRule): number {
+    const bucket = this.refill(id, rule);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - bucket.tokens) / rule.rate));
+  }
+
   /** Reports the bucket without taking from it. */
   peek(id: string, rule: BucketRule): BucketResult {
     const bucket = this.buckets.get(id);

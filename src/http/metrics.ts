@@ -2,15 +2,19 @@
 const LATENCY_BUCKETS_MS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000];
 
 export class Metrics {
-  private readonly requests = new Map<string, number>();
+  /** method + route pattern, then status: nested so counting builds no string. */
+  private readonly requests = new Map<string, Map<string, Map<number, number>>>();
   private readonly latency = new Array<number>(LATENCY_BUCKETS_MS.length + 1).fill(0);
   private latencySumMs = 0;
   private latencyCount = 0;
   readonly startedAt = Date.now();
 
   observe(method: string, route: string, status: number, durationMs: number) {
-    const key = `${method}\u0000${route}\u0000${status}`;
-    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
+    let byRoute = this.requests.get(method);
+    if (!byRoute) this.requests.set(method, (byRoute = new Map()));
+    let byStatus = byRoute.get(route);
+    if (!byStatus) byRoute.set(route, (byStatus = new Map()));
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
     let i = 0;
     while (i < LATENCY_BUCKETS_MS.length && durationMs > LATENCY_BUCKETS_MS[i]!) i++;
     this.latency[i]!++;
@@ -23,9 +27,12 @@ export class Metrics {
     const out: string[] = [];
     out.push("# HELP trustlist_http_requests_total HTTP requests by method, route pattern and status.");
     out.push("# TYPE trustlist_http_requests_total counter");
-    for (const [key, count] of this.requests) {
-      const [method, route, status] = key.split("\u0000");
-      out.push(`trustlist_http_requests_total{method="${method}",route="${escapeLabel(route!)}",status="${status}"} ${count}`);
+    for (const [method, byRoute] of this.requests) {
+      for (const [route, byStatus] of byRoute) {
+        for (const [status, count] of byStatus) {
+          out.push(`trustlist_http_requests_total{method="${method}",route="${escapeLabel(route)}",status="${status}"} ${count}`);
+        }
+      }
     }
     out.push("# HELP trustlist_http_request_duration_seconds Time from request to response.");
     out.push("# TYPE trustlist_http_request_duration_seconds histogram");
