@@ -50,6 +50,7 @@ interface KeyRow {
  */
 export class KeyRegistry {
   private readonly cache = new Map<string, Caller>();
+  private readonly byHeader = new Map<string, Caller>();
   private readonly byHash;
 
   constructor(sqlite: Database) {
@@ -58,6 +59,18 @@ export class KeyRegistry {
        FROM api_keys k JOIN accounts a ON a.id = k.account_id
        WHERE k.hash = ? AND k.revoked_at IS NULL`,
     );
+  }
+
+  /** The caller of an `Authorization` header value; the header itself is the cache key. */
+  fromHeader(authorization: string): Caller | null {
+    const cached = this.byHeader.get(authorization);
+    if (cached) return cached;
+    if (!authorization.startsWith("Bearer ")) return null;
+    const key = authorization.slice(7).trim();
+    const caller = this.find(key);
+    // Only the canonical form is remembered, so padded variants of one key cannot grow the map.
+    if (caller && authorization.length === key.length + 7) this.byHeader.set(authorization, caller);
+    return caller;
   }
 
   find(key: string): Caller | null {
@@ -85,6 +98,7 @@ export class KeyRegistry {
 
   invalidate(): void {
     this.cache.clear();
+    this.byHeader.clear();
   }
 }
 
@@ -106,10 +120,11 @@ export function admitKeyed(
   endpoint: string,
   headers: Record<string, string | number>,
 ): Caller {
-  const key = authorization?.startsWith("Bearer ") ? authorization.slice(7).trim() : null;
-  if (!key) throw new ApiError(401, "unauthorized", "Missing API key: send 'Authorization: Bearer <key>'.");
-  const caller = gate.keys.find(key);
-  if (!caller) throw new ApiError(401, "unauthorized", "Invalid or revoked API key.");
+  const caller = authorization === null ? null : gate.keys.fromHeader(authorization);
+  if (!caller) {
+    const presented = authorization?.startsWith("Bearer ") && authorization.slice(7).trim() !== "";
+    throw new ApiError(401, "unauthorized", presented ? "Invalid or revoked API key." : "Missing API key: send 'Authorization: Bearer <key>'.");
+  }
 
   const count = gate.quota.counter(caller.accountId);
   const used = count.used;
