@@ -25,6 +25,8 @@ deps: node_modules/.installed
 
 $(BUN):
 	npm install --no-save --no-package-lock --no-audit --no-fund --prefix $(TOOLS) bun@$(BUN_VERSION)
+	@# Where npm skipped the package's install script, run it: it puts the platform binary in place.
+	@$(BUN) --version >/dev/null 2>&1 || (cd $(TOOLS)/node_modules/bun && node install.js)
 	@$(BUN) --version >/dev/null
 
 node_modules/.installed: package.json bun.lock | $(BUN)
