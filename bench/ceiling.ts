@@ -9,6 +9,9 @@
 import { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import type { Provider } from "../src/db/schema";
+// The same id rules as trustlist, so both servers answer the same queries the same way.
+import { normalizeAccountId } from "../src/modules/blacklist/service";
 
 /**
  * Read-only connection with the page-cache settings of trustlist's openStore (src/db/client.ts), so
@@ -46,23 +49,6 @@ const VERTICALS = new Set(["roblox", "uefn", "minecraft", "all"]);
 const RANK: Record<Severity, number> = { warn: 1, restrict: 2, ban: 3 };
 const JSON_HEADERS = { "content-type": "application/json" };
 
-function normalize(provider: string, raw: string): string | null {
-  let id = raw.trim();
-  if (id.length === 0 || id.length > 128) return null;
-  switch (provider) {
-    case "discord":
-    case "roblox":
-      return /^\d{1,20}$/.test(id) ? id : null;
-    case "minecraft":
-      id = id.toLowerCase();
-      return /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/.test(id) ? id.replaceAll("-", "") : id;
-    case "epic":
-      return id.toLowerCase();
-    default:
-      return id;
-  }
-}
-
 export const fail = (status: number, code: string) =>
   new Response(JSON.stringify({ error: { code, message: code, request_id: "ceiling" } }), { status, headers: JSON_HEADERS });
 
@@ -80,7 +66,7 @@ export function makeCheck(db: Database, keys: Map<string, { account: string }>):
     const vertical = params.get("vertical") ?? "all";
     if (!provider || !PROVIDERS.has(provider) || !rawId) return fail(400, "invalid_request");
     if (!VERTICALS.has(vertical)) return fail(422, "unprocessable");
-    const id = normalize(provider, rawId);
+    const id = normalizeAccountId(provider as Provider, rawId);
     if (id === null) return fail(400, "invalid_request");
 
     const now = Date.now();

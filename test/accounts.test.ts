@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { ManualClock } from "../src/clock";
-import { createTestApp, tempDir, type TestApp } from "./helpers";
+import { createTestApp, tempDir, type TestApp, expectEnvelope } from "./helpers";
 
 const T0 = "2026-11-21T10:00:00.000Z";
 const NEXT_MIDNIGHT = Date.parse("2026-11-22T00:00:00.000Z") / 1000;
@@ -23,14 +23,6 @@ afterEach(() => t.close());
 type Json = Record<string, any>;
 type Res = { status: number; body: any; headers: Headers };
 
-function expectEnvelope(res: Res, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(Object.keys(res.body)).toEqual(["error"]);
-  expect(Object.keys(res.body.error).sort()).toEqual(["code", "message", "request_id"]);
-  expect(res.body.error.code).toBe(code);
-  expect(res.body.error.message.length).toBeGreaterThan(0);
-  expect(res.body.error.request_id).toBe(res.headers.get("x-request-id")!);
-}
 
 const as = (key: string | null) => ({
   get: (path: string) => t.json("GET", path, { key }),

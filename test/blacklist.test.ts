@@ -3,7 +3,7 @@
 // real partner route or the blacklist service, never straight into the tables.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Logger } from "../src/http/logger";
-import { createTestApp, type TestApp } from "./helpers";
+import { createTestApp, type TestApp, expectEnvelope } from "./helpers";
 
 const T0 = "2026-11-21T10:00:00.000Z";
 const T0_MS = Date.parse(T0);
@@ -61,15 +61,6 @@ const post = (path: string, body: unknown, key: string | null = reader.key) => t
 const check = (provider: string, id: string, vertical?: string) =>
   get(`/v1/blacklist/check?provider=${encodeURIComponent(provider)}&id=${encodeURIComponent(id)}${vertical ? `&vertical=${vertical}` : ""}`);
 
-function expectEnvelope(res: { status: number; body: any; headers: Headers }, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(Object.keys(res.body)).toEqual(["error"]);
-  expect(Object.keys(res.body.error).sort()).toEqual(["code", "message", "request_id"]);
-  expect(res.body.error.code).toBe(code);
-  expect(typeof res.body.error.message).toBe("string");
-  expect(res.body.error.message.length).toBeGreaterThan(0);
-  expect(res.body.error.request_id).toBe(res.headers.get("x-request-id")!);
-}
 
 function expectPublicEntry(entry: Json) {
   expect(Object.keys(entry).sort()).toEqual(PUBLIC_ENTRY_KEYS);

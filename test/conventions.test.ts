@@ -2,7 +2,7 @@
 // 400 versus 422, 404/405/413/500, X-Request-Id, the rate-limit headers and CORS.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Logger } from "../src/http/logger";
-import { createTestApp, type TestApp } from "./helpers";
+import { createTestApp, type TestApp, expectEnvelope } from "./helpers";
 
 const MIB = 1024 * 1024;
 const NEXT_MIDNIGHT = String(Date.parse("2026-11-22T00:00:00.000Z") / 1000);
@@ -25,16 +25,6 @@ afterEach(() => t.close());
 
 type Res = { status: number; body: any; headers: Headers };
 
-function expectEnvelope(res: Res, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.headers.get("content-type")).toContain("application/json");
-  expect(Object.keys(res.body)).toEqual(["error"]);
-  expect(Object.keys(res.body.error).sort()).toEqual(["code", "message", "request_id"]);
-  expect(res.body.error.code).toBe(code);
-  expect(typeof res.body.error.message).toBe("string");
-  expect(res.body.error.message.length).toBeGreaterThan(0);
-  expect(res.body.error.request_id).toBe(res.headers.get("x-request-id")!);
-}
 
 /** A raw request through the app, parsed when the answer is JSON. */
 async function raw(method: string, path: string, init: { headers?: Record<string, string>; body?: string | ReadableStream<Uint8Array> } = {}): Promise<Res> {

@@ -1,5 +1,6 @@
 // Shared test setup: a real app on a real SQLite file in a temporary folder, a manual clock, and
 // small helpers to call it through `app.handle` the way an HTTP client would.
+import { expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -84,4 +85,16 @@ export async function createTestApp(options: { clock?: ManualClock; dir?: string
       if (!options.dir) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Asserts the error envelope: status, JSON, exactly {error: {code, message, request_id}}, id = header. */
+export function expectEnvelope(res: { status: number; body: any; headers: Headers }, status: number, code: string) {
+  expect(res.status).toBe(status);
+  expect(res.headers.get("content-type")).toContain("application/json");
+  expect(Object.keys(res.body)).toEqual(["error"]);
+  expect(Object.keys(res.body.error).sort()).toEqual(["code", "message", "request_id"]);
+  expect(res.body.error.code).toBe(code);
+  expect(typeof res.body.error.message).toBe("string");
+  expect(res.body.error.message.length).toBeGreaterThan(0);
+  expect(res.body.error.request_id).toBe(res.headers.get("x-request-id")!);
 }
