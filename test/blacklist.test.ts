@@ -735,7 +735,9 @@ describe.each([
 
   test("unknown fields, wrong types and bad JSON are refused with the envelope", async () => {
     expectEnvelope(await batch([{ provider: "discord", id: "1" }], { dry_run: true }), 422, "unprocessable");
-    expectEnvelope(await batch([{ provider: "discord", id: "1", name: "x" }]), 422, "unprocessable");
+    const unknownInRow = await batch([{ provider: "discord", id: "1", name: "x" }]);
+    expectEnvelope(unknownInRow, 422, "unprocessable");
+    expect(unknownInRow.body.error.message).toBe(`Unknown body field '${field}.0.name'.`);
     expectEnvelope(await batch([{ provider: "discord", id: 1 }]), 422, "unprocessable");
     expectEnvelope(await batch("discord:1"), 422, "unprocessable");
     expectEnvelope(await post(path, '{"' + field + '": [{"provider": "discord", "id": "1"}'), 400, "invalid_request");

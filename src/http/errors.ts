@@ -85,8 +85,8 @@ export function fromValidationError(error: ValidationError, url?: string): ApiEr
   if (first.type === ValueErrorType.ArrayMinItems) return invalidRequest(`'${field}' must not be empty.`);
   if (first.type === ValueErrorType.Never || first.type === ValueErrorType.ObjectAdditionalProperties) {
     // A numeric last segment is an array position, not a field name: the value had the wrong shape.
-    const position = field.search(/(^|\.)\d+(\.|$)/);
-    if (position >= 0) return unprocessable(`Invalid ${where} '${field.slice(0, position) || field}': unexpected value.`);
+    const owner = field.replace(/(\.\d+)+$/, "");
+    if (owner !== field && owner) return unprocessable(`Invalid ${where} '${owner}': unexpected value.`);
     return unprocessable(`Unknown ${where} '${field}'.`);
   }
   const status = first.schema?.["x-invalid-status"] === 400 ? 400 : 422;
