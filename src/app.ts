@@ -54,8 +54,9 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
         path: "/docs",
         specPath: "/openapi.json",
         provider: "scalar",
-        // Only the script location changes; every other Scalar setting keeps its default.
-        scalar: { cdn: SCALAR_PATH } as NonNullable<Parameters<typeof openapi>[0]>["scalar"],
+        // The script comes from the binary and the page uses system fonts: /docs makes no request
+        // to another host, so it works where a self-hoster has no internet access.
+        scalar: { cdn: SCALAR_PATH, withDefaultFonts: false } as NonNullable<Parameters<typeof openapi>[0]>["scalar"],
         exclude: { paths: ["/docs", SCALAR_PATH, "/openapi.json"] },
         documentation: {
           info: {
