@@ -56,7 +56,16 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
         provider: "scalar",
         // The script comes from the binary and the page uses system fonts: /docs makes no request
         // to another host, so it works where a self-hoster has no internet access.
-        scalar: { cdn: SCALAR_PATH, withDefaultFonts: false } as NonNullable<Parameters<typeof openapi>[0]>["scalar"],
+        // Scalar's hosted extras (telemetry, AI chat, MCP, deploy toolbar) are switched off for the same reason.
+        scalar: {
+          cdn: SCALAR_PATH,
+          withDefaultFonts: false,
+          telemetry: false,
+          showDeveloperTools: "never",
+          showToolbar: "never",
+          mcp: { disabled: true },
+          agent: { disabled: true },
+        } as unknown as NonNullable<Parameters<typeof openapi>[0]>["scalar"],
         exclude: { paths: ["/docs", SCALAR_PATH, "/openapi.json"] },
         documentation: {
           info: {
