@@ -8,6 +8,8 @@ export PATH := $(TOOLS)/node_modules/.bin:$(PATH)
 PORT ?= 8080
 HOST ?= 127.0.0.1
 DB ?= ./data/trustlist.db
+CHROMIUM ?= /usr/bin/chromium
+export CHROMIUM
 SOURCES := $(shell find src migrations -type f) package.json bun.lock
 
 .PHONY: run test build deps migrations bench clean
@@ -15,13 +17,18 @@ SOURCES := $(shell find src migrations -type f) package.json bun.lock
 run: dist/trustlist
 	./dist/trustlist serve --port $(PORT) --host $(HOST) --db $(DB)
 
-test: deps
+test: deps $(CHROMIUM)
 	$(BUN) x tsc --noEmit -p .
 	$(BUN) test
+	node --test test/browser/*.browser.mjs
 
 build: dist/trustlist
 
 deps: node_modules/.installed
+
+# Browser tests drive Debian's Chromium through playwright-core (which downloads no browser).
+$(CHROMIUM):
+	apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium
 
 $(BUN):
 	npm install --no-save --no-package-lock --no-audit --no-fund --prefix $(TOOLS) bun@$(BUN_VERSION)
