@@ -6,7 +6,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { buildApp } from "./app";
 import { ConfigError, integer, loadConfig, resolveDbPath } from "./config";
 import { openStore } from "./db/client";
-import { ACCOUNT_STATUSES, API_TIERS, ENTRY_SCOPES, KEY_SCOPES, PROVIDERS, RATE_TIERS, SEVERITIES, VERTICALS } from "./db/schema";
+import { API_TIERS, ENTRY_SCOPES, KEY_SCOPES, PROVIDERS, RATE_TIERS, SEVERITIES, VERTICALS } from "./db/schema";
 import { ServiceError } from "./errors";
 import type { AccountView, IssuedKey, KeyView } from "./modules/accounts/service";
 import { toPublicEntry } from "./modules/blacklist/service";

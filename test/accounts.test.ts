@@ -21,7 +21,6 @@ beforeEach(async () => {
 afterEach(() => t.close());
 
 type Json = Record<string, any>;
-type Res = { status: number; body: any; headers: Headers };
 
 
 const as = (key: string | null) => ({

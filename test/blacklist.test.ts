@@ -6,7 +6,6 @@ import { Logger } from "../src/http/logger";
 import { createTestApp, type TestApp, expectEnvelope } from "./helpers";
 
 const T0 = "2026-11-21T10:00:00.000Z";
-const T0_MS = Date.parse(T0);
 
 /** The nine fields of the seed's BlacklistEntry, and nothing else. */
 const PUBLIC_ENTRY_KEYS = ["appealable", "expires_at", "id", "issued_at", "reason_code", "scope", "severity", "summary", "vertical"];
