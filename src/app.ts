@@ -8,6 +8,9 @@ import { conventions } from "./http/conventions";
 import { scheduler } from "./jobs";
 import { adminRoutes, usageRoutes } from "./modules/accounts";
 import { blacklistRoutes, partnerBlacklistRoutes } from "./modules/blacklist";
+import { partnerCreatorRoutes, userRoutes } from "./modules/creators";
+import { partnerNetworkRoutes } from "./modules/network";
+import { leaderboardRoutes, publicRoutes } from "./modules/public";
 import { healthRoutes, metricsRoutes } from "./modules/ops";
 import type { Runtime } from "./runtime";
 import { createServices, type Services } from "./services";
@@ -76,7 +79,9 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
           },
           tags: [
             { name: "Blacklist", description: "Keyed reads of the global blacklist." },
-            { name: "Partner", description: "Write-scoped keys: adding and overturning entries." },
+            { name: "Creators", description: "Keyed reads of creator profiles and Trust Scores." },
+            { name: "Public", description: "Keyless: search, trust tiers, directory, vouches, counters, leaderboard, badge. Limited per client IP." },
+            { name: "Partner", description: "Write-scoped keys: blacklist entries, creators, linked accounts, vouches, deals, reviews, referrals, servers." },
             { name: "Account", description: "The calling key's usage." },
             { name: "Admin", description: "Admin-scoped keys: accounts and keys." },
             { name: "Ops", description: "Health and metrics." },
@@ -95,6 +100,11 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(metricsRoutes(runtime, gauges))
     .use(blacklistRoutes(runtime, services.blacklist))
     .use(partnerBlacklistRoutes(runtime, services.blacklist))
+    .use(userRoutes(runtime, services.creators))
+    .use(partnerCreatorRoutes(runtime, services.creators))
+    .use(partnerNetworkRoutes(runtime, services.network))
+    .use(publicRoutes(runtime, services.public))
+    .use(leaderboardRoutes(runtime, services.public))
     .use(usageRoutes(runtime, services.usage))
     .use(adminRoutes(runtime, services.accounts));
 

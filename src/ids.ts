@@ -4,7 +4,7 @@
 // millisecond still sort in the order they were written and keyset paging sees them in that order.
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
-export type IdPrefix = "bl" | "acct" | "key" | "wh" | "evt" | "msg" | "crt" | "vch" | "deal" | "tw" | "req";
+export type IdPrefix = "bl" | "acct" | "key" | "wh" | "evt" | "msg" | "crt" | "vch" | "deal" | "tw" | "req" | "rev";
 
 let lastTime = -1;
 const lastRandom = new Uint8Array(16);

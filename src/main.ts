@@ -270,13 +270,16 @@ async function importCommand(args: string[]) {
   const { values, positionals } = parse(args, {}, 1);
   const file = required("FILE", positionals[0]);
   if (!existsSync(file)) throw new UsageError(`${file}: no such file`);
-  const { services, store } = openServices(resolveDbPath(values));
-  const transfer = new TransferService(store, services.accounts, services.blacklist);
+  const { services, store, runtime } = openServices(resolveDbPath(values));
+  const transfer = new TransferService(store, services, runtime.clock);
   const started = performance.now();
   try {
     const summary = await transfer.importFile(file);
     const seconds = (performance.now() - started) / 1000;
-    print(values.json, { ...summary, seconds }, `imported ${summary.entries} entries and ${summary.accounts} accounts from ${summary.lines} lines in ${seconds.toFixed(1)} s`);
+    const counts = Object.entries(summary)
+      .filter(([kind, n]) => kind !== "lines" && n > 0)
+      .map(([kind, n]) => `${n} ${kind}`);
+    print(values.json, { ...summary, seconds }, `imported ${counts.join(", ") || "nothing"} from ${summary.lines} lines in ${seconds.toFixed(1)} s`);
   } finally {
     store.close();
   }
@@ -287,7 +290,7 @@ async function exportCommand(args: string[]) {
   const store = openStore(resolveDbPath(values));
   const runtime = createRuntime({ store, config: { accessLog: false } });
   const services = createServices(runtime);
-  const transfer = new TransferService(store, services.accounts, services.blacklist);
+  const transfer = new TransferService(store, services, runtime.clock);
   const out = typeof values.out === "string" ? Bun.file(values.out).writer() : Bun.stdout.writer();
   const count = await transfer.exportAll((line) => {
     out.write(line + "\n");

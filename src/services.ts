@@ -1,18 +1,32 @@
 // The services of one runtime, built once and shared by the HTTP app, the jobs and the CLI.
 import { AccountsService, UsageService } from "./modules/accounts/service";
 import { BlacklistService } from "./modules/blacklist/service";
+import { CreatorsService } from "./modules/creators/service";
+import { NetworkService } from "./modules/network/service";
+import { PublicService } from "./modules/public/service";
+import { Outbox } from "./outbox";
 import type { Runtime } from "./runtime";
 
 export interface Services {
   accounts: AccountsService;
   usage: UsageService;
   blacklist: BlacklistService;
+  creators: CreatorsService;
+  network: NetworkService;
+  public: PublicService;
 }
 
 export function createServices(runtime: Runtime): Services {
+  const { store, clock } = runtime;
+  const outbox = new Outbox(store.sqlite);
+  const blacklist = new BlacklistService(store, clock, runtime.cursors, outbox);
+  const creators = new CreatorsService(store, clock, outbox, blacklist, runtime.config.baseUrl);
   return {
-    accounts: new AccountsService(runtime.store, runtime.clock, () => runtime.keys.invalidate()),
-    usage: new UsageService(runtime.store, runtime.clock, runtime.meter, runtime.quota),
-    blacklist: new BlacklistService(runtime.store, runtime.clock, runtime.cursors),
+    accounts: new AccountsService(store, clock, () => runtime.keys.invalidate()),
+    usage: new UsageService(store, clock, runtime.meter, runtime.quota),
+    blacklist,
+    creators,
+    network: new NetworkService(store, clock, outbox, creators),
+    public: new PublicService(store, clock, blacklist, creators),
   };
 }

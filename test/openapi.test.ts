@@ -32,7 +32,12 @@ test("every route the app serves is described, with a success schema and its err
     const success = statuses.find((s) => s.startsWith("2"));
     expect(success, `${route.method} ${route.path} success`).toBeDefined();
     expect(operation.responses[success!].content, `${route.method} ${route.path} success body`).toBeDefined();
-    const keyed = route.path.startsWith("/v1/") || route.path === "/metrics";
+    const keyless = route.path.startsWith("/v1/public/") || route.path === "/v1/stats/public";
+    const keyed = (route.path.startsWith("/v1/") && !keyless) || route.path === "/metrics";
+    if (keyless) {
+      expect(operation.security, `${route.method} ${route.path} needs no key`).toEqual([]);
+      expect(statuses, `${route.method} ${route.path}`).toContain("429");
+    }
     if (keyed) {
       for (const status of ["401", "402", "429"]) expect(statuses, `${route.method} ${route.path}`).toContain(status);
       const envelope = operation.responses["401"].content["application/json"].schema;

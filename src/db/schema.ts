@@ -175,3 +175,171 @@ export const outboxEvents = sqliteTable(
       .where(sql`${table.dispatchedAt} IS NULL`),
   ],
 );
+
+export const DEAL_STATUSES = ["pending", "confirmed", "declined", "completed"] as const;
+export type DealStatus = (typeof DEAL_STATUSES)[number];
+
+/**
+ * Creators. The trust columns and counters are derived: they are recomputed, in the same
+ * transaction, whenever an input changes, so directory sorts and badges read one row.
+ */
+export const creators = sqliteTable(
+  "creators",
+  {
+    id: text("id").primaryKey(),
+    /** Lower-case, `[a-z0-9_.]{2,32}`. */
+    handle: text("handle").notNull().unique(),
+    displayName: text("display_name"),
+    verificationLevel: integer("verification_level").notNull().default(0),
+    karma: integer("karma").notNull().default(0),
+    joinedAt: integer("joined_at").notNull(),
+    avatarR2Key: text("avatar_r2_key"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    trustScore: integer("trust_score").notNull().default(100),
+    trustBand: text("trust_band").notNull().default("average"),
+    blacklisted: integer("blacklisted", { mode: "boolean" }).notNull().default(false),
+    trustComputedAt: integer("trust_computed_at").notNull(),
+    /** Public connections. */
+    linkedAccounts: integer("linked_accounts").notNull().default(0),
+    /** Public connections that carry `verified_at`: the score's L term. */
+    verifiedConnections: integer("verified_connections").notNull().default(0),
+    vouchCount: integer("vouch_count").notNull().default(0),
+    /** Completed deals, counted for both parties. */
+    dealCount: integer("deal_count").notNull().default(0),
+    reviewCount: integer("review_count").notNull().default(0),
+    reviewSum: integer("review_sum").notNull().default(0),
+    coursesPassed: integer("courses_passed").notNull().default(0),
+    /** Directory fuzzy-match haystack (`match`): handle, display name and public connection usernames, lower-case. */
+    searchText: text("search_text").notNull(),
+    /** Providers of public connections, comma-separated and sorted. */
+    platforms: text("platforms").notNull().default(""),
+  },
+  (table) => [
+    index("creators_newest_idx").on(sql`${table.createdAt} DESC`, table.id),
+    index("creators_trust_idx").on(sql`${table.trustScore} DESC`, table.id),
+    index("creators_vouches_idx").on(sql`${table.vouchCount} DESC`, table.id),
+    index("creators_deals_idx").on(sql`${table.dealCount} DESC`, table.id),
+  ],
+);
+
+/** Platform accounts linked to a creator. One platform account belongs to at most one creator. */
+export const connections = sqliteTable(
+  "connections",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    creatorId: text("creator_id")
+      .notNull()
+      .references(() => creators.id),
+    provider: text("provider", { enum: PROVIDERS }).notNull(),
+    providerUserId: text("provider_user_id").notNull(),
+    providerUsername: text("provider_username"),
+    providerUrl: text("provider_url"),
+    verifiedAt: integer("verified_at"),
+    public: integer("public", { mode: "boolean" }).notNull().default(true),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [
+    uniqueIndex("connections_account_idx").on(table.provider, table.providerUserId),
+    index("connections_creator_idx").on(table.creatorId),
+    index("connections_username_idx").on(sql`lower(${table.providerUsername})`),
+  ],
+);
+
+export const vouches = sqliteTable(
+  "vouches",
+  {
+    id: text("id").primaryKey(),
+    fromCreatorId: text("from_creator_id")
+      .notNull()
+      .references(() => creators.id),
+    toCreatorId: text("to_creator_id")
+      .notNull()
+      .references(() => creators.id),
+    message: text("message"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [
+    uniqueIndex("vouches_pair_idx").on(table.fromCreatorId, table.toCreatorId),
+    index("vouches_to_idx").on(table.toCreatorId, sql`${table.createdAt} DESC`),
+  ],
+);
+
+export const deals = sqliteTable(
+  "deals",
+  {
+    id: text("id").primaryKey(),
+    fromCreatorId: text("from_creator_id")
+      .notNull()
+      .references(() => creators.id),
+    toCreatorId: text("to_creator_id")
+      .notNull()
+      .references(() => creators.id),
+    status: text("status", { enum: DEAL_STATUSES }).notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (table) => [index("deals_from_idx").on(table.fromCreatorId, table.status), index("deals_to_idx").on(table.toCreatorId, table.status)],
+);
+
+/** A rating of one party of a completed deal by the other; one per deal and reviewer. */
+export const reviews = sqliteTable(
+  "reviews",
+  {
+    id: text("id").primaryKey(),
+    dealId: text("deal_id")
+      .notNull()
+      .references(() => deals.id),
+    fromCreatorId: text("from_creator_id")
+      .notNull()
+      .references(() => creators.id),
+    toCreatorId: text("to_creator_id")
+      .notNull()
+      .references(() => creators.id),
+    rating: integer("rating").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [uniqueIndex("reviews_deal_from_idx").on(table.dealId, table.fromCreatorId), index("reviews_to_idx").on(table.toCreatorId)],
+);
+
+/** Who brought whom: a creator is referred at most once. */
+export const referrals = sqliteTable(
+  "referrals",
+  {
+    referredId: text("referred_id")
+      .primaryKey()
+      .references(() => creators.id),
+    referrerId: text("referrer_id")
+      .notNull()
+      .references(() => creators.id),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [index("referrals_referrer_idx").on(table.referrerId, table.createdAt), index("referrals_created_idx").on(table.createdAt)],
+);
+
+/** Community servers running a bot against this instance: the `servers_protected` counter. */
+export const servers = sqliteTable(
+  "servers",
+  {
+    platform: text("platform").notNull(),
+    serverId: text("server_id").notNull(),
+    name: text("name"),
+    /** Key id that registered it, or `import`. */
+    registeredBy: text("registered_by"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.platform, table.serverId] })],
+);
+
+/** One Trust Score per creator per UTC day: written by the 00:05 job and on every change. */
+export const trustSnapshots = sqliteTable(
+  "trust_snapshots",
+  {
+    creatorId: text("creator_id")
+      .notNull()
+      .references(() => creators.id),
+    day: text("day").notNull(),
+    score: integer("score").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.creatorId, table.day] })],
+);

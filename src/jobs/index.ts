@@ -32,6 +32,9 @@ export function jobs(runtime: Runtime, services: Services): Job[] {
       },
     },
     { name: "prune-usage", pattern: "10 0 * * *", run: () => services.usage.prune() },
+    // Account age moves scores without any write; this also records every creator's daily snapshot.
+    { name: "trust-snapshots", pattern: "5 0 * * *", run: () => services.creators.refreshAll() },
+    { name: "public-stats", pattern: Patterns.EVERY_5_MINUTES, run: () => services.public.refreshStats() },
   ];
 }
 

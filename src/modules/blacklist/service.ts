@@ -16,6 +16,8 @@ import {
 } from "../../db/schema";
 import { ServiceError, conflict, notFound, unprocessable } from "../../errors";
 import { newId } from "../../ids";
+import type { Outbox } from "../../outbox";
+import { parseTime, requireHandle } from "../../values";
 import { SubjectFilter } from "./subject-filter";
 
 export interface EntryRow {
@@ -176,7 +178,13 @@ export interface Change {
   entry?: PublicEntry;
 }
 
-const MAX_TIME = 8_640_000_000_000_000;
+/**
+ * Told, inside the writing transaction, about every entry that became or stopped being active,
+ * so derived state (a creator's Trust Score) changes atomically with the entry. `emit` is false
+ * for imports, which write no events.
+ */
+export type EntryListener = (row: EntryRow, change: ChangeType, emit: boolean) => void;
+
 const CLEAN: CheckVerdict = Object.freeze({ hit: null, highRisk: false, watchlist: false });
 
 export class BlacklistService {
@@ -189,15 +197,16 @@ export class BlacklistService {
   private readonly changeRows: Statement<EntryRow & { seq: number; type: ChangeType; entry_id: string; at: number }, [number, number]>;
   private readonly insertEntry: Statement;
   private readonly insertChange: Statement;
-  private readonly insertEvent: Statement;
   private readonly markOverturned: Statement;
   private readonly dueForExpiry: Statement<EntryRow, [number, number]>;
   private readonly markExpired: Statement;
+  private readonly listeners: EntryListener[] = [];
 
   constructor(
     store: Store,
     private readonly clock: Clock,
     private readonly cursors: CursorCodec,
+    private readonly outbox: Outbox,
   ) {
     this.sqlite = store.sqlite;
     this.subjects = new SubjectFilter(store.sqlite);
@@ -227,7 +236,6 @@ export class BlacklistService {
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)`,
     );
     this.insertChange = db.prepare("INSERT INTO blacklist_changes (type, entry_id, at) VALUES (?1, ?2, ?3)");
-    this.insertEvent = db.prepare("INSERT INTO outbox_events (id, type, payload, created_at) VALUES (?1, ?2, ?3, ?4)");
     this.markOverturned = db.prepare(
       "UPDATE blacklist_entries SET status = 'overturned', overturned_at = ?2, overturn_reason = ?3 WHERE id = ?1",
     );
@@ -236,6 +244,14 @@ export class BlacklistService {
        WHERE status = 'active' AND expires_at IS NOT NULL AND expires_at <= ?1 LIMIT ?2`,
     );
     this.markExpired = db.prepare("UPDATE blacklist_entries SET status = 'expired' WHERE id = ?1");
+  }
+
+  onEntryChange(listener: EntryListener): void {
+    this.listeners.push(listener);
+  }
+
+  private notify(row: EntryRow, change: ChangeType, emit: boolean) {
+    for (const listener of this.listeners) listener(row, change, emit);
   }
 
   /** Loads the subject filter in the background; until it is ready every check asks SQLite. */
@@ -416,8 +432,7 @@ export class BlacklistService {
     if (expiresAt !== null && expiresAt <= issuedAt) throw unprocessable("expires_at must be after issued_at.");
     if (expiresAt !== null && expiresAt <= now && !options.allowPast) throw unprocessable("expires_at must be in the future.");
     if (issuedAt > now + 5 * 60_000) throw unprocessable("issued_at must not be in the future.");
-    const creator = input.creator ? input.creator.trim().replace(/^@/, "").toLowerCase() : null;
-    if (creator !== null && !/^[a-z0-9_.]{2,32}$/.test(creator)) throw unprocessable(`'${input.creator}' is not a valid handle.`);
+    const creator = input.creator ? requireHandle(input.creator) : null;
     const status = input.status ?? "active";
     return {
       id: input.id ?? newId("bl", issuedAt),
@@ -474,9 +489,11 @@ export class BlacklistService {
     );
     if (row.status !== "active") return;
     this.subjects.add(row.provider, row.provider_user_id);
-    if (row.watchlist) return;
-    this.insertChange.run("added", row.id, row.created_at);
-    if (emit) this.emit("blacklist.added", toPublicEntry(row), row.created_at);
+    if (!row.watchlist) {
+      this.insertChange.run("added", row.id, row.created_at);
+      if (emit) this.outbox.write("blacklist.added", toPublicEntry(row), row.created_at);
+    }
+    this.notify(row, "added", emit);
   }
 
   /** Adds one entry: the partner route and `trustlist blacklist add`. */
@@ -498,9 +515,11 @@ export class BlacklistService {
       if (!row) throw notFound(`No blacklist entry ${id}.`);
       if (row.status !== "active") throw conflict(`Entry ${id} is ${row.status}, not active.`);
       this.markOverturned.run(id, now, reason);
-      if (row.watchlist) return;
-      this.insertChange.run("overturned", id, now);
-      this.emit("blacklist.overturned", toPublicEntry(row), now);
+      if (!row.watchlist) {
+        this.insertChange.run("overturned", id, now);
+        this.outbox.write("blacklist.overturned", toPublicEntry(row), now);
+      }
+      this.notify({ ...row, status: "overturned" }, "overturned", true);
     })();
     return { id, status: "overturned", overturned_at: iso(now) };
   }
@@ -515,6 +534,7 @@ export class BlacklistService {
         for (const row of rows) {
           this.markExpired.run(row.id);
           if (!row.watchlist) this.insertChange.run("expired", row.id, row.expires_at ?? now);
+          this.notify({ ...row, status: "expired" }, "expired", true);
         }
         return rows.length;
       })();
@@ -523,13 +543,4 @@ export class BlacklistService {
     }
   }
 
-  private emit(type: string, data: unknown, at: number) {
-    this.insertEvent.run(newId("evt", at), type, JSON.stringify(data), at);
-  }
-}
-
-function parseTime(value: string, field: string): number {
-  const ms = Date.parse(value);
-  if (!Number.isFinite(ms) || ms < 0 || ms > MAX_TIME) throw unprocessable(`${field} '${value}' is not an ISO 8601 date-time.`);
-  return ms;
 }

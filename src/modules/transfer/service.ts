@@ -4,15 +4,20 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { t } from "elysia";
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { iso } from "../../clock";
 import type { Store } from "../../db/client";
+import { type Clock, iso } from "../../clock";
 import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../db/schema";
 import { ServiceError } from "../../errors";
-import { literals } from "../../http/model";
+import { DateTime, literals } from "../../http/model";
+import type { Services } from "../../services";
+import { requireHandle } from "../../values";
 import { ApiTier } from "../accounts/model";
-import type { AccountsService } from "../accounts/service";
 import { EntryFields } from "../blacklist/model";
-import type { BlacklistService, EntryRow } from "../blacklist/service";
+import type { EntryRow } from "../blacklist/service";
+import { ConnectionFields, CreatorFields } from "../creators/model";
+import type { ConnectionRow, CreatorRow } from "../creators/service";
+import { DealStatus, ReferralFields, ReviewFields, ServerParams, VouchFields } from "../network/model";
+import type { DealRow, VouchRow } from "../network/service";
 
 const AccountLine = TypeCompiler.Compile(
   t.Object(
@@ -39,28 +44,88 @@ const EntryLine = TypeCompiler.Compile(
   ),
 );
 
-/** Line types later versions add; until then an import that holds them is refused, not half-read. */
-const KNOWN_LATER = new Set(["creator", "connection", "deal", "review", "vouch", "referral"]);
+const CreatorLine = TypeCompiler.Compile(
+  t.Object(
+    {
+      type: t.Literal("creator"),
+      id: t.Optional(t.String({ pattern: "^crt_[0-9a-z]{1,60}$" })),
+      handle: t.String({ minLength: 2, maxLength: 33 }),
+      ...CreatorFields,
+      verification_level: t.Integer({ minimum: 0, maximum: 4 }),
+      joined_at: DateTime("When the creator joined."),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+const ConnectionLine = TypeCompiler.Compile(
+  t.Object(
+    { type: t.Literal("connection"), creator: t.String({ minLength: 2, maxLength: 33 }), ...ConnectionFields, public: t.Boolean() },
+    { additionalProperties: false },
+  ),
+);
+
+const CreatedAt = { created_at: t.Optional(DateTime("When it happened.")) };
+
+const DealLine = TypeCompiler.Compile(
+  t.Object(
+    { type: t.Literal("deal"), id: t.Optional(t.String()), from: t.String(), to: t.String(), status: DealStatus, ...CreatedAt },
+    { additionalProperties: false },
+  ),
+);
+const ReviewLine = TypeCompiler.Compile(t.Object({ type: t.Literal("review"), ...ReviewFields, ...CreatedAt }, { additionalProperties: false }));
+const VouchLine = TypeCompiler.Compile(t.Object({ type: t.Literal("vouch"), ...VouchFields, ...CreatedAt }, { additionalProperties: false }));
+const ReferralLine = TypeCompiler.Compile(t.Object({ type: t.Literal("referral"), ...ReferralFields, ...CreatedAt }, { additionalProperties: false }));
+/** Beyond SPEC section 9, so an export carries `servers_protected` too. */
+const ServerLine = TypeCompiler.Compile(
+  t.Object(
+    { type: t.Literal("server"), ...ServerParams.properties, name: t.Optional(t.Nullable(t.String({ maxLength: 100 }))), ...CreatedAt },
+    { additionalProperties: false },
+  ),
+);
 
 export interface ImportSummary {
   lines: number;
   accounts: number;
   entries: number;
+  creators: number;
+  connections: number;
+  deals: number;
+  reviews: number;
+  vouches: number;
+  referrals: number;
+  servers: number;
 }
+
+type Counted = Exclude<keyof ImportSummary, "lines">;
 
 export class TransferService {
   constructor(
     private readonly store: Store,
-    private readonly accounts: AccountsService,
-    private readonly blacklist: BlacklistService,
+    private readonly services: Pick<Services, "accounts" | "blacklist" | "creators" | "network">,
+    private readonly clock: Clock,
   ) {}
 
   /** Reads `path` and applies every line in one transaction. */
   async importFile(path: string): Promise<ImportSummary> {
     const lines = createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Infinity });
-    const summary: ImportSummary = { lines: 0, accounts: 0, entries: 0 };
+    const summary: ImportSummary = {
+      lines: 0,
+      accounts: 0,
+      entries: 0,
+      creators: 0,
+      connections: 0,
+      deals: 0,
+      reviews: 0,
+      vouches: 0,
+      referrals: 0,
+      servers: 0,
+    };
     const sqlite = this.store.sqlite;
+    const { creators } = this.services;
     sqlite.run("BEGIN IMMEDIATE");
+    // Each creator's score is computed once, after every line that feeds it is in.
+    creators.beginBulk();
     let lineNo = 0;
     try {
       for await (const raw of lines) {
@@ -76,27 +141,18 @@ export class TransferService {
         }
         if (!value || typeof value !== "object" || Array.isArray(value)) throw lineError(lineNo, "expected a JSON object");
         try {
-          switch (value.type) {
-            case "entry":
-              this.importEntry(value, lineNo);
-              summary.entries++;
-              break;
-            case "account":
-              await this.importAccount(value, lineNo);
-              summary.accounts++;
-              break;
-            default:
-              if (KNOWN_LATER.has(value.type)) throw lineError(lineNo, `records of type '${value.type}' are not supported by this version`);
-              throw lineError(lineNo, `unknown type '${String(value.type)}'`);
-          }
+          const counted = await this.importLine(value, lineNo);
+          summary[counted]++;
         } catch (error) {
           if (error instanceof ServiceError && !error.message.startsWith("line ")) throw lineError(lineNo, error.message);
-          if (error instanceof Error && /UNIQUE constraint/.test(error.message)) throw lineError(lineNo, "an entry with this id already exists");
+          if (error instanceof Error && /UNIQUE constraint/.test(error.message)) throw lineError(lineNo, "a record with this id or key already exists");
           throw error;
         }
       }
+      creators.endBulk();
       sqlite.run("COMMIT");
     } catch (error) {
+      creators.abandonBulk();
       sqlite.run("ROLLBACK");
       throw error;
     } finally {
@@ -105,33 +161,129 @@ export class TransferService {
     return summary;
   }
 
-  private importEntry(value: unknown, lineNo: number) {
-    if (!EntryLine.Check(value)) throw lineError(lineNo, schemaProblem(EntryLine, value));
-    const row = this.blacklist.prepareEntry(value, "import", { allowPast: true });
-    this.blacklist.storeEntry(row, false);
+  private async importLine(value: { type?: unknown }, lineNo: number): Promise<Counted> {
+    const { accounts, blacklist, creators, network } = this.services;
+    const now = this.clock.now();
+    const checked = <T>(check: { Check(v: unknown): v is T } & Parameters<typeof schemaProblem>[0]): T => {
+      if (!check.Check(value)) throw lineError(lineNo, schemaProblem(check, value));
+      return value;
+    };
+    switch (value.type) {
+      case "account":
+        await accounts.createAccount(checked(AccountLine));
+        return "accounts";
+      case "entry":
+        blacklist.storeEntry(blacklist.prepareEntry(checked(EntryLine), "import", { allowPast: true }), false);
+        return "entries";
+      case "creator": {
+        const line = checked(CreatorLine);
+        const handle = requireHandle(line.handle);
+        if (await creators.find(handle)) throw lineError(lineNo, `creator '${handle}' appears twice`);
+        creators.upsertNow(handle, line, now, line.id);
+        return "creators";
+      }
+      case "connection": {
+        const line = checked(ConnectionLine);
+        const creator = await creators.find(requireHandle(line.creator));
+        if (!creator) throw lineError(lineNo, `creator '${line.creator}' is not defined on an earlier line`);
+        creators.linkNow(creator, line, now);
+        return "connections";
+      }
+      case "deal":
+        network.dealNow(checked(DealLine), now);
+        return "deals";
+      case "review":
+        network.reviewNow(checked(ReviewLine), now);
+        return "reviews";
+      case "vouch":
+        network.vouchNow(checked(VouchLine), now);
+        return "vouches";
+      case "referral":
+        network.referNow(checked(ReferralLine), now);
+        return "referrals";
+      case "server":
+        network.registerServerNow(checked(ServerLine), "import", now);
+        return "servers";
+      default:
+        throw lineError(lineNo, `unknown type '${String(value.type).slice(0, 32)}'`);
+    }
   }
 
-  private async importAccount(value: unknown, lineNo: number) {
-    if (!AccountLine.Check(value)) throw lineError(lineNo, schemaProblem(AccountLine, value));
-    await this.accounts.createAccount(value);
-  }
-
-  /** Writes every account and entry as JSON Lines through `write`; returns the line count. */
+  /**
+   * Writes everything as JSON Lines through `write`, in an order an import accepts (things
+   * before what names them), with ids kept; returns the line count.
+   */
   async exportAll(write: (line: string) => void | Promise<void>): Promise<number> {
     let count = 0;
-    for (const account of await this.accounts.listAccounts()) {
-      const line: Record<string, unknown> = { type: "account", name: account.name, tier: account.tier, status: account.status };
-      if (account.daily_quota_override !== null) line.daily_quota = account.daily_quota_override;
+    const emit = async (line: Record<string, unknown>) => {
       await write(JSON.stringify(line));
       count++;
+    };
+    for (const account of await this.services.accounts.listAccounts()) {
+      const line: Record<string, unknown> = { type: "account", name: account.name, tier: account.tier, status: account.status };
+      if (account.daily_quota_override !== null) line.daily_quota = account.daily_quota_override;
+      await emit(line);
     }
-    const rows = this.store.sqlite.query<EntryRow, []>("SELECT * FROM blacklist_entries ORDER BY issued_at, id");
-    for (const row of rows.iterate()) {
-      await write(JSON.stringify(entryLine(row)));
-      count++;
+    const sqlite = this.store.sqlite;
+    const handles = new Map<string, string>();
+    for (const row of sqlite.query<CreatorRow, []>("SELECT * FROM creators ORDER BY created_at, id").iterate()) {
+      handles.set(row.id, row.handle);
+      await emit(
+        withOptional(
+          { type: "creator", id: row.id, handle: row.handle, verification_level: row.verification_level, karma: row.karma, joined_at: iso(row.joined_at) },
+          { display_name: row.display_name, avatar_r2_key: row.avatar_r2_key },
+        ),
+      );
+    }
+    const handle = (id: string) => handles.get(id)!;
+    for (const row of sqlite.query<ConnectionRow, []>("SELECT * FROM connections ORDER BY id").iterate()) {
+      await emit(
+        withOptional(
+          { type: "connection", creator: handle(row.creator_id), provider: row.provider, provider_user_id: row.provider_user_id, public: !!row.public },
+          { provider_username: row.provider_username, provider_url: row.provider_url, verified_at: iso(row.verified_at) },
+        ),
+      );
+    }
+    for (const row of sqlite.query<EntryRow, []>("SELECT * FROM blacklist_entries ORDER BY issued_at, id").iterate()) {
+      await emit(entryLine(row));
+    }
+    for (const row of sqlite.query<DealRow, []>("SELECT * FROM deals ORDER BY created_at, id").iterate()) {
+      await emit({ type: "deal", id: row.id, from: handle(row.from_creator_id), to: handle(row.to_creator_id), status: row.status, created_at: iso(row.created_at) });
+    }
+    const reviews = sqlite.query<{ from_creator_id: string; to_creator_id: string; rating: number; created_at: number }, []>(
+      "SELECT from_creator_id, to_creator_id, rating, created_at FROM reviews ORDER BY created_at, id",
+    );
+    for (const row of reviews.iterate()) {
+      await emit({ type: "review", from: handle(row.from_creator_id), to: handle(row.to_creator_id), rating: row.rating, created_at: iso(row.created_at) });
+    }
+    for (const row of sqlite.query<VouchRow, []>("SELECT * FROM vouches ORDER BY created_at, id").iterate()) {
+      await emit(
+        withOptional(
+          { type: "vouch", from: handle(row.from_creator_id), to: handle(row.to_creator_id), created_at: iso(row.created_at) },
+          { message: row.message },
+        ),
+      );
+    }
+    const referrals = sqlite.query<{ referrer_id: string; referred_id: string; created_at: number }, []>(
+      "SELECT * FROM referrals ORDER BY created_at, referred_id",
+    );
+    for (const row of referrals.iterate()) {
+      await emit({ type: "referral", referrer: handle(row.referrer_id), referred: handle(row.referred_id), created_at: iso(row.created_at) });
+    }
+    const servers = sqlite.query<{ platform: string; server_id: string; name: string | null; created_at: number }, []>(
+      "SELECT * FROM servers ORDER BY created_at, platform, server_id",
+    );
+    for (const row of servers.iterate()) {
+      await emit(withOptional({ type: "server", platform: row.platform, server_id: row.server_id, created_at: iso(row.created_at) }, { name: row.name }));
     }
     return count;
   }
+}
+
+/** Adds the optional fields that have a value: the format leaves absent what is null. */
+function withOptional(line: Record<string, unknown>, optional: Record<string, unknown>): Record<string, unknown> {
+  for (const [key, value] of Object.entries(optional)) if (value !== null && value !== undefined) line[key] = value;
+  return line;
 }
 
 function entryLine(row: EntryRow): Record<string, unknown> {

@@ -1,0 +1,76 @@
+// Keyless controllers. Every /v1/public/* route and the public counters share one bucket per client
+// IP; the referral leaderboard has its own, smaller one (SPEC section 3).
+import { Elysia } from "elysia";
+import { limitByIp } from "../../http/guards";
+import { LEADERBOARD_IP_RULE, PUBLIC_IP_RULE } from "../../http/limits";
+import { errors } from "../../http/model";
+import type { Runtime } from "../../runtime";
+import {
+  DirectoryPage,
+  DirectoryQuery,
+  HandleParams,
+  LeaderboardQuery,
+  PublicCheckResult,
+  PublicStats,
+  PublicTrust,
+  ReferralLeaderboard,
+  ResolveQuery,
+  ResolveResult,
+  SearchQuery,
+  VouchesPage,
+  VouchesQuery,
+} from "./model";
+import type { PublicService } from "./service";
+
+/** OpenAPI: no key needed. */
+const KEYLESS = { security: [] as never[] };
+
+export function publicRoutes(runtime: Runtime, publicService: PublicService) {
+  return new Elysia({ tags: ["Public"] })
+    .use(limitByIp(runtime, "public", PUBLIC_IP_RULE))
+    .get("/v1/public/blacklist/check", ({ query }) => publicService.search(query.q), {
+      query: SearchQuery,
+      response: { 200: PublicCheckResult, ...errors(400, 429) },
+      detail: {
+        ...KEYLESS,
+        summary: "Search a username, handle or id",
+        description:
+          "Matches creator handles, public linked usernames and ids, and blacklisted accounts' ids and usernames, on every platform. A watchlist hit with `banned: false` is an unconfirmed external report, not a ban. When nothing matches, `suggestions` lists similar names.",
+      },
+    })
+    .get("/v1/public/trust/:handle", ({ params }) => publicService.publicTrustNow(params.handle), {
+      params: HandleParams,
+      response: { 200: PublicTrust, ...errors(429) },
+      detail: { ...KEYLESS, summary: "Trust tier of a handle", description: "Unknown handles answer `found: false`. `trust_score` is given to signed-in (session) callers only." },
+    })
+    .get("/v1/public/resolve", ({ query }) => publicService.resolve(query), {
+      query: ResolveQuery,
+      response: { 200: ResolveResult, ...errors(400, 429) },
+      detail: { ...KEYLESS, summary: "Resolve a linked account to its creator", description: "`provider` with `id`, or `username` (optionally with `provider`). Only public links resolve." },
+    })
+    .get("/v1/public/directory", ({ query }) => publicService.directory(query), {
+      query: DirectoryQuery,
+      response: { 200: DirectoryPage, ...errors(422, 429) },
+      detail: { ...KEYLESS, summary: "Creator directory", description: "Paged by page number; `total` counts every match over all pages." },
+    })
+    .get("/v1/public/users/:handle/vouches", ({ params, query }) => publicService.vouches(params.handle, query), {
+      params: HandleParams,
+      query: VouchesQuery,
+      response: { 200: VouchesPage, ...errors(404, 422, 429) },
+      detail: { ...KEYLESS, summary: "Vouches a creator received", description: "Newest first; `count` is the total." },
+    })
+    .get("/v1/stats/public", () => publicService.publicStats(), {
+      response: { 200: PublicStats, ...errors(429) },
+      detail: { ...KEYLESS, summary: "Public counters", description: "Refreshed every 5 minutes; `cached` is true when served from that cache." },
+    });
+}
+
+export function leaderboardRoutes(runtime: Runtime, publicService: PublicService) {
+  return new Elysia({ tags: ["Public"] })
+    .use(limitByIp(runtime, "leaderboard", LEADERBOARD_IP_RULE))
+    .get("/referrals/leaderboard", ({ query }) => publicService.leaderboard(query.period), {
+      query: LeaderboardQuery,
+      response: { 200: ReferralLeaderboard, ...errors(422, 429) },
+      detail: { ...KEYLESS, summary: "Referral leaderboard", description: "Top 25 referrers with their badge tier. Earnings are never included." },
+    });
+}

@@ -1,0 +1,149 @@
+// Schemas of the keyless routes.
+import { t } from "elysia";
+import { PROVIDERS } from "../../db/schema";
+import { DateTime, literals } from "../../http/model";
+import { HandleParams, TrustBand } from "../creators/model";
+import { DIRECTORY_SORTS, LEADERBOARD_PERIODS, MAX_QUERY_LENGTH } from "./service";
+
+export { HandleParams };
+
+export const SearchQuery = t.Object({
+  // No length rules here: empty or over-long `q` is the service's 400, not a schema 422.
+  q: t.String({ description: `A username, handle or platform id (1-${MAX_QUERY_LENGTH} characters; a leading @ is ignored).`, examples: ["shadowbuilds"] }),
+});
+
+const PublicCheckHit = t.Object({
+  platform: t.String({ description: "Platform of the matched account (`trustlist` for a creator profile with no public account).", examples: ["discord"] }),
+  username: t.Nullable(t.String({ examples: ["shadow"] })),
+  id: t.Nullable(t.String({ examples: ["80351110224678912"] })),
+  banned: t.Boolean({ description: "An active, confirmed `ban` names this account." }),
+  high_risk: t.Boolean(),
+  watchlist: t.Boolean({ description: "An unconfirmed external report; with `banned` false it is not a ban by this service." }),
+  severity: t.Nullable(t.String({ examples: ["ban"] })),
+  reason_code: t.Nullable(t.String({ examples: ["scam_trade"] })),
+  summary: t.Nullable(t.String()),
+  source: t.Optional(t.Nullable(literals(["blacklist", "creator", "external"] as const, { description: "Where the answer comes from." }))),
+});
+
+export const PublicCheckResult = t.Object(
+  {
+    query: t.String({ examples: ["shadowbuilds"] }),
+    found: t.Boolean(),
+    platforms: t.Array(PublicCheckHit, { description: "One hit per matched platform account." }),
+    suggestions: t.Array(t.String(), { description: "Up to 5 similar known names when nothing matched." }),
+    checked_at: DateTime("When the answer was computed (UTC)."),
+  },
+  { description: "Unified search across every platform." },
+);
+
+export const PublicTrust = t.Object(
+  {
+    handle: t.String({ examples: ["shadowbuilds"] }),
+    found: t.Boolean(),
+    band: t.Optional(TrustBand),
+    tier: t.Optional(t.String({ description: "Display label of the band.", examples: ["Good"] })),
+    tier_color: t.Optional(t.String({ description: "Hex colour of the band.", examples: ["#97ca00"] })),
+    trust_score: t.Optional(t.Integer({ minimum: 0, maximum: 250, description: "Only for signed-in (session) callers." })),
+    blacklisted: t.Optional(t.Boolean()),
+    checked_at: t.Optional(DateTime("When the answer was computed (UTC).")),
+  },
+  { description: "Trust tier of one handle. When `found` is false only `handle` and `found` are returned." },
+);
+
+export const ResolveQuery = t.Object({
+  provider: t.Optional(literals(PROVIDERS, { description: "Platform of the account; any when absent.", examples: ["discord"], "x-invalid-status": 400 })),
+  id: t.Optional(t.String({ maxLength: 128, description: "Native user id.", examples: ["80351110224678912"] })),
+  username: t.Optional(t.String({ maxLength: 128, description: "Username on the platform (instead of `id`).", examples: ["shadow"] })),
+});
+
+export const ResolveResult = t.Object(
+  {
+    found: t.Boolean(),
+    handle: t.Optional(t.String()),
+    trust_score: t.Optional(t.Integer({ minimum: 0, maximum: 250 })),
+    band: t.Optional(TrustBand),
+    blacklisted: t.Optional(t.Boolean()),
+    profile_url: t.Optional(t.String({ format: "uri" })),
+  },
+  { description: "The creator a public linked account belongs to; only `found: false` when none." },
+);
+
+export const DirectoryQuery = t.Object({
+  q: t.Optional(t.String({ maxLength: MAX_QUERY_LENGTH, description: "Words that must all occur in a creator's handle, display name or public usernames.", examples: ["shadow"] })),
+  sort: t.Optional(literals(DIRECTORY_SORTS, { description: "newest (default), trust, vouches or deals.", examples: ["trust"] })),
+  page: t.Optional(t.Integer({ minimum: 1, maximum: 100_000, default: 1, description: "1-based page." })),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 24, description: "Page size, 1-100." })),
+  platform: t.Optional(literals(PROVIDERS, { description: "Only creators with a public account on this platform.", examples: ["roblox"] })),
+});
+
+const DirectoryItem = t.Object({
+  id: t.String({ examples: ["crt_01jd5x8q3m7k2c9v4n6p8r0s1t"] }),
+  handle: t.String(),
+  display_name: t.Nullable(t.String()),
+  verification_level: t.Integer(),
+  karma: t.Integer(),
+  avatar_r2_key: t.Nullable(t.String()),
+  created_at: DateTime("When the creator was added."),
+  trust_score: t.Integer({ minimum: 0, maximum: 250 }),
+  vouch_count: t.Integer(),
+  deal_count: t.Integer({ description: "Completed deals." }),
+  platforms: t.Array(t.String(), { description: "Platforms of public linked accounts." }),
+  match: t.String({ description: "The haystack `q` is matched against." }),
+});
+
+export const DirectoryPage = t.Object({
+  items: t.Array(DirectoryItem),
+  page: t.Integer(),
+  limit: t.Integer(),
+  page_size: t.Integer({ description: "Rows on this page." }),
+  total: t.Integer({ description: "Rows matching, over all pages." }),
+  total_pages: t.Integer(),
+  has_more: t.Boolean(),
+  sort: literals(DIRECTORY_SORTS),
+});
+
+export const VouchesQuery = t.Object({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
+});
+
+export const VouchesPage = t.Object({
+  count: t.Integer({ description: "Vouches received in total, not just this page." }),
+  limit: t.Integer(),
+  offset: t.Integer(),
+  vouches: t.Array(
+    t.Object({
+      id: t.String(),
+      from_username: t.String({ description: "Handle of the creator who vouched." }),
+      from_display_name: t.Nullable(t.String()),
+      from_verification_level: t.Integer(),
+      from_avatar_url: t.Nullable(t.String({ description: "Relative path of the voucher's avatar." })),
+      message: t.Nullable(t.String()),
+      created_at: DateTime("When the vouch was given."),
+    }),
+    { description: "Newest first." },
+  ),
+});
+
+export const PublicStats = t.Object({
+  creators_verified: t.Integer({ description: "Creators at verification level 1 or higher." }),
+  servers_protected: t.Integer({ description: "Community servers registered with this instance." }),
+  entries_listed: t.Integer({ description: "Active, confirmed blacklist entries." }),
+  deals_completed: t.Integer(),
+  cached: t.Boolean({ description: "True when served from the cache the 5-minute job refreshes." }),
+});
+
+export const LeaderboardQuery = t.Object({ period: t.Optional(literals(LEADERBOARD_PERIODS, { description: "all (default) or this UTC month." })) });
+
+export const ReferralLeaderboard = t.Object({
+  period: literals(LEADERBOARD_PERIODS),
+  leaders: t.Array(
+    t.Object({
+      rank: t.Integer({ description: "Equal counts share a rank." }),
+      handle: t.String(),
+      count: t.Integer({ description: "Creators referred in the period." }),
+      badge: t.Nullable(t.Object({ tier: t.String({ examples: ["bronze"] }), name: t.String({ examples: ["Recruiter"] }) })),
+    }),
+    { description: "Top 25. Earnings are never included." },
+  ),
+});

@@ -1,0 +1,497 @@
+// What a visitor sees without a key: search across every platform, trust tiers, resolving a linked
+// account, the creator directory, vouches received, public counters and the referral leaderboard.
+import type { Database, Statement } from "bun:sqlite";
+import { type Clock, iso } from "../../clock";
+import type { Store } from "../../db/client";
+import { PROVIDERS, type Provider } from "../../db/schema";
+import { invalid, notFound } from "../../errors";
+import { type BlacklistService, isProvider, normalizeAccountId } from "../blacklist/service";
+import type { CreatorRow, CreatorsService } from "../creators/service";
+import { TIER_COLORS, type TrustBand, tierLabel } from "../creators/trust";
+import { normalizeHandle } from "../../values";
+
+export const DIRECTORY_SORTS = ["newest", "trust", "vouches", "deals"] as const;
+export type DirectorySort = (typeof DIRECTORY_SORTS)[number];
+export const LEADERBOARD_PERIODS = ["all", "month"] as const;
+export type LeaderboardPeriod = (typeof LEADERBOARD_PERIODS)[number];
+
+/** Longest accepted search text. */
+export const MAX_QUERY_LENGTH = 64;
+/** Most hits one search answers; a common username could otherwise name hundreds of accounts. */
+const MAX_HITS = 25;
+const MAX_SUGGESTIONS = 5;
+/** Trigram similarity a name needs to be suggested. */
+const SUGGESTION_THRESHOLD = 0.3;
+
+export interface PublicCheckHit {
+  platform: string;
+  username: string | null;
+  id: string | null;
+  banned: boolean;
+  high_risk: boolean;
+  watchlist: boolean;
+  severity: string | null;
+  reason_code: string | null;
+  summary: string | null;
+  source?: "blacklist" | "creator" | "external";
+}
+
+export interface PublicCheckResult {
+  query: string;
+  found: boolean;
+  platforms: PublicCheckHit[];
+  suggestions: string[];
+  checked_at: string;
+}
+
+export interface PublicTrust {
+  handle: string;
+  found: boolean;
+  band?: TrustBand;
+  tier?: string;
+  tier_color?: string;
+  trust_score?: number;
+  blacklisted?: boolean;
+  checked_at?: string;
+}
+
+export type ResolveResult =
+  | { found: false }
+  | { found: true; handle: string; trust_score: number; band: TrustBand; blacklisted: boolean; profile_url: string };
+
+export interface DirectoryItem {
+  id: string;
+  handle: string;
+  display_name: string | null;
+  verification_level: number;
+  karma: number;
+  avatar_r2_key: string | null;
+  created_at: string;
+  trust_score: number;
+  vouch_count: number;
+  deal_count: number;
+  platforms: string[];
+  match: string;
+}
+
+export interface DirectoryPage {
+  items: DirectoryItem[];
+  page: number;
+  limit: number;
+  page_size: number;
+  total: number;
+  total_pages: number;
+  has_more: boolean;
+  sort: DirectorySort;
+}
+
+export interface PublicVouch {
+  id: string;
+  from_username: string;
+  from_display_name: string | null;
+  from_verification_level: number;
+  from_avatar_url: string | null;
+  message: string | null;
+  created_at: string;
+}
+
+export interface VouchesPage {
+  count: number;
+  limit: number;
+  offset: number;
+  vouches: PublicVouch[];
+}
+
+export interface PublicStats {
+  creators_verified: number;
+  servers_protected: number;
+  entries_listed: number;
+  deals_completed: number;
+  cached: boolean;
+}
+
+export interface ReferralLeaderboard {
+  period: LeaderboardPeriod;
+  leaders: Array<{ rank: number; handle: string; count: number; badge: { tier: string; name: string } | null }>;
+}
+
+/** Referral badge tiers, highest first (SPEC section 5). */
+const REFERRAL_TIERS = [
+  { at: 100, tier: "gold", name: "Legend" },
+  { at: 25, tier: "silver", name: "Ambassador" },
+  { at: 5, tier: "bronze", name: "Recruiter" },
+] as const;
+
+const SORT_ORDER: Record<DirectorySort, string> = {
+  newest: "c.created_at DESC, c.id",
+  trust: "c.trust_score DESC, c.id",
+  vouches: "c.vouch_count DESC, c.id",
+  deals: "c.deal_count DESC, c.id",
+};
+
+interface Account {
+  provider: Provider;
+  id: string;
+  username: string | null;
+}
+
+type PublicConnectionRow = { provider: Provider; provider_user_id: string; provider_username: string | null; creator_id: string };
+
+export class PublicService {
+  private readonly sqlite: Database;
+  private readonly publicConnectionsOf: Statement<PublicConnectionRow, [string]>;
+  private readonly connectionsByUsername: Statement<PublicConnectionRow, [string, number]>;
+  private readonly connectionByAccount: Statement<PublicConnectionRow, [string, string]>;
+  private readonly subjectsOfCreator: Statement<Account & { username: string | null }, [string, number, number]>;
+  private readonly subjectsByUsername: Statement<Account, [string, number, number]>;
+  private readonly subjectById: Statement<{ username: string | null }, [string, string, number]>;
+  private readonly suggestionRows: Statement<{ name: string }, [string]>;
+  private readonly vouchRows: Statement<
+    { id: string; message: string | null; created_at: number; handle: string; display_name: string | null; verification_level: number; avatar_r2_key: string | null },
+    [string, number, number]
+  >;
+  private readonly directoryStatements = new Map<string, Statement<any, any[]>>();
+  private stats: Omit<PublicStats, "cached"> | null = null;
+
+  constructor(
+    store: Store,
+    private readonly clock: Clock,
+    private readonly blacklist: BlacklistService,
+    private readonly creators: CreatorsService,
+  ) {
+    const db = (this.sqlite = store.sqlite);
+    const connectionColumns = "provider, provider_user_id, provider_username, creator_id";
+    this.publicConnectionsOf = db.prepare(`SELECT ${connectionColumns} FROM connections WHERE creator_id = ? AND public ORDER BY created_at, id`);
+    this.connectionsByUsername = db.prepare(
+      `SELECT ${connectionColumns} FROM connections INDEXED BY connections_username_idx
+       WHERE lower(provider_username) = ? AND public ORDER BY id LIMIT ?`,
+    );
+    this.connectionByAccount = db.prepare(`SELECT ${connectionColumns} FROM connections WHERE provider = ? AND provider_user_id = ? AND public`);
+    const active = "status = 'active' AND (expires_at IS NULL OR expires_at > ?2)";
+    this.subjectsOfCreator = db.prepare(
+      `SELECT DISTINCT provider, provider_user_id AS id, username FROM blacklist_entries INDEXED BY blacklist_creator_idx
+       WHERE creator_handle = ?1 AND ${active} LIMIT ?3`,
+    );
+    this.subjectsByUsername = db.prepare(
+      `SELECT DISTINCT provider, provider_user_id AS id, username FROM blacklist_entries INDEXED BY blacklist_username_idx
+       WHERE lower(username) = ?1 AND ${active} LIMIT ?3`,
+    );
+    this.subjectById = db.prepare(
+      `SELECT username FROM blacklist_entries WHERE provider = ?1 AND provider_user_id = ?2 AND status = 'active'
+         AND (expires_at IS NULL OR expires_at > ?3)
+       ORDER BY username IS NULL, issued_at DESC LIMIT 1`,
+    );
+    this.suggestionRows = db.prepare("SELECT name FROM search_names_fts WHERE search_names_fts MATCH ? ORDER BY rank LIMIT 64");
+    this.vouchRows = db.prepare(
+      `SELECT v.id, v.message, v.created_at, c.handle, c.display_name, c.verification_level, c.avatar_r2_key
+       FROM vouches v INDEXED BY vouches_to_idx JOIN creators c ON c.id = v.from_creator_id
+       WHERE v.to_creator_id = ? ORDER BY v.created_at DESC, v.id DESC LIMIT ? OFFSET ?`,
+    );
+  }
+
+  // ---- search -----------------------------------------------------------------------------
+
+  /**
+   * Unified search: creator handles, public connection usernames and ids, and blacklist subjects'
+   * ids and usernames, without case or a leading `@`. One hit per matched platform account.
+   */
+  async search(rawQuery: string): Promise<PublicCheckResult> {
+    const query = rawQuery.trim().replace(/^@/, "");
+    if (query === "") throw invalid("q is required: a username, handle or platform id.");
+    if (query.length > MAX_QUERY_LENGTH) throw invalid(`q is longer than ${MAX_QUERY_LENGTH} characters.`);
+    const lower = query.toLowerCase();
+    const now = this.clock.now();
+    const accounts = new Map<string, Account>();
+    const add = (provider: Provider, id: string, username: string | null) => {
+      if (accounts.size >= MAX_HITS) return;
+      const key = `${provider}\u0000${id}`;
+      const known = accounts.get(key);
+      if (!known) accounts.set(key, { provider, id, username });
+      else if (known.username === null && username !== null) known.username = username;
+    };
+
+    const creator = normalizeHandle(lower) !== null ? this.creators.findNow(lower) : null;
+    if (creator) {
+      for (const c of this.publicConnectionsOf.all(creator.id)) add(c.provider, c.provider_user_id, c.provider_username);
+      for (const s of this.subjectsOfCreator.all(creator.handle, now, MAX_HITS)) add(s.provider, s.id, s.username);
+    }
+    for (const c of this.connectionsByUsername.all(lower, MAX_HITS)) add(c.provider, c.provider_user_id, c.provider_username);
+    for (const s of this.subjectsByUsername.all(lower, now, MAX_HITS)) add(s.provider, s.id, s.username);
+    for (const provider of PROVIDERS) {
+      const id = normalizeAccountId(provider, query);
+      if (id === null) continue;
+      const connection = this.connectionByAccount.get(provider, id);
+      if (connection) add(provider, id, connection.provider_username);
+      if (this.blacklist.subjects.mightContain(provider, id)) {
+        const subject = this.subjectById.get(provider, id, now);
+        if (subject) add(provider, id, subject.username);
+      }
+    }
+
+    const platforms: PublicCheckHit[] = [];
+    for (const account of accounts.values()) platforms.push(this.hit(account, now));
+    // A creator with no public account to show is still a match: one hit for the profile itself.
+    if (creator && platforms.length === 0) {
+      platforms.push({
+        platform: "trustlist",
+        username: creator.handle,
+        id: null,
+        banned: !!creator.blacklisted,
+        high_risk: false,
+        watchlist: false,
+        severity: null,
+        reason_code: null,
+        summary: null,
+        source: "creator",
+      });
+    }
+    const found = platforms.length > 0;
+    return { query, found, platforms, suggestions: found ? [] : this.suggest(lower), checked_at: iso(now) };
+  }
+
+  private hit(account: Account, now: number): PublicCheckHit {
+    const { hit, highRisk, watchlist } = this.blacklist.verdict(account.provider, account.id, "all", now);
+    return {
+      platform: account.provider,
+      username: account.username,
+      id: account.id,
+      banned: hit?.severity === "ban",
+      high_risk: highRisk,
+      watchlist,
+      severity: hit?.severity ?? null,
+      reason_code: hit?.reason_code ?? null,
+      summary: hit?.summary ?? null,
+      source: hit ? "blacklist" : watchlist ? "external" : "creator",
+    };
+  }
+
+  /** Up to five known names most similar to `lower` by trigram overlap. */
+  suggest(lower: string): string[] {
+    const grams = trigrams(lower);
+    if (grams.size === 0) return [];
+    const expression = [...grams].map((g) => `"${g.replaceAll('"', '""')}"`).join(" OR ");
+    const scored: Array<{ name: string; score: number }> = [];
+    for (const { name } of this.suggestionRows.all(expression)) {
+      if (name === lower) continue;
+      const score = similarity(grams, trigrams(name));
+      if (score >= SUGGESTION_THRESHOLD) scored.push({ name, score });
+    }
+    scored.sort((a, b) => b.score - a.score || a.name.length - b.name.length || (a.name < b.name ? -1 : 1));
+    return scored.slice(0, MAX_SUGGESTIONS).map((s) => s.name);
+  }
+
+  // ---- trust tier and resolve ---------------------------------------------------------------
+
+  /** The trust tier of one handle; `trust_score` only for a signed-in (session) caller. */
+  publicTrustNow(rawHandle: string, withScore = false): PublicTrust {
+    const shown = rawHandle.trim().replace(/^@/, "").toLowerCase().slice(0, 64);
+    const row = this.creators.findNow(rawHandle);
+    if (!row) return { handle: shown, found: false };
+    const result: PublicTrust = {
+      handle: row.handle,
+      found: true,
+      band: row.trust_band,
+      tier: tierLabel(row.trust_band),
+      tier_color: TIER_COLORS[row.trust_band],
+      blacklisted: !!row.blacklisted,
+      checked_at: iso(this.clock.now()),
+    };
+    if (withScore) result.trust_score = row.trust_score;
+    return result;
+  }
+
+  async publicTrust(rawHandle: string, withScore = false): Promise<PublicTrust> {
+    return this.publicTrustNow(rawHandle, withScore);
+  }
+
+  /** The creator a public linked account belongs to. */
+  async resolve(input: { provider?: string; id?: string; username?: string }): Promise<ResolveResult> {
+    const provider = input.provider;
+    if (provider !== undefined && !isProvider(provider)) throw invalid(`Unknown provider '${provider.slice(0, 32)}'.`);
+    const id = input.id?.trim();
+    const username = input.username?.trim().replace(/^@/, "").toLowerCase();
+    if (!id && !username) throw invalid("Give id or username (with an optional provider).");
+    let connection: PublicConnectionRow | undefined;
+    if (id) {
+      for (const p of provider ? [provider] : PROVIDERS) {
+        const normalized = normalizeAccountId(p, id);
+        connection = normalized === null ? undefined : (this.connectionByAccount.get(p, normalized) ?? undefined);
+        if (connection) break;
+      }
+    } else {
+      connection = this.connectionsByUsername.all(username!, 50).find((c) => !provider || c.provider === provider);
+    }
+    const creator = connection ? await this.creators.findById(connection.creator_id) : null;
+    if (!creator) return { found: false };
+    return {
+      found: true,
+      handle: creator.handle,
+      trust_score: creator.trust_score,
+      band: creator.trust_band,
+      blacklisted: !!creator.blacklisted,
+      profile_url: this.creators.profileUrl(creator.handle),
+    };
+  }
+
+  // ---- directory ------------------------------------------------------------------------------
+
+  /**
+   * One page of the creator directory. `q` is matched, without case, against each creator's
+   * haystack (handle, display name, public connection usernames): every word of `q` must occur in
+   * it. Words of three characters or more use the trigram index.
+   */
+  async directory(options: { q?: string; sort?: DirectorySort; page?: number; limit?: number; platform?: string }): Promise<DirectoryPage> {
+    const sort = options.sort ?? "newest";
+    const page = options.page ?? 1;
+    const limit = options.limit ?? 24;
+    const words = (options.q ?? "").toLowerCase().split(/\s+/).filter(Boolean).slice(0, 8);
+    const where: string[] = [];
+    const params: Array<string | number> = [];
+    const indexed = words.filter((w) => [...w].length >= 3);
+    if (indexed.length > 0) {
+      where.push("c.rowid IN (SELECT rowid FROM creator_search WHERE creator_search MATCH ?)");
+      params.push(indexed.map((w) => `"${w.replaceAll('"', '""')}"`).join(" AND "));
+    }
+    for (const word of words.filter((w) => [...w].length < 3)) {
+      where.push("instr(c.search_text, ?) > 0");
+      params.push(word);
+    }
+    if (options.platform) {
+      where.push("instr(',' || c.platforms || ',', ?) > 0");
+      params.push(`,${options.platform},`);
+    }
+    const filter = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    const total = this.directoryStatement(`SELECT count(*) AS n FROM creators c ${filter}`).get(...params).n as number;
+    const rows: CreatorRow[] =
+      total > (page - 1) * limit
+        ? this.directoryStatement(`SELECT c.* FROM creators c ${filter} ORDER BY ${SORT_ORDER[sort]} LIMIT ? OFFSET ?`).all(
+            ...params,
+            limit,
+            (page - 1) * limit,
+          )
+        : [];
+    const totalPages = Math.ceil(total / limit);
+    return {
+      items: rows.map(directoryItem),
+      page,
+      limit,
+      page_size: rows.length,
+      total,
+      total_pages: totalPages,
+      has_more: page < totalPages,
+      sort,
+    };
+  }
+
+  private directoryStatement(sql: string): Statement<any, any[]> {
+    let statement = this.directoryStatements.get(sql);
+    if (!statement) {
+      statement = this.sqlite.prepare(sql);
+      this.directoryStatements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  // ---- vouches --------------------------------------------------------------------------------
+
+  async vouches(rawHandle: string, options: { limit?: number; offset?: number }): Promise<VouchesPage> {
+    const creator = this.creators.findNow(rawHandle);
+    if (!creator) throw notFound(`No creator '${rawHandle.replace(/^@/, "").slice(0, 40)}'.`);
+    const limit = options.limit ?? 20;
+    const offset = options.offset ?? 0;
+    return {
+      count: creator.vouch_count,
+      limit,
+      offset,
+      vouches: this.vouchRows.all(creator.id, limit, offset).map((v) => ({
+        id: v.id,
+        from_username: v.handle,
+        from_display_name: v.display_name,
+        from_verification_level: v.verification_level,
+        from_avatar_url: v.avatar_r2_key ? `/avatars/${encodeURIComponent(v.avatar_r2_key)}` : null,
+        message: v.message,
+        created_at: iso(v.created_at),
+      })),
+    };
+  }
+
+  // ---- counters and leaderboard -------------------------------------------------------------
+
+  /** Public counters from the cache the 5-minute job fills; computed on a cold cache. */
+  async publicStats(): Promise<PublicStats> {
+    if (this.stats) return { ...this.stats, cached: true };
+    return { ...(await this.refreshStats()), cached: false };
+  }
+
+  /** Recounts the public counters; run every 5 minutes. */
+  async refreshStats(): Promise<Omit<PublicStats, "cached">> {
+    const now = this.clock.now();
+    const count = (sql: string, ...params: number[]) => (this.sqlite.query(sql).get(...params) as { n: number }).n;
+    this.stats = {
+      creators_verified: count("SELECT count(*) AS n FROM creators WHERE verification_level >= 1"),
+      servers_protected: count("SELECT count(*) AS n FROM servers"),
+      entries_listed: count(
+        `SELECT count(*) AS n FROM blacklist_entries INDEXED BY blacklist_list_idx
+         WHERE status = 'active' AND watchlist = 0 AND (expires_at IS NULL OR expires_at > ?)`,
+        now,
+      ),
+      deals_completed: count("SELECT count(*) AS n FROM deals WHERE status = 'completed'"),
+    };
+    return this.stats;
+  }
+
+  async leaderboard(period: LeaderboardPeriod = "all"): Promise<ReferralLeaderboard> {
+    const since = period === "month" ? monthStart(this.clock.now()) : 0;
+    const rows = this.sqlite
+      .query<{ handle: string; n: number }, [number]>(
+        `SELECT c.handle, count(*) AS n FROM referrals r JOIN creators c ON c.id = r.referrer_id
+         WHERE r.created_at >= ? GROUP BY r.referrer_id ORDER BY n DESC, c.handle LIMIT 25`,
+      )
+      .all(since);
+    let rank = 0;
+    const leaders = rows.map((row, i) => {
+      // Competition ranking: equal counts share a rank, the next rank skips.
+      if (i === 0 || rows[i - 1]!.n !== row.n) rank = i + 1;
+      const tier = REFERRAL_TIERS.find((t) => row.n >= t.at);
+      return { rank, handle: row.handle, count: row.n, badge: tier ? { tier: tier.tier, name: tier.name } : null };
+    });
+    return { period, leaders };
+  }
+}
+
+function directoryItem(row: CreatorRow): DirectoryItem {
+  return {
+    id: row.id,
+    handle: row.handle,
+    display_name: row.display_name,
+    verification_level: row.verification_level,
+    karma: row.karma,
+    avatar_r2_key: row.avatar_r2_key,
+    created_at: iso(row.created_at),
+    trust_score: row.trust_score,
+    vouch_count: row.vouch_count,
+    deal_count: row.deal_count,
+    platforms: row.platforms === "" ? [] : row.platforms.split(","),
+    match: row.search_text,
+  };
+}
+
+function monthStart(ms: number): number {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+}
+
+/** Trigrams of a name, as SQLite's trigram tokenizer cuts them (no padding). */
+export function trigrams(text: string): Set<string> {
+  const chars = [...text];
+  const grams = new Set<string>();
+  for (let i = 0; i + 3 <= chars.length; i++) grams.add(chars.slice(i, i + 3).join(""));
+  return grams;
+}
+
+/** Jaccard similarity of two trigram sets. */
+function similarity(a: Set<string>, b: Set<string>): number {
+  let shared = 0;
+  for (const g of a) if (b.has(g)) shared++;
+  return shared / (a.size + b.size - shared);
+}
