@@ -7,6 +7,7 @@ import scalarScript from "../node_modules/@scalar/api-reference/dist/browser/sta
 import { conventions } from "./http/conventions";
 import { scheduler } from "./jobs";
 import { adminRoutes, usageRoutes } from "./modules/accounts";
+import { badgeRoutes } from "./modules/badge";
 import { blacklistRoutes, partnerBlacklistRoutes } from "./modules/blacklist";
 import { partnerCreatorRoutes, userRoutes } from "./modules/creators";
 import { partnerNetworkRoutes } from "./modules/network";
@@ -105,6 +106,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(partnerNetworkRoutes(runtime, services.network))
     .use(publicRoutes(runtime, services.public))
     .use(leaderboardRoutes(runtime, services.public))
+    .use(badgeRoutes(services.creators))
     .use(usageRoutes(runtime, services.usage))
     .use(adminRoutes(runtime, services.accounts));
 
