@@ -182,6 +182,8 @@ describe("admin: accounts", () => {
     expectEnvelope(await post("/v1/admin/accounts", { name: "x", tier: "platinum" }), 422, "unprocessable");
     expectEnvelope(await post("/v1/admin/accounts", { name: "!!bad name", tier: "free" }), 422, "unprocessable");
     expectEnvelope(await post("/v1/admin/accounts", { name: "x", tier: "free", daily_quota: -1 }), 422, "unprocessable");
+    // A number in a string is the wrong type in a JSON body, not a number.
+    expectEnvelope(await post("/v1/admin/accounts", { name: "x", tier: "free", daily_quota: "500" }), 422, "unprocessable");
     expectEnvelope(await post("/v1/admin/accounts", { name: "x", tier: "free", owner: "me" }), 422, "unprocessable");
     expectEnvelope(await post("/v1/admin/accounts", { tier: "free" }), 400, "invalid_request");
   });

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { ACCOUNT_STATUSES, API_TIERS, KEY_SCOPES, RATE_TIERS } from "../../db/schema";
-import { DateTime, literals } from "../../http/model";
+import { BodyInteger, DateTime, literals } from "../../http/model";
 
 export const ApiTier = literals(API_TIERS, { description: "The account's plan.", examples: ["pro"] });
 export const RateTier = literals(RATE_TIERS, { description: "The key's burst tier.", examples: ["free"] });
@@ -23,7 +23,7 @@ export const NewAccountBody = t.Object(
   {
     name: t.String({ minLength: 1, maxLength: 64, examples: ["acme-guild"] }),
     tier: ApiTier,
-    daily_quota: t.Optional(t.Nullable(t.Integer({ minimum: 0, maximum: 1_000_000_000 }))),
+    daily_quota: t.Optional(t.Nullable(BodyInteger({ minimum: 0, maximum: 1_000_000_000 }))),
   },
   { additionalProperties: t.Never() },
 );
@@ -31,7 +31,7 @@ export const NewAccountBody = t.Object(
 export const AccountPatchBody = t.Object(
   {
     tier: t.Optional(ApiTier),
-    daily_quota: t.Optional(t.Nullable(t.Integer({ minimum: 0, maximum: 1_000_000_000, description: "Null restores the plan's quota." }))),
+    daily_quota: t.Optional(t.Nullable(BodyInteger({ minimum: 0, maximum: 1_000_000_000, description: "Null restores the plan's quota." }))),
     status: t.Optional(AccountStatus),
   },
   { additionalProperties: t.Never() },
@@ -61,7 +61,7 @@ export const NewKeyBody = t.Object(
     name: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
     scope: t.Optional(KeyScope),
     rate_tier: t.Optional(RateTier),
-    burst: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 1_000_000, description: "Requests per second; the bucket holds 4x." }))),
+    burst: t.Optional(t.Nullable(BodyInteger({ minimum: 1, maximum: 1_000_000, description: "Requests per second; the bucket holds 4x." }))),
   },
   { additionalProperties: t.Never() },
 );

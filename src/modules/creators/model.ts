@@ -2,7 +2,7 @@
 // import format's `creator` and `connection` lines reuse the field sets.
 import { t } from "elysia";
 import { PROVIDERS } from "../../db/schema";
-import { DateTime, literals } from "../../http/model";
+import { BodyInteger, DateTime, literals } from "../../http/model";
 import { TRUST_BANDS } from "./trust";
 
 export const HandleParams = t.Object({
@@ -19,7 +19,7 @@ export const ReviewsSummary = t.Object({
   average: t.Nullable(t.Number({ description: "Mean rating 1-5, two decimals; null without reviews.", examples: [4.5] })),
 });
 
-const VerificationLevel = t.Integer({
+const VerificationLevel = BodyInteger({
   minimum: 0,
   maximum: 4,
   description: "0 Unverified, 1 Basic (email), 2 Standard (+ phone), 3 Enhanced, 4 Expert.",
@@ -86,7 +86,7 @@ export const ConnectionList = t.Object({ connections: t.Array(Connection, { desc
 export const CreatorFields = {
   display_name: t.Optional(t.Nullable(t.String({ maxLength: 64, examples: ["Shadow Builds"] }))),
   verification_level: t.Optional(VerificationLevel),
-  karma: t.Optional(t.Integer({ minimum: -1_000_000, maximum: 1_000_000, examples: [120] })),
+  karma: t.Optional(BodyInteger({ minimum: -1_000_000, maximum: 1_000_000, examples: [120] })),
   joined_at: t.Optional(DateTime("Defaults to now on creation.")),
   avatar_r2_key: t.Optional(t.Nullable(t.String({ maxLength: 256, examples: ["avatars/crt_01/a.png"] }))),
 };

@@ -2,7 +2,7 @@
 // format's lines of those types reuse the field sets.
 import { t } from "elysia";
 import { DEAL_STATUSES } from "../../db/schema";
-import { DateTime, literals } from "../../http/model";
+import { BodyInteger, DateTime, literals } from "../../http/model";
 
 const HandleRef = (description: string, example: string) =>
   t.String({ minLength: 1, maxLength: 33, description, examples: [example] });
@@ -45,7 +45,7 @@ export const Deal = t.Object(
 export const ReviewFields = {
   from: HandleRef("Handle of the reviewer.", "alicemakes"),
   to: HandleRef("Handle of the creator reviewed.", "shadowbuilds"),
-  rating: t.Integer({ minimum: 1, maximum: 5, examples: [5] }),
+  rating: BodyInteger({ minimum: 1, maximum: 5, examples: [5] }),
 };
 export const ReviewBody = t.Object(ReviewFields, { additionalProperties: t.Never() });
 export const Review = t.Object({

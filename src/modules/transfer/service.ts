@@ -8,7 +8,7 @@ import type { Store } from "../../db/client";
 import { type Clock, iso } from "../../clock";
 import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../db/schema";
 import { ServiceError } from "../../errors";
-import { DateTime, literals } from "../../http/model";
+import { BodyInteger, DateTime, literals } from "../../http/model";
 import type { Services } from "../../services";
 import { requireHandle } from "../../values";
 import { ApiTier } from "../accounts/model";
@@ -25,7 +25,7 @@ const AccountLine = TypeCompiler.Compile(
       type: t.Literal("account"),
       name: t.String({ minLength: 1, maxLength: 64 }),
       tier: ApiTier,
-      daily_quota: t.Optional(t.Nullable(t.Integer({ minimum: 0 }))),
+      daily_quota: t.Optional(t.Nullable(BodyInteger({ minimum: 0 }))),
       status: t.Optional(literals(ACCOUNT_STATUSES)),
     },
     { additionalProperties: false },
@@ -51,7 +51,7 @@ const CreatorLine = TypeCompiler.Compile(
       id: t.Optional(t.String({ pattern: "^crt_[0-9a-z]{1,60}$" })),
       handle: t.String({ minLength: 2, maxLength: 33 }),
       ...CreatorFields,
-      verification_level: t.Integer({ minimum: 0, maximum: 4 }),
+      verification_level: BodyInteger({ minimum: 0, maximum: 4 }),
       joined_at: DateTime("When the creator joined."),
     },
     { additionalProperties: false },
