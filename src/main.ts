@@ -104,9 +104,11 @@ async function serve(args: string[]) {
   const app = buildApp(runtime, { jobs: true, services });
   app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.maxBodyBytes + 1024 });
   const server = app.server!;
-  void services.blacklist.warm().then(() =>
-    runtime.log.info("subject filter ready", { subjects: services.blacklist.subjects.size, ms: Math.round(performance.now() - started) }),
-  );
+  void services.blacklist.warm().then(() => {
+    runtime.log.info("subject filter ready", { subjects: services.blacklist.subjects.size, ms: Math.round(performance.now() - started) });
+    // So the first search that misses does not pay for reading the suggestion index's vocabulary.
+    services.public.refreshGramCounts();
+  });
   const address = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
   runtime.log.info("listening", { address, base_url: config.baseUrl, db: config.dbPath, startup_ms: Math.round(performance.now() - started) });
   runtime.log.flush();

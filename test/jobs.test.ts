@@ -88,3 +88,25 @@ test("another process's suspension reaches cached keys on the next watcher tick"
   expect(refused.status).toBe(402);
   expect(refused.body.error.code).toBe("subscription_required");
 });
+
+test("the 00:05 trust job snapshots every creator for the day; the 5-minute job refreshes public counters", async () => {
+  t = await createTestApp();
+  expect(job("trust-snapshots").pattern).toBe("5 0 * * *");
+  expect(job("public-stats").pattern).toBe("0 */5 * * * *");
+  for (const handle of ["one", "two", "three"]) await t.services.creators.upsert(handle, { verification_level: 1, joined_at: "2026-10-22T10:00:00Z" });
+  const snapshots = (day: string) =>
+    t.runtime.store.sqlite.query<{ creator_id: string; score: number }, [string]>("SELECT creator_id, score FROM trust_snapshots WHERE day = ?").all(day);
+  expect(snapshots("2026-11-21")).toHaveLength(3);
+  // Joined 30 days ago: the next day's job adds the first month of age (+1) with no write at all.
+  t.clock.set("2026-11-22T00:05:00Z");
+  expect(snapshots("2026-11-22")).toHaveLength(0);
+  await job("trust-snapshots").run();
+  expect(snapshots("2026-11-22").map((s) => s.score)).toEqual([109, 109, 109]);
+  expect((await t.services.creators.profile("one")).trust_score).toBe(109);
+
+  expect(await t.services.public.publicStats()).toMatchObject({ creators_verified: 3, cached: false });
+  await t.services.creators.upsert("four", { verification_level: 2 });
+  expect(await t.services.public.publicStats()).toMatchObject({ creators_verified: 3, cached: true });
+  await job("public-stats").run();
+  expect(await t.services.public.publicStats()).toMatchObject({ creators_verified: 4, cached: true });
+});

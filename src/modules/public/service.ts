@@ -20,8 +20,13 @@ export const MAX_QUERY_LENGTH = 64;
 /** Most hits one search answers; a common username could otherwise name hundreds of accounts. */
 const MAX_HITS = 25;
 const MAX_SUGGESTIONS = 5;
-/** Trigram similarity a name needs to be suggested. */
+/** Trigram similarity (Jaccard) a name needs to be suggested. */
 const SUGGESTION_THRESHOLD = 0.3;
+/**
+ * Most index postings one suggestion lookup may rank. Common trigrams ("_12", "lox") sit in tens of
+ * thousands of names; ranking all of them costs tens of milliseconds, so the rarest are used.
+ */
+const SUGGESTION_POSTINGS_BUDGET = 2_000;
 
 export interface PublicCheckHit {
   platform: string;
@@ -146,11 +151,15 @@ export class PublicService {
   private readonly subjectsByUsername: Statement<Account, [string, number, number]>;
   private readonly subjectById: Statement<{ username: string | null }, [string, string, number]>;
   private readonly suggestionRows: Statement<{ name: string }, [string]>;
+  private readonly suggestionSample: Statement<{ name: string }, [string]>;
+  private readonly gramRows: Statement<{ term: string; doc: number }, []>;
   private readonly vouchRows: Statement<
     { id: string; message: string | null; created_at: number; handle: string; display_name: string | null; verification_level: number; avatar_r2_key: string | null },
     [string, number, number]
   >;
   private readonly directoryStatements = new Map<string, Statement<any, any[]>>();
+  /** Names per trigram in the suggestion index, to pick the rarest; refreshed hourly. */
+  private gramCounts: Map<string, number> | null = null;
   private stats: Omit<PublicStats, "cached"> | null = null;
 
   constructor(
@@ -181,7 +190,11 @@ export class PublicService {
          AND (expires_at IS NULL OR expires_at > ?3)
        ORDER BY username IS NULL, issued_at DESC LIMIT 1`,
     );
+    // The index's vocabulary as a table; temporary, so it lives with this connection only.
+    db.run("CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_names_vocab USING fts5vocab(main, search_names_fts, 'row')");
+    this.gramRows = db.prepare("SELECT term, doc FROM temp.search_names_vocab");
     this.suggestionRows = db.prepare("SELECT name FROM search_names_fts WHERE search_names_fts MATCH ? ORDER BY rank LIMIT 64");
+    this.suggestionSample = db.prepare("SELECT name FROM search_names_fts WHERE search_names_fts MATCH ? LIMIT 400");
     this.vouchRows = db.prepare(
       `SELECT v.id, v.message, v.created_at, c.handle, c.display_name, c.verification_level, c.avatar_r2_key
        FROM vouches v INDEXED BY vouches_to_idx JOIN creators c ON c.id = v.from_creator_id
@@ -246,7 +259,9 @@ export class PublicService {
       });
     }
     const found = platforms.length > 0;
-    return { query, found, platforms, suggestions: found ? [] : this.suggest(lower), checked_at: iso(now) };
+    // A numeric id that matched nothing has no "close" names: neighbouring ids mean nothing.
+    const suggestions = found || /^\d+$/.test(lower) ? [] : this.suggest(lower);
+    return { query, found, platforms, suggestions, checked_at: iso(now) };
   }
 
   private hit(account: Account, now: number): PublicCheckHit {
@@ -265,19 +280,44 @@ export class PublicService {
     };
   }
 
-  /** Up to five known names most similar to `lower` by trigram overlap. */
+  /**
+   * Up to five known names most similar to `lower` by trigram overlap. A name sharing at least 30%
+   * of the query's trigrams (the similarity threshold implies as much) holds one of the query's
+   * rarest n - ceil(0.3 n) + 1 trigrams, so only those are looked up, within a postings budget.
+   */
   suggest(lower: string): string[] {
     const grams = trigrams(lower);
     if (grams.size === 0) return [];
-    const expression = [...grams].map((g) => `"${g.replaceAll('"', '""')}"`).join(" OR ");
+    const counts = this.gramCounts ?? this.refreshGramCounts();
+    const byRarity = [...grams].map((g) => ({ g, n: counts.get(g) ?? 0 })).sort((a, b) => a.n - b.n);
+    const chosen: string[] = [];
+    let postings = 0;
+    for (const { g, n } of byRarity.slice(0, grams.size - Math.ceil(grams.size * SUGGESTION_THRESHOLD) + 1)) {
+      if (n === 0) continue;
+      if (chosen.length > 0 && postings + n > SUGGESTION_POSTINGS_BUDGET) break;
+      chosen.push(g);
+      postings += n;
+    }
+    if (chosen.length === 0) return [];
+    const expression = chosen.map((g) => `"${g.replaceAll('"', '""')}"`).join(" OR ");
+    // Over budget (only common trigrams to go on): a sample of names, unranked, is enough to rank here.
+    const candidates = postings > SUGGESTION_POSTINGS_BUDGET ? this.suggestionSample.all(expression) : this.suggestionRows.all(expression);
     const scored: Array<{ name: string; score: number }> = [];
-    for (const { name } of this.suggestionRows.all(expression)) {
+    for (const { name } of candidates) {
       if (name === lower) continue;
       const score = similarity(grams, trigrams(name));
       if (score >= SUGGESTION_THRESHOLD) scored.push({ name, score });
     }
     scored.sort((a, b) => b.score - a.score || a.name.length - b.name.length || (a.name < b.name ? -1 : 1));
     return scored.slice(0, MAX_SUGGESTIONS).map((s) => s.name);
+  }
+
+  /** Re-reads how many names hold each trigram (one scan of the index's vocabulary). */
+  refreshGramCounts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const row of this.gramRows.iterate()) counts.set(row.term, row.doc);
+    this.gramCounts = counts;
+    return counts;
   }
 
   // ---- trust tier and resolve ---------------------------------------------------------------
