@@ -196,14 +196,20 @@ describe("directory", () => {
     expect((await get("/v1/public/directory?sort=vouches&limit=1")).body.items[0].vouch_count).toBe(1);
   });
 
-  test("q matches handle, display name and public usernames without case; every word must match", async () => {
+  test("q matches handle, display name and public usernames without case, as typed or word by word", async () => {
     const odd = await walk("q=ODD%20builder&sort=trust", 5);
     expect(odd.total).toBe(15);
     expect(odd.items.every((i) => i.match.includes("odd builder"))).toBe(true);
+    // Words out of order: nothing matches as typed, so every word of 3+ characters must occur.
+    expect((await get("/v1/public/directory?q=builder%20odd")).body.total).toBe(15);
     const byUsername = await get("/v1/public/directory?q=rbx_27");
     expect(byUsername.body.items.map((i: any) => i.handle)).toEqual(["maker27"]);
     expect(byUsername.body.items[0]).toMatchObject({ platforms: ["roblox"], match: "maker27 odd builder 27 rbx_27" });
-    expect((await get("/v1/public/directory?q=ev")).body.total).toBe(15);
+    // Only short words: the text as typed must occur ("builder 21", "scripter 20", …).
+    expect((await get("/v1/public/directory?q=ER%20%202")).body.total).toBe(11);
+    // Under three characters: a handle prefix.
+    expect((await get("/v1/public/directory?q=ma")).body.total).toBe(30);
+    expect((await get("/v1/public/directory?q=ev")).body.total).toBe(0);
     expect((await get("/v1/public/directory?q=zzz")).body).toMatchObject({ items: [], total: 0, total_pages: 0, has_more: false });
   });
 

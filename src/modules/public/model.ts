@@ -69,7 +69,7 @@ export const ResolveResult = t.Object(
 );
 
 export const DirectoryQuery = t.Object({
-  q: t.Optional(t.String({ maxLength: MAX_QUERY_LENGTH, description: "Words that must all occur in a creator's handle, display name or public usernames.", examples: ["shadow"] })),
+  q: t.Optional(t.String({ maxLength: MAX_QUERY_LENGTH, description: "Matched without case against handle, display name and public usernames: as typed anywhere, else every word of 3+ characters in any order; under 3 characters, a handle prefix.", examples: ["shadow"] })),
   sort: t.Optional(literals(DIRECTORY_SORTS, { description: "newest (default), trust, vouches or deals.", examples: ["trust"] })),
   page: t.Optional(t.Integer({ minimum: 1, maximum: 100_000, default: 1, description: "1-based page." })),
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 24, description: "Page size, 1-100." })),

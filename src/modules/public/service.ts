@@ -133,6 +133,20 @@ const SORT_ORDER: Record<DirectorySort, string> = {
   vouches: "c.vouch_count DESC, c.id",
   deals: "c.deal_count DESC, c.id",
 };
+/** The index that holds each sort's order. */
+const SORT_INDEX: Record<DirectorySort, string> = {
+  newest: "creators_newest_idx",
+  trust: "creators_trust_idx",
+  vouches: "creators_vouches_idx",
+  deals: "creators_deals_idx",
+};
+/**
+ * Above this many matches a page is read by walking the sort's index and keeping the matches
+ * (it stops after one page); below it, sorting the matches is cheaper than a long walk.
+ */
+const WALK_INDEX_ABOVE = 1_000;
+const MATCHED = "c.rowid IN (SELECT rowid FROM creator_search WHERE creator_search MATCH ?)";
+const ON_PLATFORM = "instr(',' || c.platforms || ',', ?) > 0";
 
 interface Account {
   provider: Provider;
@@ -376,35 +390,51 @@ export class PublicService {
   // ---- directory ------------------------------------------------------------------------------
 
   /**
-   * One page of the creator directory. `q` is matched, without case, against each creator's
-   * haystack (handle, display name, public connection usernames): every word of `q` must occur in
-   * it. Words of three characters or more use the trigram index.
+   * One page of the creator directory. `q` is matched without case against each creator's
+   * haystack (handle, display name, public connection usernames): as typed, anywhere in it ("ht dr"
+   * finds "knight drake"); when that finds nothing, every word of three characters or more, in any
+   * order. Both go through the trigram index. A `q` under three characters is a handle prefix.
    */
   async directory(options: { q?: string; sort?: DirectorySort; page?: number; limit?: number; platform?: string }): Promise<DirectoryPage> {
     const sort = options.sort ?? "newest";
     const page = options.page ?? 1;
     const limit = options.limit ?? 24;
-    const words = (options.q ?? "").toLowerCase().split(/\s+/).filter(Boolean).slice(0, 8);
+    const text = (options.q ?? "").toLowerCase().replace(/\s+/g, " ").trim();
+    const phrase = (w: string) => `"${w.replaceAll('"', '""')}"`;
+    const platform = options.platform ? `,${options.platform},` : null;
+    const matchTotal = (expression: string) =>
+      platform === null
+        ? // With the trigram index as the only filter, it counts its matches without reading creators.
+          this.directoryStatement("SELECT count(*) AS n FROM creator_search WHERE creator_search MATCH ?").get(expression).n
+        : this.directoryStatement(`SELECT count(*) AS n FROM creators c WHERE ${MATCHED} AND ${ON_PLATFORM}`).get(expression, platform).n;
     const where: string[] = [];
     const params: Array<string | number> = [];
-    const indexed = words.filter((w) => [...w].length >= 3);
-    if (indexed.length > 0) {
-      where.push("c.rowid IN (SELECT rowid FROM creator_search WHERE creator_search MATCH ?)");
-      params.push(indexed.map((w) => `"${w.replaceAll('"', '""')}"`).join(" AND "));
+    let total: number | null = null;
+    if ([...text].length >= 3) {
+      let expression = phrase(text);
+      total = matchTotal(expression);
+      const words = text.split(" ").filter((w) => [...w].length >= 3);
+      if (total === 0 && words.length > 1) {
+        expression = words.slice(0, 8).map(phrase).join(" AND ");
+        total = matchTotal(expression);
+      }
+      where.push(MATCHED);
+      params.push(expression);
+    } else if (text !== "") {
+      // '~' sorts after every character a handle may hold.
+      where.push("c.handle >= ? AND c.handle < ?");
+      params.push(text, `${text}~`);
     }
-    for (const word of words.filter((w) => [...w].length < 3)) {
-      where.push("instr(c.search_text, ?) > 0");
-      params.push(word);
-    }
-    if (options.platform) {
-      where.push("instr(',' || c.platforms || ',', ?) > 0");
-      params.push(`,${options.platform},`);
+    if (platform !== null) {
+      where.push(ON_PLATFORM);
+      params.push(platform);
     }
     const filter = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
-    const total = this.directoryStatement(`SELECT count(*) AS n FROM creators c ${filter}`).get(...params).n as number;
+    total ??= this.directoryStatement(`SELECT count(*) AS n FROM creators c ${filter}`).get(...params).n as number;
+    const walk = total > WALK_INDEX_ABOVE ? ` INDEXED BY ${SORT_INDEX[sort]}` : "";
     const rows: CreatorRow[] =
       total > (page - 1) * limit
-        ? this.directoryStatement(`SELECT c.* FROM creators c ${filter} ORDER BY ${SORT_ORDER[sort]} LIMIT ? OFFSET ?`).all(
+        ? this.directoryStatement(`SELECT c.* FROM creators c${walk} ${filter} ORDER BY ${SORT_ORDER[sort]} LIMIT ? OFFSET ?`).all(
             ...params,
             limit,
             (page - 1) * limit,
