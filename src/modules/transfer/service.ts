@@ -2,11 +2,12 @@
 // bad line aborts it with the line number and nothing is written.
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { t } from "elysia";
-import { createReadStream } from "node:fs";
+import { createReadStream, statSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Store } from "../../db/client";
 import { type Clock, iso } from "../../clock";
 import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../db/schema";
+import { suspendSearchIndexing } from "../../db/search-index";
 import { ServiceError } from "../../errors";
 import { BodyInteger, DateTime, literals } from "../../http/model";
 import type { Services } from "../../services";
@@ -43,6 +44,9 @@ const EntryLine = TypeCompiler.Compile(
     { additionalProperties: false },
   ),
 );
+
+/** From this file size on, an import rebuilds the search indexes at its end (about 30k lines). */
+const REBUILD_INDEXES_FROM_BYTES = 8 * 1024 * 1024;
 
 const CreatorLine = TypeCompiler.Compile(
   t.Object(
@@ -104,6 +108,7 @@ export class TransferService {
     private readonly store: Store,
     private readonly services: Pick<Services, "accounts" | "blacklist" | "creators" | "network">,
     private readonly clock: Clock,
+    private readonly options: { rebuildIndexesFromBytes?: number } = {},
   ) {}
 
   /** Reads `path` and applies every line in one transaction. */
@@ -124,8 +129,10 @@ export class TransferService {
     const sqlite = this.store.sqlite;
     const { creators } = this.services;
     sqlite.run("BEGIN IMMEDIATE");
-    // Each creator's score is computed once, after every line that feeds it is in.
+    // Each creator's score is computed once, after every line that feeds it is in; a large file
+    // rebuilds the search indexes once instead of updating them line by line.
     creators.beginBulk();
+    const resumeIndexing = statSync(path).size >= (this.options.rebuildIndexesFromBytes ?? REBUILD_INDEXES_FROM_BYTES) ? suspendSearchIndexing(sqlite) : null;
     let lineNo = 0;
     try {
       for await (const raw of lines) {
@@ -150,6 +157,7 @@ export class TransferService {
         }
       }
       creators.endBulk();
+      resumeIndexing?.();
       sqlite.run("COMMIT");
     } catch (error) {
       creators.abandonBulk();
