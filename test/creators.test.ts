@@ -194,9 +194,16 @@ describe("blacklist entries move the Trust Score", () => {
     await ban({ provider: "github", provider_user_id: "someone", creator: "@Direct" });
     expect((await profile("direct")).body.blacklisted).toBe(true);
 
-    await creator("hidden", { accounts: [{ provider: "twitch", provider_user_id: "777", public: false }] });
+    await creator("hidden", { accounts: [{ provider: "twitch", provider_user_id: "777", public: false }, { provider: "github", provider_user_id: "hidden-gh" }] });
     await ban({ provider: "twitch", provider_user_id: "777" });
     expect((await profile("hidden")).body).toMatchObject({ blacklisted: true, trust_band: "banned" });
+    // Search by handle shows the ban on the profile itself, without revealing the private account.
+    const found = (await t.json("GET", "/v1/public/blacklist/check?q=hidden")).body;
+    expect(found.platforms).toEqual([
+      expect.objectContaining({ platform: "github", id: "hidden-gh", banned: false }),
+      expect.objectContaining({ platform: "trustlist", username: "hidden", id: null, banned: true, severity: "ban", source: "creator" }),
+    ]);
+    expect(JSON.stringify(found)).not.toContain("777");
   });
 
   test("linking an already banned account blacklists the creator and emits creator.blacklisted", async () => {

@@ -257,8 +257,9 @@ export class PublicService {
 
     const platforms: PublicCheckHit[] = [];
     for (const account of accounts.values()) platforms.push(this.hit(account, now));
-    // A creator with no public account to show is still a match: one hit for the profile itself.
-    if (creator && platforms.length === 0) {
+    // The creator's profile is a hit of its own when no account shows what it is: it has no public
+    // account to show, or it is blacklisted through one that is private.
+    if (creator && (platforms.length === 0 || (creator.blacklisted && !platforms.some((p) => p.banned)))) {
       platforms.push({
         platform: "trustlist",
         username: creator.handle,
@@ -266,7 +267,7 @@ export class PublicService {
         banned: !!creator.blacklisted,
         high_risk: false,
         watchlist: false,
-        severity: null,
+        severity: creator.blacklisted ? "ban" : null,
         reason_code: null,
         summary: null,
         source: "creator",
