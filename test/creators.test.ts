@@ -96,6 +96,20 @@ describe("linked accounts", () => {
     expect((await profile("bob")).body.linked_accounts).toBe(0);
   });
 
+  test("unlinking removes the account from the profile, search and score; a banned account's ban goes with it", async () => {
+    await creator("alice", { accounts: [{ provider: "roblox", provider_user_id: "1234567", provider_username: "AliceRBX", verified_at: "2026-01-01T00:00:00Z" }] });
+    await ban({ provider: "roblox", provider_user_id: "1234567" });
+    expect((await profile("alice")).body).toMatchObject({ blacklisted: true, linked_accounts: 1 });
+    expectEnvelope(await t.json("DELETE", "/v1/partner/creators/alice/connections/roblox/1234567", { key: reader }), 403, "forbidden");
+    expectEnvelope(await t.json("DELETE", "/v1/partner/creators/alice/connections/roblox/999", { key: writer }), 404, "not_found");
+    const removed = await t.json("DELETE", "/v1/partner/creators/alice/connections/roblox/1234567", { key: writer });
+    expect(removed.status).toBe(200);
+    expect(removed.body).toMatchObject({ provider: "roblox", provider_user_id: "1234567", provider_username: "AliceRBX" });
+    expect((await profile("alice")).body).toMatchObject({ blacklisted: false, linked_accounts: 0, trust_score: 100 });
+    expect((await t.json("GET", "/v1/public/blacklist/check?q=alicerbxx")).body.suggestions).not.toContain("alicerbx");
+    expectEnvelope(await t.json("DELETE", "/v1/partner/creators/alice/connections/roblox/1234567", { key: writer }), 404, "not_found");
+  });
+
   test("malformed accounts are 422; an unknown creator is 404", async () => {
     await creator("alice");
     expectEnvelope(await link("alice", { provider: "discord", provider_user_id: "not-digits" }), 422, "unprocessable");

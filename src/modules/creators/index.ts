@@ -5,8 +5,8 @@ import { requireKey } from "../../http/guards";
 import { errors, KEYED_ERRORS } from "../../http/model";
 import type { Runtime } from "../../runtime";
 import { iso } from "../../clock";
-import { ConnectionBody, ConnectionList, CreatorBody, CreatorProfile, HandleParams, TrustBreakdown, WrittenConnection } from "./model";
-import type { CreatorsService } from "./service";
+import { ConnectionBody, ConnectionList, ConnectionParams, CreatorBody, CreatorProfile, HandleParams, TrustBreakdown, WrittenConnection } from "./model";
+import type { ConnectionRow, CreatorsService } from "./service";
 
 export function userRoutes(runtime: Runtime, creators: CreatorsService) {
   return new Elysia({ prefix: "/v1/users", tags: ["Creators"] })
@@ -57,14 +57,7 @@ export function partnerCreatorRoutes(runtime: Runtime, creators: CreatorsService
       async ({ params, body, set }) => {
         const { created, connection } = await creators.link(params.handle, body);
         set.status = created ? 201 : 200;
-        return {
-          provider: connection.provider,
-          provider_user_id: connection.provider_user_id,
-          provider_username: connection.provider_username,
-          provider_url: connection.provider_url,
-          verified_at: iso(connection.verified_at),
-          public: !!connection.public,
-        };
+        return writtenConnection(connection);
       },
       {
         params: HandleParams,
@@ -77,5 +70,25 @@ export function partnerCreatorRoutes(runtime: Runtime, creators: CreatorsService
             "201 for a new link, 200 when this creator already had it (fields given are updated). An account linked to another creator is 409. A ban on the account blacklists the creator.",
         },
       },
+    )
+    .delete(
+      "/:handle/connections/:provider/:provider_user_id",
+      async ({ params }) => writtenConnection(await creators.unlink(params.handle, params.provider, params.provider_user_id)),
+      {
+        params: ConnectionParams,
+        response: { 200: WrittenConnection, ...errors(...KEYED_ERRORS, 403, 404, 422) },
+        detail: { summary: "Unlink a platform account", description: "Answers the link removed; the creator's score is recomputed without it." },
+      },
     );
+}
+
+function writtenConnection(connection: ConnectionRow) {
+  return {
+    provider: connection.provider,
+    provider_user_id: connection.provider_user_id,
+    provider_username: connection.provider_username,
+    provider_url: connection.provider_url,
+    verified_at: iso(connection.verified_at),
+    public: !!connection.public,
+  };
 }

@@ -105,6 +105,12 @@ export const ConnectionFields = {
 
 export const ConnectionBody = t.Object(ConnectionFields, { additionalProperties: t.Never() });
 
+export const ConnectionParams = t.Object({
+  handle: HandleParams.properties.handle,
+  provider: literals(PROVIDERS, { description: "Platform of the account.", examples: ["discord"] }),
+  provider_user_id: t.String({ maxLength: 128, description: "Native user id.", examples: ["80351110224678912"] }),
+});
+
 export const WrittenConnection = t.Object({
   provider: t.String(),
   provider_user_id: t.String(),

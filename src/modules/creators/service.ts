@@ -135,6 +135,7 @@ export class CreatorsService {
   private readonly connectionsOf: Statement<ConnectionRow, [string]>;
   private readonly insertConnection: Statement;
   private readonly updateConnection: Statement;
+  private readonly deleteConnection: Statement;
   private readonly countVouches: Statement<{ n: number }, [string]>;
   private readonly countDeals: Statement<{ n: number }, [string]>;
   private readonly reviewTotals: Statement<{ n: number; sum: number | null }, [string]>;
@@ -175,6 +176,7 @@ export class CreatorsService {
     this.updateConnection = db.prepare(
       "UPDATE connections SET provider_username = ?2, provider_url = ?3, verified_at = ?4, public = ?5 WHERE id = ?1",
     );
+    this.deleteConnection = db.prepare("DELETE FROM connections WHERE id = ?");
     this.countVouches = db.prepare("SELECT count(*) AS n FROM vouches WHERE to_creator_id = ?");
     this.countDeals = db.prepare(
       `SELECT (SELECT count(*) FROM deals WHERE from_creator_id = ?1 AND status = 'completed')
@@ -388,6 +390,21 @@ export class CreatorsService {
     }
     this.recompute(creator.id, now, true);
     return { created: !existing, connection: this.connectionByAccount.get(input.provider, accountId)! };
+  }
+
+  /** Unlinks a platform account from a creator; the score is recomputed without it. */
+  async unlink(rawHandle: string, provider: string, rawAccountId: string): Promise<ConnectionRow> {
+    const now = this.clock.now();
+    return this.sqlite.transaction(() => {
+      const creator = this.byHandle.get(requireHandle(rawHandle));
+      if (!creator) throw notFound(`No creator '${rawHandle.replace(/^@/, "").slice(0, 40)}'.`);
+      const accountId = isProvider(provider) ? normalizeAccountId(provider, rawAccountId) : null;
+      const existing = accountId === null ? null : this.connectionByAccount.get(provider, accountId);
+      if (!existing || existing.creator_id !== creator.id) throw notFound(`${creator.handle} has no such linked ${provider} account.`);
+      this.deleteConnection.run(existing.id);
+      this.recompute(creator.id, now, true);
+      return existing;
+    })();
   }
 
   // ---- the score ------------------------------------------------------------------------------
