@@ -5,6 +5,8 @@
 //   import.json, walk.json         outputs of `trustlist import --json` and bench/walk.ts
 //   coldstart-empty.json, coldstart-1m.json
 //   round-<n>-<target>.txt         wrk output with the RESULT line of bench/check.lua
+//   keyless-<n>-<route>.txt        the same for the keyless rounds (check, search, directory, badge)
+//   probe.json                     bench/keyless-probe.ts: each query kind timed alone
 // Usage: bun bench/report.ts RUN_DIR
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -54,10 +56,8 @@ interface Round {
   cpuUs: number;
   otherS: number;
 }
-const rounds: Round[] = [];
-for (const name of readdirSync(dir).sort()) {
-  const m = /^round-(\d+)-([a-z-]+)\.txt$/.exec(name);
-  if (!m) continue;
+/** One wrk output file: the RESULT line of check.lua / keyless.lua and the CPU line of run.sh. */
+function parseRound(name: string, n: number, target: string): Round {
   const text = readFileSync(join(dir, name), "utf8");
   const line = text.split("\n").find((l) => l.startsWith("RESULT "));
   const kv: Record<string, number> = {};
@@ -78,8 +78,17 @@ for (const name of readdirSync(dir).sort()) {
   else if (requests === 0) why = "no requests";
   else if (non2xx / requests > 0.01) why = `${((100 * non2xx) / requests).toFixed(2)}% non-2xx`;
   else if (socketErrors / requests > 0.01) why = `${socketErrors} socket errors`;
-  rounds.push({ n: Number(m[1]), target: m[2]!, requests, rps: kv.rps ?? 0, p50: kv.p50_ms ?? 0, p99: kv.p99_ms ?? 0, non2xx, socketErrors, valid: why === "", why,
-    cpuUs: requests > 0 && cpu.server_s !== undefined ? (cpu.server_s * 1e6) / requests : NaN, otherS: cpu.other_s ?? NaN });
+  if (kv.status_429) why = [why, `${kv.status_429} answered 429 (limiter)`].filter(Boolean).join("; ");
+  return { n, target, requests, rps: kv.rps ?? 0, p50: kv.p50_ms ?? 0, p99: kv.p99_ms ?? 0, non2xx, socketErrors, valid: why === "", why,
+    cpuUs: requests > 0 && cpu.server_s !== undefined ? (cpu.server_s * 1e6) / requests : NaN, otherS: cpu.other_s ?? NaN };
+}
+const rounds: Round[] = [];
+const keyless: Round[] = [];
+for (const name of readdirSync(dir).sort()) {
+  const m = /^round-(\d+)-([a-z-]+)\.txt$/.exec(name);
+  if (m) rounds.push(parseRound(name, Number(m[1]), m[2]!));
+  const k = /^keyless-(\d+)-([a-z-]+)\.txt$/.exec(name);
+  if (k) keyless.push(parseRound(name, Number(k[1]), k[2]!));
 }
 rounds.sort((a, b) => a.n - b.n || a.target.localeCompare(b.target));
 
@@ -142,19 +151,25 @@ out.push(`## Data and import`);
 out.push("");
 if (meta) {
   out.push(
-    `- data set: ${f(meta.entries)} entries, ${f(meta.subjects)} subjects, ${f(meta.active_confirmed)} active confirmed, ${f(meta.watchlist)} watchlist, ${f(meta.high_risk)} high-risk, ${f(meta.overturned)} overturned, ${f(meta.expired)} expired, ${f(meta.with_future_expiry)} with a future expiry (${facts.generated === "reused" ? "reused from bench/data, generated earlier" : "generated"} in ${f(meta.generated_ms / 1000, 1)} s)`,
+    `- data set: ${f(meta.entries)} entries (${f((meta.linked_entries_by_connection ?? 0) + (meta.linked_entries_by_creator_field ?? 0))} of them naming a creator), ${f(meta.subjects)} subjects, ${f(meta.active_confirmed)} active confirmed, ${f(meta.watchlist)} watchlist, ${f(meta.high_risk)} high-risk, ${f(meta.overturned)} overturned, ${f(meta.expired)} expired, ${f(meta.with_future_expiry)} with a future expiry (${facts.generated === "reused" ? "reused from bench/data, generated earlier" : "generated"} in ${f(meta.generated_ms / 1000, 1)} s)`,
+  );
+}
+if (meta?.creators) {
+  out.push(
+    `- creators: ${f(meta.creators)} creators, ${f(meta.connections)} connections (${f(meta.public_connections)} public, ${f(meta.verified_connections)} public and verified), ${f(meta.deals)} deals (${Object.entries(meta.deals_by_status ?? {}).map(([k, v]) => `${f(v as number)} ${k}`).join(", ")}), ${f(meta.reviews)} reviews, ${f(meta.vouches)} vouches, ${f(meta.referrals)} referrals; blacklisted creators: ${f(meta.blacklisted_creators)} expected by the generator, ${facts.creators_blacklisted_db ? f(Number(facts.creators_blacklisted_db)) : "?"} in the database`,
   );
 }
 if (imp) {
+  const what = meta?.creators ? `the whole data set (${f(imp.lines)} lines: ${f(imp.creators)} creators, ${f(imp.connections)} connections, ${f(imp.deals + imp.reviews + imp.vouches + imp.referrals)} deals/reviews/vouches/referrals, ${f(imp.entries)} entries)` : `${f(imp.entries)} entries`;
   out.push(
-    `- import of ${f(imp.entries)} entries into a fresh database: **${f(Number(facts.import_wall_s), 1)} s** wall (process start to exit; ${f(imp.seconds, 1)} s inside the transaction), ${f(imp.entries / Number(facts.import_wall_s))} entries/s; database ${f(Number(facts.db_bytes) / 1048576)} MiB`,
+    `- import of ${what} into a fresh database: **${f(Number(facts.import_wall_s), 1)} s** wall (process start to exit; ${f(imp.seconds, 1)} s inside the transaction), ${f(imp.lines / Number(facts.import_wall_s))} lines/s; database **${f(Number(facts.db_bytes) / 1048576)} MiB**${Number(facts.db_wal_bytes) > 0 ? ` (+ ${f(Number(facts.db_wal_bytes) / 1048576)} MiB WAL)` : ""}`,
   );
 } else out.push(`- import: FAILED (see import.err)`);
 out.push("");
 out.push(`## Start and memory`);
 out.push("");
 if (coldEmpty) out.push(`- cold start to first 200 on /healthz, empty database: **${f(coldEmpty.median_ms, 1)} ms** median of ${coldEmpty.runs_ms.join(", ")} ms (server-logged startup ${coldEmpty.server_startup_ms.join(", ")} ms)`);
-if (cold1m) out.push(`- cold start to first 200 on /healthz, 1M-entry database: **${f(cold1m.median_ms, 1)} ms** median of ${cold1m.runs_ms.join(", ")} ms (server-logged startup ${cold1m.server_startup_ms.join(", ")} ms)`);
+if (cold1m) out.push(`- cold start to first 200 on /healthz, full database: **${f(cold1m.median_ms, 1)} ms** median of ${cold1m.runs_ms.join(", ")} ms (server-logged startup ${cold1m.server_startup_ms.join(", ")} ms)`);
 out.push(`- peak RSS (VmHWM) of the trustlist server over the load rounds and the walk: **${f(Number(facts.trustlist_vmhwm_kb) / 1024)} MiB** (VmRSS at the end ${f(Number(facts.trustlist_vmrss_kb) / 1024)} MiB); ceiling server: ${f(Number(facts.ceiling_vmhwm_kb) / 1024)} MiB`);
 out.push("");
 out.push(`## GET /v1/blacklist/check under load`);
@@ -220,6 +235,118 @@ if (nolog.all > 0) {
   }
 }
 out.push("");
+// ---- keyless routes ------------------------------------------------------------------------
+if (keyless.length > 0) {
+  const P99_TARGET_MS = 15;
+  const BADGE_RATIO_TARGET = 0.5;
+  const kConns = facts.keyless_connections ?? "16";
+  const kMed = (target: string) => {
+    const all = keyless.filter((r) => r.target === target);
+    const ok = all.filter((r) => r.valid);
+    return {
+      rps: median(ok.map((r) => r.rps)),
+      p50: median(ok.map((r) => r.p50)),
+      p99: median(ok.map((r) => r.p99)),
+      worstP99: Math.max(...ok.map((r) => r.p99)),
+      cpuUs: median(ok.map((r) => r.cpuUs)),
+      n: ok.length,
+      all: all.length,
+    };
+  };
+  const check = kMed("check");
+  const badge = kMed("badge");
+  const badgePairs = [...new Set(keyless.map((r) => r.n))]
+    .map((n) => [keyless.find((r) => r.n === n && r.target === "badge"), keyless.find((r) => r.n === n && r.target === "check")] as const)
+    .filter(([b, c]) => b?.valid && c?.valid)
+    .map(([b, c]) => b!.rps / c!.rps);
+  const badgeRatio = median(badgePairs);
+  const ROUTES: Array<{ target: string; route: string; goal: string; ok: (m: ReturnType<typeof kMed>) => boolean | null }> = [
+    { target: "check", route: "GET /v1/blacklist/check (keyed, the yardstick)", goal: "-", ok: () => null },
+    { target: "search", route: "GET /v1/public/blacklist/check?q=", goal: `p99 < ${P99_TARGET_MS} ms`, ok: (m) => m.p99 < P99_TARGET_MS },
+    { target: "directory", route: "GET /v1/public/directory?q=", goal: `p99 < ${P99_TARGET_MS} ms`, ok: (m) => m.p99 < P99_TARGET_MS },
+    { target: "badge", route: "GET /badge/{handle}", goal: `rps >= ${BADGE_RATIO_TARGET} x keyed check`, ok: () => badgeRatio >= BADGE_RATIO_TARGET },
+  ];
+  out.push(`## Keyless routes under load (${facts.threads}t/${kConns}c, same server process and data)`);
+  out.push("");
+  out.push(
+    `Each of ${facts.keyless_rounds} round(s) runs the keyed check, then search, directory and badge, ${facts.duration}s each, against the server of the rounds above (started with \`--trust-proxy\`; every keyless request carries its own X-Forwarded-For, so the per-IP limit is not what is measured). Figures are medians over the valid rounds.`,
+  );
+  out.push("");
+  out.push(`| route | requests/s | p50 ms | p99 ms | worst round p99 ms | server CPU µs/req | target | result | rounds |`);
+  out.push(`|---|---:|---:|---:|---:|---:|---|---|---:|`);
+  for (const r of ROUTES) {
+    const m = kMed(r.target);
+    const verdict = m.n === 0 ? "**FAIL** (no valid round)" : (() => {
+      const ok = r.ok(m);
+      return ok === null ? "-" : `**${pass(ok)}**`;
+    })();
+    out.push(`| ${r.route} | ${f(m.rps)} | ${f(m.p50, 3)} | ${f(m.p99, 3)} | ${f(m.worstP99, 3)} | ${f(m.cpuUs, 1)} | ${r.goal} | ${verdict} | ${m.n}/${m.all} |`);
+  }
+  out.push("");
+  out.push(
+    `- badge / keyed check requests/s at ${kConns} connections: **${f(badgeRatio, 3)}** (median of the per-round ratios ${badgePairs.map((x) => f(x, 3)).join(", ") || "none"}; ratio of the medians ${f(badge.rps / check.rps, 3)}); target >= ${BADGE_RATIO_TARGET}: **${pass(badgeRatio >= BADGE_RATIO_TARGET)}**`,
+  );
+  out.push(`- keyed check at 32 connections in the rounds above: ${f(tl.rps)} requests/s, p99 ${f(tl.p99, 3)} ms`);
+  const routeStatus = ["search", "directory", "badge"].filter((r) => facts[`route_status_${r}`] && facts[`route_status_${r}`] !== "200");
+  if (routeStatus.length) out.push(`- WARNING: before the rounds ${routeStatus.map((r) => `${r} answered ${facts[`route_status_${r}`]}`).join(", ")}`);
+  const badRounds = keyless.filter((r) => !r.valid);
+  if (badRounds.length) out.push(`- INVALID rounds (excluded): ${badRounds.map((r) => `${r.target} #${r.n} (${r.why})`).join(", ")}`);
+  const noisyRounds = keyless.filter((r) => r.valid && noisy(r));
+  if (noisyRounds.length) out.push(`- noisy rounds (other CPU > ${noiseMax} s; kept in the medians): ${noisyRounds.map((r) => `${r.target} #${r.n} (${f(r.otherS, 1)} s)`).join(", ")}`);
+  out.push("");
+  out.push(`| round | ${ROUTES.map((r) => `${r.target} rps / p99 ms`).join(" | ")} |`);
+  out.push(`|---|${ROUTES.map(() => "---:").join("|")}|`);
+  for (const n of [...new Set(keyless.map((r) => r.n))].sort((a, b) => a - b)) {
+    const cell = (target: string) => {
+      const r = keyless.find((x) => x.n === n && x.target === target);
+      return r ? `${f(r.rps)} / ${f(r.p99, 3)}${r.valid ? "" : " INVALID"}${noisy(r) ? " (noisy)" : ""}` : "-";
+    };
+    out.push(`| ${n} | ${ROUTES.map((r) => cell(r.target)).join(" | ")} |`);
+  }
+  out.push("");
+
+  const probe = readJson("probe.json");
+  if (probe?.routes) {
+    out.push(`### Each query kind timed alone (one connection, nothing else in flight; ${probe.per_kind} queries per kind)`);
+    out.push("");
+    out.push(
+      `Under load a request waits behind the ones ahead of it on the single server thread, so kinds that cost milliseconds alone make the p99 at ${kConns} connections. Latency here is client-side, loopback, including HTTP.`,
+    );
+    out.push("");
+    out.push(`| route | kind | share of the wrk list | mean ms | p50 ms | p90 ms | p99 ms | max ms |`);
+    out.push(`|---|---|---:|---:|---:|---:|---:|---:|`);
+    const shares: Record<string, Record<string, number>> = { search: meta?.search_kinds ?? {}, directory: meta?.directory_kinds ?? {}, badge: meta?.badge_kinds ?? {} };
+    const totals: Record<string, number> = { search: meta?.search_queries, directory: meta?.directory_queries, badge: meta?.badge_queries };
+    for (const [route, data] of Object.entries<any>(probe.routes)) {
+      const kinds = Object.entries<any>(data.kinds).sort((a, b) => b[1].mean_ms - a[1].mean_ms);
+      for (const [kind, k] of kinds) {
+        const share = shares[route]?.[kind];
+        out.push(
+          `| ${route} | ${kind} | ${share !== undefined && totals[route] ? `${f((100 * share) / totals[route]!, 0)}%` : "-"} | ${f(k.mean_ms, 3)} | ${f(k.p50_ms, 3)} | ${f(k.p90_ms, 3)} | ${f(k.p99_ms, 3)} | ${f(k.max_ms, 3)} |`,
+        );
+      }
+    }
+    if (probe.routes.search?.answers || probe.routes.directory?.answers) {
+      out.push("");
+      out.push(`The same timings grouped by what the answer held (search: found or not; directory: how many creators matched):`);
+      out.push("");
+      out.push(`| route | answer | queries | mean ms | p50 ms | p90 ms | p99 ms | max ms |`);
+      out.push(`|---|---|---:|---:|---:|---:|---:|---:|`);
+      for (const route of ["search", "directory"]) {
+        const answers = probe.routes[route]?.answers ?? {};
+        for (const [answer, k] of Object.entries<any>(answers).sort((a, b) => b[1].mean_ms - a[1].mean_ms)) {
+          out.push(`| ${route} | ${answer} | ${f(k.n)} | ${f(k.mean_ms, 3)} | ${f(k.p50_ms, 3)} | ${f(k.p90_ms, 3)} | ${f(k.p99_ms, 3)} | ${f(k.max_ms, 3)} |`);
+        }
+      }
+    }
+    out.push("");
+    for (const [route, data] of Object.entries<any>(probe.routes)) {
+      if (!data.slowest?.length) continue;
+      out.push(`- slowest ${route} queries: ${data.slowest.slice(0, 6).map((q: any) => `\`${q.query}\` (${q.kind}, ${f(q.ms, 1)} ms${q.extra ? `, ${q.extra}` : ""})`).join("; ")}`);
+    }
+    out.push("");
+  }
+}
 out.push(`## Full list walk (GET /v1/blacklist?limit=100 following next_cursor)`);
 out.push("");
 if (walk) {

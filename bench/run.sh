@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
 # Load benchmark of trustlist against a raw Bun.serve + bun:sqlite ceiling (`make bench`).
 #
-#  1. build dist/trustlist if needed; generate bench/data (1M entries + query list) unless present
-#  2. time `trustlist import` of the entries into a fresh database
-#  3. cold start to the first 200 on /healthz (empty database, then the 1M database)
-#  4. serve trustlist (access log on, stdout to /dev/null) and the ceiling on loopback ports
+#  1. build dist/trustlist if needed; generate bench/data unless present: 100k creators with 300k
+#     connections, deals, reviews, vouches, referrals and 1M entries (dataset.jsonl), the keyed
+#     check's query list and the keyless query lists (search.txt, directory.txt, badge.txt)
+#  2. time `trustlist import` of the whole data set into a fresh database
+#  3. cold start to the first 200 on /healthz (empty database, then the full database)
+#  4. serve trustlist (access log on, stdout to /dev/null, --trust-proxy) and the ceiling
 #  5. wrk rounds alternating ceiling, trustlist, ... on GET /v1/blacklist/check
+#  5b. same server process: keyless rounds at BENCH_KEYLESS_CONNECTIONS (16), each round the keyed
+#     check, then search, directory and badge; then every query kind timed alone (keyless-probe.ts)
 #  6. walk the whole list with limit=100; read the server's peak RSS
 #  7. a few pairs of rounds (ceiling, trustlist with --access-log off), for comparison
 #  8. write bench/results/latest.md (and the raw files in bench/results/run-*/) and print it
 #
-# Knobs (environment): BENCH_ENTRIES (1000000), BENCH_QUERY_COUNT (200000), BENCH_ROUNDS (5),
-# BENCH_DURATION seconds per round (10), BENCH_WARMUP seconds (3), BENCH_CONNECTIONS (32),
+# Knobs (environment): BENCH_ENTRIES (1000000), BENCH_QUERY_COUNT (200000), BENCH_CREATORS
+# (100000; 0 = entries only, no keyless rounds), BENCH_CREATOR_CONNECTIONS (300000), BENCH_ROUNDS
+# (5), BENCH_DURATION seconds per round (10), BENCH_WARMUP seconds (3), BENCH_CONNECTIONS (32),
 # BENCH_THREADS (2), BENCH_NOLOG_ROUNDS (2), BENCH_PORT (18080), BENCH_CEILING_PORT (18081),
 # BENCH_NOISE_MAX_S (1.5: other processes' CPU seconds that make a round "noisy"),
-# BENCH_EXTRA_ROUNDS (3: pairs run at most beyond BENCH_ROUNDS to replace noisy ones).
+# BENCH_EXTRA_ROUNDS (3: pairs run at most beyond BENCH_ROUNDS to replace noisy ones),
+# BENCH_KEYLESS_ROUNDS (3), BENCH_KEYLESS_CONNECTIONS (16), BENCH_PROBE_PER_KIND (300 queries of
+# each kind timed alone), BENCH_DATA (bench/data: where the data set, query lists and database live).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -22,6 +29,11 @@ export PATH="$ROOT/.tools/node_modules/.bin:$PATH"
 
 ENTRIES=${BENCH_ENTRIES:-1000000}
 QUERY_COUNT=${BENCH_QUERY_COUNT:-200000}
+CREATORS=${BENCH_CREATORS:-100000}
+CREATOR_LINKS=${BENCH_CREATOR_CONNECTIONS:-$((3 * CREATORS))}
+KEYLESS_ROUNDS=${BENCH_KEYLESS_ROUNDS:-3}
+KEYLESS_CONNECTIONS=${BENCH_KEYLESS_CONNECTIONS:-16}
+PROBE_PER_KIND=${BENCH_PROBE_PER_KIND:-300}
 ROUNDS=${BENCH_ROUNDS:-5}
 DURATION=${BENCH_DURATION:-10}
 WARMUP=${BENCH_WARMUP:-3}
@@ -35,10 +47,11 @@ CE_PORT=${BENCH_CEILING_PORT:-18081}
 COLD_PORT=$((TL_PORT + 10))
 HOST=127.0.0.1
 
-DATA=bench/data
+DATA=${BENCH_DATA:-bench/data}
 DB=$DATA/bench.db
 RUN=bench/results/run-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$DATA" "$RUN"
+DATA_ABS=$(cd "$DATA" && pwd)
 FACTS=$RUN/facts.txt
 : >"$FACTS"
 fact() { echo "$1=$2" >>"$FACTS"; }
@@ -99,26 +112,32 @@ fact cpu "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
 fact cores "$(nproc)"
 fact git "$(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git status --porcelain -- src 2>/dev/null | grep -q . && echo " + uncommitted changes in $(git status --porcelain -- src | awk '{print $2}' | paste -sd, -)" || true)"
 fact noise_max_s "$NOISE_MAX"; fact threads "$THREADS"; fact connections "$CONNECTIONS"; fact duration "$DURATION"; fact rounds "$ROUNDS"; fact warmup "$WARMUP"
+fact keyless_connections "$KEYLESS_CONNECTIONS"; fact keyless_rounds "$KEYLESS_ROUNDS"
 
-if [ -s "$DATA/entries.jsonl" ] && [ -s "$DATA/queries.txt" ] && [ -s "$DATA/meta.json" ] &&
-  [ "$(jq -r '.entries' "$DATA/meta.json")" = "$ENTRIES" ] && [ "$(jq -r '.queries' "$DATA/meta.json")" = "$QUERY_COUNT" ]; then
-  say "data: reusing $DATA ($(jq -r .entries "$DATA/meta.json") entries)"
+# The data is reused when meta.json says it was written by this generator format with these counts.
+meta_is() { [ "$(jq -r ".$1" "$DATA/meta.json" 2>/dev/null)" = "$2" ]; }
+if [ -s "$DATA/dataset.jsonl" ] && [ -s "$DATA/queries.txt" ] && [ -s "$DATA/meta.json" ] &&
+  meta_is format 2 && meta_is entries "$ENTRIES" && meta_is queries "$QUERY_COUNT" && meta_is creators "$CREATORS" &&
+  meta_is connections "$CREATOR_LINKS"; then
+  say "data: reusing $DATA ($(jq -r .creators "$DATA/meta.json") creators, $(jq -r .entries "$DATA/meta.json") entries)"
   fact generated reused
 else
-  say "data: generating $ENTRIES entries and $QUERY_COUNT queries into $DATA"
-  bun bench/generate.ts --entries "$ENTRIES" --queries "$QUERY_COUNT" --out "$DATA"
+  say "data: generating $CREATORS creators, $CREATOR_LINKS connections, $ENTRIES entries and the query lists into $DATA"
+  rm -f "$DATA/entries.jsonl" # the entries-only file of the foundation generator
+  bun bench/generate.ts --entries "$ENTRIES" --queries "$QUERY_COUNT" --creators "$CREATORS" --connections "$CREATOR_LINKS" --out "$DATA"
   fact generated fresh
 fi
 cp "$DATA/meta.json" "$RUN/meta.json"
 
 # ---- 2. import into a fresh database ------------------------------------------------------
 rm -f "$DB" "$DB-wal" "$DB-shm"
-say "import: $DATA/entries.jsonl -> $DB"
+say "import: $DATA/dataset.jsonl ($(jq -r .dataset_lines "$DATA/meta.json") lines) -> $DB"
 T0=$(now)
-"$BIN" import "$DATA/entries.jsonl" --db "$DB" --json >"$RUN/import.json" 2>"$RUN/import.err"
+"$BIN" import "$DATA/dataset.jsonl" --db "$DB" --json >"$RUN/import.json" 2>"$RUN/import.err"
 T1=$(now)
 fact import_wall_s "$(elapsed "$T0" "$T1")"
 fact db_bytes "$(stat -c %s "$DB")"
+fact db_wal_bytes "$(stat -c %s "$DB-wal" 2>/dev/null || echo 0)"
 say "import: $(elapsed "$T0" "$T1") s wall; $(cat "$RUN/import.json")"
 
 "$BIN" accounts create --name bench --tier enterprise --daily-quota 1000000000 --json --db "$DB" >"$RUN/account.json"
@@ -126,22 +145,24 @@ say "import: $(elapsed "$T0" "$T1") s wall; $(cat "$RUN/import.json")"
 KEY_FILE=$RUN/bench.key
 (umask 077 && jq -r .key "$RUN/key.json" >"$KEY_FILE")
 jq 'del(.key)' "$RUN/key.json" >"$RUN/key.public.json" && rm -f "$RUN/key.json"
-export BENCH_KEY_FILE=$ROOT/$KEY_FILE BENCH_QUERIES=$ROOT/$DATA/queries.txt WRK_THREADS=$THREADS
+export BENCH_KEY_FILE=$ROOT/$KEY_FILE BENCH_QUERIES=$DATA_ABS/queries.txt BENCH_DATA=$DATA_ABS WRK_THREADS=$THREADS
 
 # ---- 3. cold start ------------------------------------------------------------------------
-say "cold start: empty database, then the 1M database"
+say "cold start: empty database, then the full database"
 bun bench/coldstart.ts --bin "$BIN" --db "$RUN/cold-empty" --fresh --runs 3 --port "$COLD_PORT" >"$RUN/coldstart-empty.json"
 bun bench/coldstart.ts --bin "$BIN" --db "$DB" --runs 3 --port "$COLD_PORT" >"$RUN/coldstart-1m.json"
 say "cold start: empty $(jq -r .median_ms "$RUN/coldstart-empty.json") ms, 1M $(jq -r .median_ms "$RUN/coldstart-1m.json") ms"
 
 # ---- 4. servers ---------------------------------------------------------------------------
 start_trustlist() { # access-log on|off
-  "$BIN" serve --db "$DB" --port "$TL_PORT" --host "$HOST" --access-log "$1" >/dev/null 2>>"$RUN/trustlist.err" &
+  "$BIN" serve --db "$DB" --port "$TL_PORT" --host "$HOST" --access-log "$1" --trust-proxy >/dev/null 2>>"$RUN/trustlist.err" &
   TL_PID=$!
   PIDS+=("$TL_PID")
   wait_healthy "http://$HOST:$TL_PORT" "$TL_PID"
 }
-say "serve: trustlist on $HOST:$TL_PORT (access log on, stdout to /dev/null), ceiling on $HOST:$CE_PORT"
+# --trust-proxy: the keyless rounds give every request its own X-Forwarded-For, so the per-IP
+# limit of /v1/public/* (10/s, burst 60) is not what they measure. Keyed routes never read it.
+say "serve: trustlist on $HOST:$TL_PORT (access log on, stdout to /dev/null, --trust-proxy), ceiling on $HOST:$CE_PORT"
 start_trustlist on
 bun bench/ceiling.ts --db "$DB" --port "$CE_PORT" --host "$HOST" --key-file "$KEY_FILE" >/dev/null 2>"$RUN/ceiling.err" &
 CE_PID=$!
@@ -154,11 +175,11 @@ wait_healthy "http://$HOST:$CE_PORT" "$CE_PID"
 TICKS=$(getconf CLK_TCK)
 machine_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
 proc_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
-load() { # name url seconds outfile server-pid
+load() { # name url seconds outfile server-pid [script (bench/check.lua)] [connections (BENCH_CONNECTIONS)]
   local m0 s0 m1 s1 line
   m0=$(machine_ticks); s0=$(proc_ticks "$5")
   /usr/bin/time -f "WRKCPU %U %S" -o "$4.time" \
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$3"s --timeout 2s -s bench/check.lua "$2" -- "$THREADS" >"$4" 2>&1 || true
+    wrk -t"$THREADS" -c"${7:-$CONNECTIONS}" -d"$3"s --timeout 2s --latency -s "${6:-bench/check.lua}" "$2" -- "$THREADS" >"$4" 2>&1 || true
   m1=$(machine_ticks); s1=$(proc_ticks "$5")
   awk -v m="$((m1 - m0))" -v s="$((s1 - s0))" -v hz="$TICKS" '/^WRKCPU/ {
       w = ($2 + $3) * hz
@@ -195,6 +216,38 @@ while [ "$clean" -lt "$ROUNDS" ] && [ "$n" -lt $((ROUNDS + EXTRA_ROUNDS)) ]; do
 done
 fact rounds_run "$n"
 fact clean_pairs "$clean"
+
+# ---- 5b. keyless routes, same server process and data -------------------------------------
+# Each round: the keyed check at the keyless connection count (the badge's yardstick), then
+# search, directory and badge. Noisy rounds are kept and marked; the report takes medians.
+KEYLESS_ROUTES="search directory badge"
+if [ "$CREATORS" -gt 0 ] && [ "$KEYLESS_ROUNDS" -gt 0 ]; then
+  # One request per route first: a route that is not there (404) shows up here, not only as an
+  # INVALID round.
+  for probe in "search /v1/public/blacklist/check?q=bench" "directory /v1/public/directory?q=bench" "badge /badge/bench"; do
+    code=$(curl -s -o /dev/null -w '%{http_code}' -H 'X-Forwarded-For: 10.255.0.1' "$TL_URL${probe#* }")
+    fact "route_status_${probe%% *}" "$code"
+    [ "$code" = 200 ] || say "  WARNING: ${probe#* } answered $code; its rounds will be INVALID"
+  done
+  say "keyless: ${KEYLESS_ROUNDS} round(s) of check, search, directory, badge at ${THREADS}t/${KEYLESS_CONNECTIONS}c, ${DURATION}s each"
+  load warmup-keyless-check "$TL_URL" 2 "$RUN/warmup-keyless-check.txt" "$TL_PID" bench/check.lua "$KEYLESS_CONNECTIONS"
+  for route in $KEYLESS_ROUTES; do
+    load "warmup-$route" "$TL_URL" 2 "$RUN/warmup-$route.txt" "$TL_PID" "bench/$route.lua" "$KEYLESS_CONNECTIONS"
+  done
+  for n in $(seq 1 "$KEYLESS_ROUNDS"); do
+    say "keyless round $n"
+    load check "$TL_URL" "$DURATION" "$RUN/keyless-$n-check.txt" "$TL_PID" bench/check.lua "$KEYLESS_CONNECTIONS"
+    for route in $KEYLESS_ROUTES; do
+      load "$route" "$TL_URL" "$DURATION" "$RUN/keyless-$n-$route.txt" "$TL_PID" "bench/$route.lua" "$KEYLESS_CONNECTIONS"
+    done
+  done
+  say "probe: each query kind timed alone, $PROBE_PER_KIND per kind, one connection"
+  bun bench/keyless-probe.ts --url "$TL_URL" --data "$DATA" --per-kind "$PROBE_PER_KIND" >"$RUN/probe.json" 2>"$RUN/probe.err" || say "  probe failed (see probe.err)"
+  fact creators_blacklisted_db "$(bun -e "
+    import { Database } from 'bun:sqlite';
+    const db = new Database('$DB', { readonly: true });
+    console.log(db.query('SELECT count(*) AS n FROM creators WHERE blacklisted').get().n);")"
+fi
 
 # ---- 6. list walk and memory --------------------------------------------------------------
 say "walk: GET /v1/blacklist?limit=100 to the end"

@@ -1,0 +1,84 @@
+-- Shared body of the keyless wrk scripts (search.lua, directory.lua, badge.lua); not run on its own.
+-- The route script sets the global `route = {file = "...", path = function(fields) ... end}` and
+-- then dofile()s this file.
+--
+-- Reads a tab-separated query file written by bench/generate.ts (first column: the query's kind,
+-- ignored here), builds every request once up front and cycles through them, each thread from its
+-- own offset. Keyless routes are limited to 10 requests/s (burst 60) per client IP, so every
+-- request carries its own X-Forwarded-For (the server runs with --trust-proxy): thread t, line i
+-- sends 10.(64t + i/65536).(i/256 % 256).(i % 256). An address comes back once per pass through
+-- the list (tens of thousands of requests), far below the limit: the rounds measure the service,
+-- not the limiter. 429s are counted apart (status_429) so a round that hit it anyway shows it.
+--
+-- Arguments after `--`: thread count (to spread the offsets; default WRK_THREADS or 2), query file
+-- (default $BENCH_DATA/<route.file>, BENCH_DATA defaulting to bench/data).
+--
+-- done() prints one parseable line, as check.lua does, plus status_429:
+--   RESULT requests=N duration_s=S rps=R p50_ms=.. p90_ms=.. p99_ms=.. max_ms=.. non2xx=N status_429=N
+--          connect_errors=N read_errors=N write_errors=N timeouts=N status_errors=N
+
+local threads = {}
+local thread_count = 0
+
+function setup(thread)
+   thread:set("thread_index", thread_count)
+   thread_count = thread_count + 1
+   table.insert(threads, thread)
+end
+
+function urlencode(s)
+   return (s:gsub("[^%w%-%._~]", function(c) return string.format("%%%02X", string.byte(c)) end))
+end
+
+local function fields_of(line)
+   local fields = {}
+   for field in (line .. "\t"):gmatch("([^\t]*)\t") do fields[#fields + 1] = field end
+   return fields
+end
+
+function init(args)
+   local total_threads = tonumber(args[1] or os.getenv("WRK_THREADS") or "2")
+   local path = args[2] or ((os.getenv("BENCH_DATA") or "bench/data") .. "/" .. route.file)
+   local t = thread_index or 0
+   requests_list = {}
+   for line in io.lines(path) do
+      if line ~= "" then
+         local i = #requests_list
+         local ip = string.format("10.%d.%d.%d", 64 * t + math.floor(i / 65536) % 64, math.floor(i / 256) % 256, i % 256)
+         requests_list[i + 1] = wrk.format("GET", route.path(fields_of(line)), { ["X-Forwarded-For"] = ip })
+      end
+   end
+   count = #requests_list
+   assert(count > 0, "no queries in " .. path)
+   position = math.floor(t * count / total_threads) % count
+   non2xx = 0
+   limited = 0
+end
+
+function request()
+   position = position + 1
+   if position > count then position = 1 end
+   return requests_list[position]
+end
+
+function response(status, headers, body)
+   if status < 200 or status > 299 then
+      non2xx = non2xx + 1
+      if status == 429 then limited = limited + 1 end
+   end
+end
+
+function done(summary, latency, requests)
+   local bad, bad429 = 0, 0
+   for _, thread in ipairs(threads) do
+      bad = bad + (tonumber(thread:get("non2xx")) or 0)
+      bad429 = bad429 + (tonumber(thread:get("limited")) or 0)
+   end
+   local seconds = summary.duration / 1e6
+   local e = summary.errors
+   io.write(string.format(
+      "RESULT requests=%d duration_s=%.3f rps=%.1f p50_ms=%.3f p90_ms=%.3f p99_ms=%.3f max_ms=%.3f non2xx=%d status_429=%d connect_errors=%d read_errors=%d write_errors=%d timeouts=%d status_errors=%d\n",
+      summary.requests, seconds, summary.requests / seconds,
+      latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000, latency.max / 1000,
+      bad, bad429, e.connect, e.read, e.write, e.timeout, e.status))
+end
