@@ -1,6 +1,7 @@
 // The keyless surface: unified search with suggestions, trust tiers, resolve, the directory, vouches,
 // public counters, the badge, and the per-IP limits that guard them.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { LEADERBOARD_IP_RULE, PUBLIC_IP_RULE } from "../src/http/limits";
 import { expectEnvelope, createTestApp, type TestApp } from "./helpers";
 
@@ -334,5 +335,37 @@ describe("per-IP limits", () => {
     for (let i = 0; i < PUBLIC_IP_RULE.capacity + 5; i++) {
       expect((await t.call("GET", "/badge/x", { headers: { "x-forwarded-for": "203.0.113.12" } })).status).toBe(200);
     }
+  });
+});
+
+describe("the directory index stays in step with the database", () => {
+  test("renames, new links, score changes and another process's writes show on the next query", async () => {
+    await creator("alpha", { display_name: "Crimson Forge" });
+    await creator("bravo", { display_name: "Crimson Tide" });
+    expect((await get("/v1/public/directory?q=crimson")).body.total).toBe(2);
+
+    await creator("alpha", { display_name: "Azure Forge" });
+    expect((await get("/v1/public/directory?q=crimson")).body.items.map((i: any) => i.handle)).toEqual(["bravo"]);
+    expect((await get("/v1/public/directory?q=azure")).body.items.map((i: any) => i.handle)).toEqual(["alpha"]);
+
+    await link("alpha", { provider: "twitch", provider_user_id: "31337", provider_username: "ForgeLive" });
+    expect((await get("/v1/public/directory?q=forgelive&platform=twitch")).body.total).toBe(1);
+    expect((await get("/v1/public/directory?q=forgelive&platform=roblox")).body.total).toBe(0);
+
+    // Sort keys follow the score: a vouch puts bravo first by vouches and by trust.
+    await write("POST", "/v1/partner/vouches", { from: "alpha", to: "bravo" });
+    expect((await get("/v1/public/directory?q=forge%20tide&sort=vouches")).body.total).toBe(0);
+    expect((await get("/v1/public/directory?sort=vouches&limit=1")).body.items.map((i: any) => i.handle)).toEqual(["bravo"]);
+    await creator("charlie", { display_name: "Crimson Charlie" });
+    expect((await get("/v1/public/directory?q=crimson&sort=trust")).body.items.map((i: any) => [i.handle, i.trust_score])).toEqual([
+      ["bravo", 102],
+      ["charlie", 100],
+    ]);
+
+    // Another connection (the CLI, an import) writes directly: seen without any call through the app.
+    const other = new Database(t.dbPath);
+    other.run("UPDATE creators SET display_name = 'Crimson Delta', search_text = 'charlie crimson delta' WHERE handle = 'charlie'");
+    other.close();
+    expect((await get("/v1/public/directory?q=crimson%20delta")).body.items.map((i: any) => i.handle)).toEqual(["charlie"]);
   });
 });

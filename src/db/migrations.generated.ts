@@ -4,6 +4,8 @@ import sql1 from "../../migrations/0001_creators.sql" with { type: "text" };
 import sql2 from "../../migrations/0002_search.sql" with { type: "text" };
 import sql3 from "../../migrations/0003_search_text_trigger.sql" with { type: "text" };
 import sql4 from "../../migrations/0004_connection_delete.sql" with { type: "text" };
+import sql5 from "../../migrations/0005_drop_creator_search.sql" with { type: "text" };
+import sql6 from "../../migrations/0006_creators_version.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795313436895, breakpoints: true, sql: sql0 },
@@ -11,4 +13,6 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0002_search", when: 1795320055494, breakpoints: true, sql: sql2 },
   { tag: "0003_search_text_trigger", when: 1795321013095, breakpoints: true, sql: sql3 },
   { tag: "0004_connection_delete", when: 1795321135572, breakpoints: true, sql: sql4 },
+  { tag: "0005_drop_creator_search", when: 1795321919597, breakpoints: true, sql: sql5 },
+  { tag: "0006_creators_version", when: 1795321998139, breakpoints: true, sql: sql6 },
 ];

@@ -1,12 +1,12 @@
-// Bulk writes and the FTS5 search indexes. Triggers keep the trigram indexes in step row by row,
-// which costs about 40% of a large import; rebuilding each index once at the end is several times
+// Bulk writes and the FTS5 suggestion index. Triggers keep the trigram index in step row by row,
+// which costs about 40% of a large import; rebuilding it once at the end is several times
 // cheaper. Both happen inside the caller's transaction, so a failed import leaves the triggers
-// and indexes exactly as they were.
+// and the index exactly as they were.
 import type { Database } from "bun:sqlite";
 
 /** Triggers that write into the FTS5 tables (the tables they read stay maintained). */
-const INDEX_TRIGGERS = ["search_names_ai", "search_names_ad", "creators_search_ai", "creators_search_au"];
-const INDEXES = ["search_names_fts", "creator_search"];
+const INDEX_TRIGGERS = ["search_names_ai", "search_names_ad"];
+const INDEXES = ["search_names_fts"];
 
 /** Drops the index-writing triggers; the returned function restores them and rebuilds the indexes. */
 export function suspendSearchIndexing(sqlite: Database): () => void {

@@ -145,6 +145,7 @@ export class CreatorsService {
   private readonly writeSnapshot: Statement;
   private readonly snapshotOnOrBefore: Statement<{ score: number }, [string, string]>;
   private readonly oldestSnapshot: Statement<{ score: number }, [string]>;
+  private readonly changeListeners: Array<(creatorId: string) => void> = [];
   /** Creators whose score awaits recomputation at the end of a bulk write (an import). */
   private deferred: Set<string> | null = null;
 
@@ -211,6 +212,14 @@ export class CreatorsService {
     );
     this.oldestSnapshot = db.prepare("SELECT score FROM trust_snapshots WHERE creator_id = ? ORDER BY day LIMIT 1");
     blacklist.onEntryChange((row, change, emit) => this.afterEntryChange(row, change, emit));
+  }
+
+  /**
+   * Told, inside the writing transaction, about every creator whose row was rewritten; listeners
+   * must only take note (the transaction may still roll back) and read the row later.
+   */
+  onChange(listener: (creatorId: string) => void): void {
+    this.changeListeners.push(listener);
   }
 
   // ---- reads ------------------------------------------------------------------------------
@@ -474,6 +483,7 @@ export class CreatorsService {
       platforms,
     );
     this.writeSnapshot.run(creatorId, utcDay(now), score);
+    for (const listener of this.changeListeners) listener(creatorId);
     if (emit && blacklisted && !row.blacklisted) {
       this.outbox.write("creator.blacklisted", { creator_id: creatorId, handle: row.handle, entry_id: banEntry }, now);
     }
