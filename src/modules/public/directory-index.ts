@@ -36,7 +36,12 @@ export class DirectoryIndex {
   private keys: Record<DirectorySortKey, number[]> = { newest: [], trust: [], vouches: [], deals: [] };
   private platforms: string[] = [];
   private slotByRowid = new Map<number, number>();
-  private postings = new Map<string, number[]>();
+  /**
+   * Slots per trigram: packed into typed arrays when the index is built (small, and nothing for
+   * the garbage collector to trace through), plus the slots appended since in plain arrays.
+   */
+  private packed = new Map<string, Int32Array>();
+  private recent = new Map<string, number[]>();
   private seen = new Int32Array(0);
   private stamp = 0;
   private staleAppends = 0;
@@ -138,28 +143,36 @@ export class DirectoryIndex {
   private scan(words: string[], platform: string | null): number[] {
     // The candidates are the postings of the rarest trigram among all words; every word is then
     // checked in full, so stale postings and trigram coincidences drop out.
-    let candidates: number[] | undefined;
+    let rarest: string | undefined;
+    let fewest = Infinity;
     for (const word of words) {
       for (let i = 0; i + 3 <= word.length; i++) {
-        const list = this.postings.get(word.slice(i, i + 3));
-        if (!list) return [];
-        if (!candidates || list.length < candidates.length) candidates = list;
+        const gram = word.slice(i, i + 3);
+        const count = (this.packed.get(gram)?.length ?? 0) + (this.recent.get(gram)?.length ?? 0);
+        if (count === 0) return [];
+        if (count < fewest) {
+          fewest = count;
+          rarest = gram;
+        }
       }
     }
-    if (!candidates) return [];
+    if (rarest === undefined) return [];
     const stamp = ++this.stamp;
     const seen = this.seen;
     const wanted = platform === null ? null : `,${platform},`;
     const out: number[] = [];
-    for (const slot of candidates) {
-      if (seen[slot] === stamp) continue;
-      seen[slot] = stamp;
-      const haystack = this.haystacks[slot]!;
-      let all = true;
-      for (const word of words) if (!haystack.includes(word)) all = false;
-      if (!all) continue;
-      if (wanted !== null && !`,${this.platforms[slot]},`.includes(wanted)) continue;
-      out.push(slot);
+    const haystacks = this.haystacks;
+    const lists: ArrayLike<number>[] = [this.packed.get(rarest) ?? [], this.recent.get(rarest) ?? []];
+    for (const list of lists) {
+      next: for (let i = 0; i < list.length; i++) {
+        const slot = list[i]!;
+        if (seen[slot] === stamp) continue;
+        seen[slot] = stamp;
+        const haystack = haystacks[slot]!;
+        for (const word of words) if (!haystack.includes(word)) continue next;
+        if (wanted !== null && !`,${this.platforms[slot]},`.includes(wanted)) continue;
+        out.push(slot);
+      }
     }
     return out;
   }
@@ -174,7 +187,8 @@ export class DirectoryIndex {
     this.keys = { newest: [], trust: [], vouches: [], deals: [] };
     this.platforms = [];
     this.slotByRowid = new Map();
-    this.postings = new Map();
+    this.packed = new Map();
+    this.recent = new Map();
     this.staleAppends = 0;
     this.built = false;
     let after = 0;
@@ -185,6 +199,8 @@ export class DirectoryIndex {
       after = rows[rows.length - 1]!.rowid;
       await new Promise((resolve) => setImmediate(resolve));
     }
+    for (const [gram, slots] of this.recent) this.packed.set(gram, Int32Array.from(slots));
+    this.recent = new Map();
     this.built = true;
   }
 
@@ -217,8 +233,8 @@ export class DirectoryIndex {
     const text = row.search_text;
     for (let i = 0; i + 3 <= text.length; i++) {
       const gram = text.slice(i, i + 3);
-      const list = this.postings.get(gram);
-      if (!list) this.postings.set(gram, [slot]);
+      const list = this.recent.get(gram);
+      if (!list) this.recent.set(gram, [slot]);
       else if (list[list.length - 1] !== slot) list.push(slot);
     }
     if (known) this.staleAppends++;
