@@ -108,8 +108,7 @@ async function serve(args: string[]) {
     runtime.log.info("subject filter ready", { subjects: services.blacklist.subjects.size, ms: Math.round(performance.now() - started) });
     // So the first search that misses does not pay for reading the suggestion index's vocabulary,
     // nor the first directory query for building the directory index.
-    services.public.refreshGramCounts();
-    return services.public.warmDirectory();
+    return Promise.all([services.public.refreshGramCountsInSlices(), services.public.warmDirectory()]);
   });
   const address = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
   runtime.log.info("listening", { address, base_url: config.baseUrl, db: config.dbPath, startup_ms: Math.round(performance.now() - started) });

@@ -36,7 +36,7 @@ export function jobs(runtime: Runtime, services: Services): Job[] {
     { name: "trust-snapshots", pattern: "5 0 * * *", run: () => services.creators.refreshAll() },
     { name: "public-stats", pattern: Patterns.EVERY_5_MINUTES, run: () => services.public.refreshStats() },
     // Which trigrams are rare only steers where suggestions look; hourly is fresh enough.
-    { name: "suggestion-index-stats", pattern: "17 * * * *", run: () => services.public.refreshGramCounts() },
+    { name: "suggestion-index-stats", pattern: "17 * * * *", run: () => services.public.refreshGramCountsInSlices() },
   ];
 }
 

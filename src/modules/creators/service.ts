@@ -521,7 +521,7 @@ export class CreatorsService {
    * The daily job (00:05 UTC): recompute every creator (account age moves the score without any
    * write) and record the day's snapshot. Works in batches so requests are served in between.
    */
-  async refreshAll(batch = 500): Promise<number> {
+  async refreshAll(batch = 100): Promise<number> {
     const ids = this.sqlite.query<{ id: string }, [string, number]>("SELECT id FROM creators WHERE id > ? ORDER BY id LIMIT ?");
     let after = "";
     let total = 0;
