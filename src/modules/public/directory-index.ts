@@ -124,18 +124,36 @@ export class DirectoryIndex {
     if (end >= slots.length || end > SELECT_TOP_UP_TO) {
       ordered = slots.slice().sort(before);
     } else {
-      // Keep the `end` first in a sorted buffer; most candidates lose to its last one at once.
-      ordered = [];
-      for (const slot of slots) {
-        if (ordered.length === end && before(slot, ordered[end - 1]!) >= 0) continue;
-        let at = ordered.length === end ? end - 1 : ordered.length;
-        while (at > 0 && before(slot, ordered[at - 1]!) < 0) {
-          ordered[at] = ordered[at - 1]!;
-          at--;
+      // A heap of the `end` best so far, the worst of them on top: O(matches x log(end)). Slots
+      // follow creation order (and so, mostly, id order): walked backwards for "newest" and
+      // forwards for the others (where ties fall back to the id), nearly every candidate after the
+      // first few is turned away by one comparison.
+      const heap: number[] = [];
+      const worse = (i: number, j: number) => before(heap[i]!, heap[j]!) > 0;
+      const swap = (i: number, j: number) => {
+        const held = heap[i]!;
+        heap[i] = heap[j]!;
+        heap[j] = held;
+      };
+      const backwards = sort === "newest";
+      for (let n = 0; n < slots.length; n++) {
+        const slot = slots[backwards ? slots.length - 1 - n : n]!;
+        if (heap.length < end) {
+          heap.push(slot);
+          for (let i = heap.length - 1; i > 0 && worse(i, (i - 1) >> 1); i = (i - 1) >> 1) swap(i, (i - 1) >> 1);
+        } else if (before(slot, heap[0]!) < 0) {
+          heap[0] = slot;
+          for (let i = 0; ; ) {
+            const left = 2 * i + 1;
+            if (left >= end) break;
+            const child = left + 1 < end && worse(left + 1, left) ? left + 1 : left;
+            if (!worse(child, i)) break;
+            swap(child, i);
+            i = child;
+          }
         }
-        ordered[at] = slot;
-        if (ordered.length > end) ordered.length = end;
       }
+      ordered = heap.sort(before);
     }
     return ordered.slice(offset, end).map((slot) => this.rowids[slot]!);
   }
@@ -169,7 +187,7 @@ export class DirectoryIndex {
         if (seen[slot] === stamp) continue;
         seen[slot] = stamp;
         const haystack = haystacks[slot]!;
-        for (const word of words) if (!haystack.includes(word)) continue next;
+        for (let w = 0; w < words.length; w++) if (!haystack.includes(words[w]!)) continue next;
         if (wanted !== null && !`,${this.platforms[slot]},`.includes(wanted)) continue;
         out.push(slot);
       }

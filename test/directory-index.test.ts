@@ -1,0 +1,62 @@
+// The in-memory directory index against a plain reading of the same rows: the same matches for
+// every query, and every page in exactly the order SQLite's ORDER BY gives, for every sort, with
+// heavy ties (most creators have no vouches or deals) and with rows written in any order.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { DirectoryIndex } from "../src/modules/public/directory-index";
+import { createTestApp, type TestApp } from "./helpers";
+
+let t: TestApp;
+let index: DirectoryIndex;
+const WORDS = ["forge", "pixel", "studio", "the", "crimson", "blox", "realm", "owl", "ninja", "craft"];
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const sqlite = t.runtime.store.sqlite;
+  let seed = 7;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const insert = sqlite.prepare(
+    `INSERT INTO creators (id, handle, joined_at, created_at, updated_at, trust_computed_at, trust_score, vouch_count, deal_count, search_text, platforms)
+     VALUES (?1, ?2, 0, ?3, 0, 0, ?4, ?5, ?6, ?7, ?8)`,
+  );
+  sqlite.transaction(() => {
+    for (let i = 0; i < 3000; i++) {
+      // Ids are not in insertion order, and created_at repeats, so ties reach the id.
+      const id = `crt_${String(random(1_000_000)).padStart(7, "0")}_${i}`;
+      const text = `maker${i} ${WORDS[random(WORDS.length)]} ${WORDS[random(WORDS.length)]}${random(100)}`;
+      insert.run(id, `maker${i}`, 1_000 * random(500), 50 + random(120), random(4) === 0 ? random(5) : 0, random(6) === 0 ? random(3) : 0, text, random(2) ? "discord" : "discord,roblox");
+    }
+  })();
+  index = new DirectoryIndex(sqlite);
+  await index.refresh();
+});
+afterAll(() => t.close());
+
+const ORDER = { newest: "created_at DESC, id", trust: "trust_score DESC, id", vouches: "vouch_count DESC, id", deals: "deal_count DESC, id" } as const;
+
+test("matches and pages agree with SQL for every sort, page size and offset", () => {
+  const sqlite = t.runtime.store.sqlite;
+  const rows = sqlite.query<{ rowid: number; search_text: string; platforms: string }, []>("SELECT rowid, search_text, platforms FROM creators").all();
+  for (const q of ["forge", "the", "pixel studio", "owl craft", "crimson9", "maker12", "zzz"]) {
+    for (const platform of [null, "roblox"]) {
+      // As typed; else, for several words, every word.
+      const on = rows.filter((r) => platform === null || r.platforms.split(",").includes(platform));
+      let expected = on.filter((r) => r.search_text.includes(q));
+      if (expected.length === 0 && q.includes(" ")) expected = on.filter((r) => q.split(" ").every((w) => r.search_text.includes(w)));
+      const slots = index.match(q, platform);
+      const matched = index.page(slots, "newest", 0, slots.length);
+      expect(matched.toSorted((a, b) => a - b), `${q} ${platform}`).toEqual(expected.map((r) => r.rowid).sort((a, b) => a - b));
+      for (const [sort, order] of Object.entries(ORDER) as Array<[keyof typeof ORDER, string]>) {
+        const all = sqlite
+          .query<{ rowid: number }, [string]>(`SELECT rowid FROM creators WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY ${order}`)
+          .all(JSON.stringify(matched))
+          .map((r) => r.rowid);
+        for (const [offset, limit] of [[0, 24], [24, 24], [48, 7], [0, 100], [990, 24]] as const) {
+          expect(index.page(slots, sort, offset, limit), `${q} ${sort} ${offset}+${limit}`).toEqual(all.slice(offset, offset + limit));
+        }
+      }
+    }
+  }
+});
