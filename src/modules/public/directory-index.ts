@@ -35,7 +35,10 @@ export class DirectoryIndex {
   /** Sort keys by slot; every sort is descending on its key, then ascending on id. */
   private keys: Record<DirectorySortKey, number[]> = { newest: [], trust: [], vouches: [], deals: [] };
   private platforms: string[] = [];
-  private slotByRowid = new Map<number, number>();
+  /** Slot + 1 by rowid (0: not indexed); rowids are dense, and a flat array is nothing to trace. */
+  private slotByRowid = new Int32Array(0);
+  /** Platform lists repeat ("discord,roblox"): one string each, not one per creator. */
+  private readonly platformStrings = new Map<string, string>();
   /**
    * Slots per trigram: packed into typed arrays when the index is built (small, and nothing for
    * the garbage collector to trace through), plus the slots appended since in plain arrays.
@@ -204,7 +207,7 @@ export class DirectoryIndex {
     this.haystacks = [];
     this.keys = { newest: [], trust: [], vouches: [], deals: [] };
     this.platforms = [];
-    this.slotByRowid = new Map();
+    this.slotByRowid = new Int32Array(0);
     this.packed = new Map();
     this.recent = new Map();
     this.staleAppends = 0;
@@ -223,12 +226,18 @@ export class DirectoryIndex {
   }
 
   private put(row: IndexRow) {
-    let slot = this.slotByRowid.get(row.rowid);
-    const known = slot !== undefined;
-    const changed = !known || this.haystacks[slot!] !== row.search_text;
-    if (slot === undefined) {
+    const stored = row.rowid < this.slotByRowid.length ? this.slotByRowid[row.rowid]! : 0;
+    const known = stored > 0;
+    let slot = stored - 1;
+    const changed = !known || this.haystacks[slot] !== row.search_text;
+    if (!known) {
       slot = this.rowids.length;
-      this.slotByRowid.set(row.rowid, slot);
+      if (row.rowid >= this.slotByRowid.length) {
+        const grown = new Int32Array(Math.max(1024, row.rowid * 2));
+        grown.set(this.slotByRowid);
+        this.slotByRowid = grown;
+      }
+      this.slotByRowid[row.rowid] = slot + 1;
       this.rowids.push(row.rowid);
       this.ids.push(row.id);
       if (slot >= this.seen.length) {
@@ -242,7 +251,9 @@ export class DirectoryIndex {
     this.keys.trust[slot] = row.trust_score;
     this.keys.vouches[slot] = row.vouch_count;
     this.keys.deals[slot] = row.deal_count;
-    this.platforms[slot] = row.platforms;
+    let platforms = this.platformStrings.get(row.platforms);
+    if (platforms === undefined) this.platformStrings.set(row.platforms, (platforms = row.platforms));
+    this.platforms[slot] = platforms;
     if (!changed) return;
     // A changed haystack gets postings for its trigrams; the old ones stay until the next build
     // and are filtered out by the full check.
