@@ -8,6 +8,7 @@
 // commits: before trusting a "no", the filter reads it and, if it moved, first takes in the rows
 // past the last one it has seen.
 import type { Database, Statement } from "bun:sqlite";
+import { yieldToRequests } from "../../yield";
 
 const HASHES = 7;
 /** Bits per expected subject: about 0.1 % false positives at 16 with 7 hashes. */
@@ -148,8 +149,6 @@ export class SubjectFilter {
     await this.build();
   }
 }
-
-const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function hashes(provider: string, id: string): [number, number] {
   const key = `${provider}:${id}`;

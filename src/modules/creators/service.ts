@@ -11,6 +11,7 @@ import type { Outbox } from "../../outbox";
 import { cleanText, isHttpUrl, normalizeHandle, parseTime, requireHandle } from "../../values";
 import { type BlacklistService, type EntryRow, isProvider, normalizeAccountId } from "../blacklist/service";
 import { computeTrust, type TrustBand, type TrustTrend, trustTrend, verificationLabel } from "./trust";
+import { yieldToRequests } from "../../yield";
 
 const DAY_MS = 86_400_000;
 
@@ -240,7 +241,7 @@ export class CreatorsService {
 
   private async require(rawHandle: string): Promise<CreatorRow> {
     const row = this.findNow(rawHandle);
-    if (!row) throw notFound(`No creator '${rawHandle.replace(/^@/, "").slice(0, 40)}'.`);
+    if (!row) throw creatorNotFound(rawHandle);
     return row;
   }
 
@@ -311,11 +312,6 @@ export class CreatorsService {
       }));
   }
 
-  /** Every connection of one creator, private ones included (export). */
-  allConnections(creatorId: string): ConnectionRow[] {
-    return this.connectionsOf.all(creatorId);
-  }
-
   // ---- writes -----------------------------------------------------------------------------
 
   /** Creates or updates a creator's profile fields; `created` tells which. */
@@ -367,7 +363,7 @@ export class CreatorsService {
     const now = this.clock.now();
     return this.sqlite.transaction(() => {
       const creator = this.byHandle.get(requireHandle(rawHandle));
-      if (!creator) throw notFound(`No creator '${rawHandle.replace(/^@/, "").slice(0, 40)}'.`);
+      if (!creator) throw creatorNotFound(rawHandle);
       return this.linkNow(creator, input, now);
     })();
   }
@@ -406,7 +402,7 @@ export class CreatorsService {
     const now = this.clock.now();
     return this.sqlite.transaction(() => {
       const creator = this.byHandle.get(requireHandle(rawHandle));
-      if (!creator) throw notFound(`No creator '${rawHandle.replace(/^@/, "").slice(0, 40)}'.`);
+      if (!creator) throw creatorNotFound(rawHandle);
       const accountId = isProvider(provider) ? normalizeAccountId(provider, rawAccountId) : null;
       const existing = accountId === null ? null : this.connectionByAccount.get(provider, accountId);
       if (!existing || existing.creator_id !== creator.id) throw notFound(`${creator.handle} has no such linked ${provider} account.`);
@@ -534,9 +530,14 @@ export class CreatorsService {
       })();
       total += page.length;
       after = page[page.length - 1]!.id;
-      await new Promise((resolve) => setImmediate(resolve));
+      await yieldToRequests();
     }
   }
+}
+
+/** 404 for a handle no creator has; the handle is shown as given, shortened. */
+export function creatorNotFound(rawHandle: string, role?: string) {
+  return notFound(`No creator '${rawHandle.replace(/^@/, "").slice(0, 40)}'${role ? ` (${role})` : ""}.`);
 }
 
 export function accountAgeDays(joinedAt: number, at: number): number {

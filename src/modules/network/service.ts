@@ -9,7 +9,7 @@ import { conflict, notFound, unprocessable } from "../../errors";
 import { newId } from "../../ids";
 import type { Outbox } from "../../outbox";
 import { cleanText, parseTime, requireHandle } from "../../values";
-import type { CreatorRow, CreatorsService } from "../creators/service";
+import { type CreatorRow, type CreatorsService, creatorNotFound } from "../creators/service";
 
 export interface VouchRow {
   id: string;
@@ -133,7 +133,7 @@ export class NetworkService {
 
   private creator(raw: string, role: string): CreatorRow {
     const row = this.creators.findNow(requireHandle(raw));
-    if (!row) throw notFound(`No creator '${raw.replace(/^@/, "").slice(0, 40)}' (${role}).`);
+    if (!row) throw creatorNotFound(raw, role);
     return row;
   }
 

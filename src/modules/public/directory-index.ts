@@ -7,6 +7,7 @@
 // (committed state) before the next query; when another process has written to creators (the
 // `creators_version` counter moved), the index is rebuilt, in slices so requests keep flowing.
 import type { Database, Statement } from "bun:sqlite";
+import { yieldToRequests } from "../../yield";
 
 export type DirectorySortKey = "newest" | "trust" | "vouches" | "deals";
 
@@ -99,10 +100,6 @@ export class DirectoryIndex {
       // counter now reflects this process's own writes, which are all applied.
       this.lastCreatorsVersion = this.creatorsVersion.get()?.value ?? "";
     }
-  }
-
-  get size(): number {
-    return this.built ? this.rowids.length : 0;
   }
 
   /**
@@ -218,7 +215,7 @@ export class DirectoryIndex {
       for (const row of rows) this.put(row);
       if (rows.length < BUILD_SLICE) break;
       after = rows[rows.length - 1]!.rowid;
-      await new Promise((resolve) => setImmediate(resolve));
+      await yieldToRequests();
     }
     for (const [gram, slots] of this.recent) this.packed.set(gram, Int32Array.from(slots));
     this.recent = new Map();

@@ -38,7 +38,7 @@ export function publicRoutes(runtime: Runtime, publicService: PublicService) {
           "Matches creator handles, public linked usernames and ids, and blacklisted accounts' ids and usernames, on every platform. A watchlist hit with `banned: false` is an unconfirmed external report, not a ban. When nothing matches, `suggestions` lists similar names.",
       },
     })
-    .get("/v1/public/trust/:handle", ({ params }) => publicService.publicTrustNow(params.handle), {
+    .get("/v1/public/trust/:handle", ({ params }) => publicService.publicTrust(params.handle), {
       params: HandleParams,
       response: { 200: PublicTrust, ...errors(429) },
       detail: { ...KEYLESS, summary: "Trust tier of a handle", description: "Unknown handles answer `found: false`. `trust_score` is given to signed-in (session) callers only." },

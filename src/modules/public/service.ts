@@ -4,12 +4,12 @@ import type { Database, Statement } from "bun:sqlite";
 import { type Clock, iso } from "../../clock";
 import type { Store } from "../../db/client";
 import { PROVIDERS, type Provider } from "../../db/schema";
-import { invalid, notFound } from "../../errors";
+import { invalid } from "../../errors";
 import { type BlacklistService, isProvider, normalizeAccountId } from "../blacklist/service";
-import type { CreatorRow, CreatorsService } from "../creators/service";
+import { type CreatorRow, type CreatorsService, creatorNotFound } from "../creators/service";
 import { TIER_COLORS, type TrustBand, tierLabel } from "../creators/trust";
-import { normalizeHandle } from "../../values";
 import { DirectoryIndex } from "./directory-index";
+import { yieldToRequests } from "../../yield";
 import { similarity, trigrams } from "./trigrams";
 
 export const DIRECTORY_SORTS = ["newest", "trust", "vouches", "deals"] as const;
@@ -169,7 +169,6 @@ export class PublicService {
   private readonly creatorsByRowid: Statement<CreatorRow, [string]>;
   private readonly creatorRowids: Statement<{ n: number }, []>;
   private readonly namesById: Statement<{ name: string }, [string]>;
-  private readonly gramRows: Statement<{ term: string; doc: number }, []>;
   private readonly gramSlice: Statement<{ term: string; doc: number }, [string, number]>;
   private readonly vouchRows: Statement<
     { id: string; message: string | null; created_at: number; handle: string; display_name: string | null; verification_level: number; avatar_r2_key: string | null },
@@ -211,7 +210,6 @@ export class PublicService {
     );
     // The index's vocabulary as a table; temporary, so it lives with this connection only.
     db.run("CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_names_vocab USING fts5vocab(main, search_names_fts, 'row')");
-    this.gramRows = db.prepare("SELECT term, doc FROM temp.search_names_vocab");
     this.gramSlice = db.prepare("SELECT term, doc FROM temp.search_names_vocab WHERE term > ? ORDER BY term LIMIT ?");
     this.directoryIndex = new DirectoryIndex(db);
     creators.onChange((id) => this.directoryIndex.markDirty(id));
@@ -248,7 +246,7 @@ export class PublicService {
       else if (known.username === null && username !== null) known.username = username;
     };
 
-    const creator = normalizeHandle(lower) !== null ? this.creators.findNow(lower) : null;
+    const creator = this.creators.findNow(lower);
     if (creator) {
       for (const c of this.publicConnectionsOf.all(creator.id)) add(c.provider, c.provider_user_id, c.provider_username);
       for (const s of this.subjectsOfCreator.all(creator.handle, now, MAX_HITS)) add(s.provider, s.id, s.username);
@@ -338,36 +336,40 @@ export class PublicService {
     return scored.slice(0, MAX_SUGGESTIONS).map((s) => s.name);
   }
 
-  /** Re-reads how many names hold each trigram (one scan of the index's vocabulary). */
+  /** Re-reads how many names hold each trigram, at once (the first suggestion before warm-up). */
   refreshGramCounts(): Map<string, number> {
     const counts = new Map<string, number>();
-    for (const row of this.gramRows.iterate()) counts.set(row.term, row.doc);
+    for (const _ of this.gramCountSlices(counts));
     this.gramCounts = counts;
     return counts;
   }
 
   /**
-   * The same, a hundred trigrams at a time with the event loop running in between: counting a
-   * common trigram's names reads its whole posting list, and the full scan of a million names
-   * blocks for about 100 ms. The hourly job and serve's warm-up use this.
+   * The same with the event loop running between slices: counting a common trigram's names reads
+   * its whole posting list, and the full scan of a million names blocks for about 100 ms. The
+   * hourly job and serve's warm-up use this.
    */
   async refreshGramCountsInSlices(): Promise<void> {
     const counts = new Map<string, number>();
-    let after = "";
-    for (;;) {
+    for (const _ of this.gramCountSlices(counts)) await yieldToRequests();
+    this.gramCounts = counts;
+  }
+
+  /** Fills `counts` from the index's vocabulary, a hundred trigrams per step. */
+  private *gramCountSlices(counts: Map<string, number>): Generator<void> {
+    for (let after = ""; ; ) {
       const rows = this.gramSlice.all(after, 100);
       for (const row of rows) counts.set(row.term, row.doc);
-      if (rows.length < 100) break;
+      if (rows.length < 100) return;
       after = rows[rows.length - 1]!.term;
-      await new Promise((resolve) => setImmediate(resolve));
+      yield;
     }
-    this.gramCounts = counts;
   }
 
   // ---- trust tier and resolve ---------------------------------------------------------------
 
   /** The trust tier of one handle; `trust_score` only for a signed-in (session) caller. */
-  publicTrustNow(rawHandle: string, withScore = false): PublicTrust {
+  async publicTrust(rawHandle: string, withScore = false): Promise<PublicTrust> {
     const shown = rawHandle.trim().replace(/^@/, "").toLowerCase().slice(0, 64);
     const row = this.creators.findNow(rawHandle);
     if (!row) return { handle: shown, found: false };
@@ -382,10 +384,6 @@ export class PublicService {
     };
     if (withScore) result.trust_score = row.trust_score;
     return result;
-  }
-
-  async publicTrust(rawHandle: string, withScore = false): Promise<PublicTrust> {
-    return this.publicTrustNow(rawHandle, withScore);
   }
 
   /** The creator a public linked account belongs to. */
@@ -496,7 +494,7 @@ export class PublicService {
 
   async vouches(rawHandle: string, options: { limit?: number; offset?: number }): Promise<VouchesPage> {
     const creator = this.creators.findNow(rawHandle);
-    if (!creator) throw notFound(`No creator '${rawHandle.replace(/^@/, "").slice(0, 40)}'.`);
+    if (!creator) throw creatorNotFound(rawHandle);
     const limit = options.limit ?? 20;
     const offset = options.offset ?? 0;
     return {
@@ -561,7 +559,7 @@ export class PublicService {
     for (let from = 0; from < last; from += STATS_SLICE_ROWS) {
       const range = [from, from + STATS_SLICE_ROWS];
       total += slice.get(...(now === undefined ? range : [...range, now]))!.n;
-      await new Promise((resolve) => setImmediate(resolve));
+      await yieldToRequests();
     }
     return total;
   }
