@@ -18,7 +18,13 @@ const TRANSITION_DOCS: Record<DealAction, { summary: string; description: string
 };
 
 export function partnerNetworkRoutes(runtime: Runtime, network: NetworkService) {
-  let app = new Elysia({ prefix: "/v1/partner", tags: ["Partner"] })
+  const transition = (action: DealAction) =>
+    [
+      `/deals/:id/${action}`,
+      ({ params }: { params: { id: string } }) => network.transition(params.id, action),
+      { params: DealParams, response: { 200: Deal, ...errors(...KEYED_ERRORS, 403, 404, 409) }, detail: TRANSITION_DOCS[action] },
+    ] as const;
+  return new Elysia({ prefix: "/v1/partner", tags: ["Partner"] })
     .use(requireKey(runtime, "write"))
     .post(
       "/vouches",
@@ -50,15 +56,10 @@ export function partnerNetworkRoutes(runtime: Runtime, network: NetworkService) 
       params: DealParams,
       response: { 200: Deal, ...errors(...KEYED_ERRORS, 403, 404) },
       detail: { summary: "Get a deal" },
-    });
-  for (const action of ["confirm", "decline", "complete"] as const) {
-    app = app.post(`/deals/:id/${action}`, ({ params }) => network.transition(params.id, action), {
-      params: DealParams,
-      response: { 200: Deal, ...errors(...KEYED_ERRORS, 403, 404, 409) },
-      detail: TRANSITION_DOCS[action],
-    }) as unknown as typeof app;
-  }
-  return app
+    })
+    .post(...transition("confirm"))
+    .post(...transition("decline"))
+    .post(...transition("complete"))
     .post(
       "/reviews",
       async ({ body, set }) => {
