@@ -83,7 +83,7 @@ export class NetworkService {
   private readonly insertVouch: Statement;
   private readonly vouchPair: Statement<{ id: string }, [string, string]>;
   private readonly insertDeal: Statement;
-  private readonly dealById: Statement<DealRow, [string]>;
+  private readonly dealById: Statement<DealRow & { from_handle: string; to_handle: string }, [string]>;
   private readonly setDealStatus: Statement;
   private readonly reviewableDeal: Statement<{ id: string; reviewed: number }, [string, string]>;
   private readonly insertReview: Statement;
@@ -108,7 +108,11 @@ export class NetworkService {
     this.insertDeal = db.prepare(
       "INSERT INTO deals (id, from_creator_id, to_creator_id, status, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
     );
-    this.dealById = db.prepare("SELECT * FROM deals WHERE id = ?");
+    this.dealById = db.prepare(
+      `SELECT d.*, f.handle AS from_handle, t.handle AS to_handle
+       FROM deals d JOIN creators f ON f.id = d.from_creator_id JOIN creators t ON t.id = d.to_creator_id
+       WHERE d.id = ?`,
+    );
     this.setDealStatus = db.prepare("UPDATE deals SET status = ?2, updated_at = ?3 WHERE id = ?1");
     // The newest completed deal between the two that the reviewer has not reviewed yet comes first.
     this.reviewableDeal = db.prepare(
@@ -220,19 +224,15 @@ export class NetworkService {
     });
   }
 
-  private toDeal(row: DealRow): Deal {
+  private toDeal(row: DealRow & { from_handle: string; to_handle: string }): Deal {
     return {
       id: row.id,
-      from: this.handleOf(row.from_creator_id),
-      to: this.handleOf(row.to_creator_id),
+      from: row.from_handle,
+      to: row.to_handle,
       status: row.status,
       created_at: iso(row.created_at),
       updated_at: iso(row.updated_at),
     };
-  }
-
-  private handleOf(creatorId: string): string {
-    return this.sqlite.query<{ handle: string }, [string]>("SELECT handle FROM creators WHERE id = ?").get(creatorId)!.handle;
   }
 
   // ---- reviews --------------------------------------------------------------------------------
