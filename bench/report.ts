@@ -56,7 +56,7 @@ interface Round {
   cpuUs: number;
   otherS: number;
 }
-/** One wrk output file: the RESULT line of check.lua / keyless.lua and the CPU line of run.sh. */
+/** One wrk output file: the RESULT line of cycle.lua and the CPU line of run.sh. */
 function parseRound(name: string, n: number, target: string): Round {
   const text = readFileSync(join(dir, name), "utf8");
   const line = text.split("\n").find((l) => l.startsWith("RESULT "));

@@ -1,19 +1,22 @@
--- Shared body of the keyless wrk scripts (search.lua, directory.lua, badge.lua); not run on its own.
--- The route script sets the global `route = {file = "...", path = function(fields) ... end}` and
--- then dofile()s this file.
+-- Shared body of the wrk scripts (check.lua, search.lua, directory.lua, badge.lua); not run on its
+-- own. The route script sets the global `route` and then dofile()s this file:
+--   route = { file = "<query file in BENCH_DATA>", env = "<env var naming another file>" (optional),
+--             path = function(fields) ... end, headers = function(i, t) ... end }
 --
--- Reads a tab-separated query file written by bench/generate.ts (first column: the query's kind,
--- ignored here), builds every request once up front and cycles through them, each thread from its
--- own offset. Keyless routes are limited to 10 requests/s (burst 60) per client IP, so every
--- request carries its own X-Forwarded-For (the server runs with --trust-proxy): thread t, line i
--- sends 10.(64t + i/65536).(i/256 % 256).(i % 256). An address comes back once per pass through
--- the list (tens of thousands of requests), far below the limit: the rounds measure the service,
--- not the limiter. 429s are counted apart (status_429) so a round that hit it anyway shows it.
+-- Reads a query file written by bench/generate.ts (tab-separated fields; the keyless lists carry
+-- the query's kind first), builds every request once up front and cycles through them, each
+-- thread from its own offset, so threads do not send the same sequence.
+--
+-- Keyless routes are limited to 10 requests/s (burst 60) per client IP, so their requests carry
+-- forwarded_for(i, t) (the server runs with --trust-proxy): thread t, line i sends
+-- 10.(64t + i/65536).(i/256 % 256).(i % 256). An address comes back once per pass through the
+-- list (tens of thousands of requests), far below the limit: the rounds measure the service, not
+-- the limiter. 429s are counted apart (status_429) so a round that hit it anyway shows it.
 --
 -- Arguments after `--`: thread count (to spread the offsets; default WRK_THREADS or 2), query file
--- (default $BENCH_DATA/<route.file>, BENCH_DATA defaulting to bench/data).
+-- (default $<route.env>, else $BENCH_DATA/<route.file>, BENCH_DATA defaulting to bench/data).
 --
--- done() prints one parseable line, as check.lua does, plus status_429:
+-- done() prints one parseable line:
 --   RESULT requests=N duration_s=S rps=R p50_ms=.. p90_ms=.. p99_ms=.. max_ms=.. non2xx=N status_429=N
 --          connect_errors=N read_errors=N write_errors=N timeouts=N status_errors=N
 
@@ -36,16 +39,20 @@ local function fields_of(line)
    return fields
 end
 
+-- The keyless routes' client address for line i of thread t (see the header).
+function forwarded_for(i, t)
+   return { ["X-Forwarded-For"] = string.format("10.%d.%d.%d", 64 * t + math.floor(i / 65536) % 64, math.floor(i / 256) % 256, i % 256) }
+end
+
 function init(args)
    local total_threads = tonumber(args[1] or os.getenv("WRK_THREADS") or "2")
-   local path = args[2] or ((os.getenv("BENCH_DATA") or "bench/data") .. "/" .. route.file)
+   local path = args[2] or (route.env and os.getenv(route.env)) or ((os.getenv("BENCH_DATA") or "bench/data") .. "/" .. route.file)
    local t = thread_index or 0
    requests_list = {}
    for line in io.lines(path) do
       if line ~= "" then
          local i = #requests_list
-         local ip = string.format("10.%d.%d.%d", 64 * t + math.floor(i / 65536) % 64, math.floor(i / 256) % 256, i % 256)
-         requests_list[i + 1] = wrk.format("GET", route.path(fields_of(line)), { ["X-Forwarded-For"] = ip })
+         requests_list[i + 1] = wrk.format("GET", route.path(fields_of(line)), route.headers(i, t))
       end
    end
    count = #requests_list
