@@ -1,33 +1,10 @@
 // The command line and the server process as an operator meets them: real processes, real
 // SQLite files, real HTTP on loopback.
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "./helpers";
-
-const MAIN = join(import.meta.dir, "..", "src", "main.ts");
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function workspace() {
-  const dir = tempDir("trustlist-cli-");
-  dirs.push(dir);
-  return { dir, db: join(dir, "t.db") };
-}
-
-function cli(db: string, ...args: string[]) {
-  const proc = Bun.spawnSync([process.execPath, MAIN, ...args, "--db", db], { stdout: "pipe", stderr: "pipe" });
-  return { code: proc.exitCode, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
-}
-
-function cliJson(db: string, ...args: string[]) {
-  const result = cli(db, ...args, "--json");
-  if (result.code !== 0) throw new Error(`${args.join(" ")} failed: ${result.stderr}`);
-  return JSON.parse(result.stdout);
-}
+import { cli, cliJson, MAIN, migratedWorkspace, startServer, workspace } from "./cli-helpers";
 
 function countEntries(db: string): number {
   const sqlite = new Database(db, { readonly: true });
@@ -36,46 +13,9 @@ function countEntries(db: string): number {
   return n;
 }
 
-interface Server {
-  proc: ReturnType<typeof Bun.spawn>;
-  base: string;
-  stderr: string;
-  stop(): Promise<number>;
-}
-
-/** Starts `serve` on a free port and waits for its "listening" line. */
-async function startServer(command: string[], db: string, cwd?: string, firstStart = true): Promise<Server> {
-  const proc = Bun.spawn([...command, "serve", "--port", "0", "--db", db, "--access-log", "off"], {
-    stdout: "pipe",
-    stderr: "pipe",
-    cwd,
-  });
-  const reader = proc.stderr.getReader();
-  let stderr = "";
-  const deadline = Date.now() + 10_000;
-  // On a first start the admin key follows the "listening" line, possibly in a later chunk.
-  while (!/listening on (http:\/\/\S+)/.test(stderr) || (firstStart && !/tl_live_\w{32}/.test(stderr))) {
-    if (Date.now() > deadline) throw new Error(`server did not start: ${stderr}`);
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`server exited: ${stderr}`);
-    stderr += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  const base = stderr.match(/listening on (http:\/\/\S+)/)![1]!;
-  return {
-    proc,
-    base,
-    stderr,
-    async stop() {
-      proc.kill("SIGTERM");
-      return await proc.exited;
-    },
-  };
-}
-
 describe("accounts and keys", () => {
   test("create, list, revoke and rotate print JSON and never a stored secret", () => {
-    const { db } = workspace();
+    const { db } = migratedWorkspace();
     const account = cliJson(db, "accounts", "create", "--name", "guild", "--tier", "pro");
     expect(account).toMatchObject({ name: "guild", tier: "pro", daily_quota: 1000, status: "active" });
     expect(account.id).toStartWith("acct_");
@@ -102,7 +42,7 @@ describe("accounts and keys", () => {
   });
 
   test("the plan's key cap is enforced with a clear message", () => {
-    const { db } = workspace();
+    const { db } = migratedWorkspace();
     cliJson(db, "accounts", "create", "--name", "small", "--tier", "free");
     cliJson(db, "keys", "create", "--account", "small");
     cliJson(db, "keys", "create", "--account", "small");
@@ -112,7 +52,7 @@ describe("accounts and keys", () => {
   });
 
   test("bad flags and values exit non-zero with one line", () => {
-    const { db } = workspace();
+    const { db } = migratedWorkspace();
     const cases = [
       ["accounts", "create", "--name", "x", "--tier", "gold"],
       ["accounts", "create", "--tier", "free"],
@@ -137,7 +77,7 @@ describe("accounts and keys", () => {
 
 describe("blacklist from the command line", () => {
   test("add and overturn follow the API's rules", () => {
-    const { db } = workspace();
+    const { db } = migratedWorkspace();
     const entry = cliJson(db, "blacklist", "add", "--provider", "discord", "--id", " 80351110224678912 ", "--severity", "ban", "--reason-code", "scam_trade", "--summary", "Took payment", "--appealable", "--username", "Scammer");
     expect(entry).toMatchObject({ provider: "discord", provider_user_id: "80351110224678912", severity: "ban", scope: "global", vertical: "all", appealable: true, username: "Scammer" });
     const bad = cli(db, "blacklist", "add", "--provider", "discord", "--id", "not-digits", "--severity", "ban", "--reason-code", "x");
@@ -379,8 +319,7 @@ describe("the server process", () => {
       { stdout: "pipe", stderr: "pipe" },
     );
     expect(build.exitCode, build.stderr.toString()).toBe(0);
-    const elsewhere = tempDir("trustlist-cwd-");
-    dirs.push(elsewhere);
+    const { dir: elsewhere } = workspace("trustlist-cwd-");
     const server = await startServer([binary], db, elsewhere);
     const health = await fetch(`${server.base}/healthz`);
     expect(health.status).toBe(200);
