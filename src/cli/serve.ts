@@ -39,6 +39,25 @@ export const serve: Command = {
     }
     const server = app.server!;
 
+    let stopping = false;
+    const shutdown = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      runtime.log.info("shutting down", { signal });
+      // Stop taking connections, let in-flight requests finish, then persist what is buffered.
+      await server.stop(false);
+      const cronJobs = (app.store as { cron?: Record<string, { stop(): void }> }).cron ?? {};
+      for (const job of Object.values(cronJobs)) job.stop();
+      runtime.meter.flush();
+      runtime.log.info("stopped", { signal });
+      runtime.log.flush();
+      store.close();
+      process.exit(0);
+    };
+    // Before anything is printed: whoever reads "listening" may send SIGTERM at once.
+    process.on("SIGTERM", () => void shutdown("SIGTERM"));
+    process.on("SIGINT", () => void shutdown("SIGINT"));
+
     // A first start on an empty database makes the operator account and its admin key; after the
     // bind, so a server that cannot listen never mints a key.
     let firstKey: IssuedKey | null = null;
@@ -62,23 +81,6 @@ export const serve: Command = {
       console.error(`  ${firstKey.key}`);
     }
 
-    let stopping = false;
-    const shutdown = async (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      runtime.log.info("shutting down", { signal });
-      // Stop taking connections, let in-flight requests finish, then persist what is buffered.
-      await server.stop(false);
-      const cronJobs = (app.store as { cron?: Record<string, { stop(): void }> }).cron ?? {};
-      for (const job of Object.values(cronJobs)) job.stop();
-      runtime.meter.flush();
-      runtime.log.info("stopped", { signal });
-      runtime.log.flush();
-      store.close();
-      process.exit(0);
-    };
-    process.on("SIGTERM", () => void shutdown("SIGTERM"));
-    process.on("SIGINT", () => void shutdown("SIGINT"));
     return "running";
   },
 };
