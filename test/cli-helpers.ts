@@ -93,3 +93,11 @@ export async function startServer(command: string[], db: string, cwd?: string, f
     },
   };
 }
+
+/** Compiles src/main.ts into `dir/trustlist` the way `make build` does; returns its path. */
+export function buildBinary(dir: string): string {
+  const binary = join(dir, "trustlist");
+  const build = Bun.spawnSync([BUN, "build", "--compile", "--minify-whitespace", "--minify-syntax", MAIN, "--outfile", binary], { stdout: "pipe", stderr: "pipe" });
+  if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`);
+  return binary;
+}

@@ -4,7 +4,8 @@ import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cli, cliJson, MAIN, migratedWorkspace, startServer, workspace } from "./cli-helpers";
+import packageJson from "../package.json" with { type: "json" };
+import { buildBinary, cli, cliJson, MAIN, migratedWorkspace, startServer, workspace } from "./cli-helpers";
 
 function countEntries(db: string): number {
   const sqlite = new Database(db, { readonly: true });
@@ -311,14 +312,8 @@ describe("the server process", () => {
   });
 
   test("the compiled binary runs from any directory with nothing beside it", async () => {
-    const root = join(import.meta.dir, "..");
     const { dir, db } = workspace();
-    const binary = join(dir, "trustlist");
-    const build = Bun.spawnSync(
-      [process.execPath, "build", "--compile", "--minify-whitespace", "--minify-syntax", join(root, "src/main.ts"), "--outfile", binary],
-      { stdout: "pipe", stderr: "pipe" },
-    );
-    expect(build.exitCode, build.stderr.toString()).toBe(0);
+    const binary = buildBinary(dir);
     const { dir: elsewhere } = workspace("trustlist-cwd-");
     const server = await startServer([binary], db, elsewhere);
     const health = await fetch(`${server.base}/healthz`);
@@ -335,6 +330,8 @@ describe("the server process", () => {
     expect((await script.text()).length).toBeGreaterThan(100_000);
     const spec = (await (await fetch(`${server.base}/openapi.json`)).json()) as any;
     expect(spec.info.version).toBe("1.0.0");
+    // The binary carries package.json's version, with no package.json beside it.
+    expect(Bun.spawnSync([binary, "--version"], { cwd: elsewhere }).stdout.toString().trim()).toBe(`trustlist ${packageJson.version}`);
     expect(await server.stop()).toBe(0);
   }, 60_000);
 });
