@@ -7,7 +7,8 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { buildBinary, readStderrUntil, workspace } from "./cli-helpers";
 
-const DEPLOY = join(import.meta.dir, "..", "deploy");
+const ROOT = join(import.meta.dir, "..");
+const DEPLOY = join(ROOT, "deploy");
 let binary = "";
 
 beforeAll(() => {
@@ -89,4 +90,15 @@ describe("deployment recipes", () => {
     });
     expect((statSync(join(volume, "trustlist.db")).mode & 0o777).toString(8)).toBe("600");
   }, 60_000);
+
+  test("the README quickstart's one-liner captures the bot's key", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const line = (start: string) => readme.split("\n").find((l) => l.startsWith(start))!;
+    const script = [line("./dist/trustlist accounts create"), line("BOT_KEY=$("), 'printf %s "$BOT_KEY"'].join("\n").replaceAll("./dist/trustlist", binary);
+    const { dir } = workspace("trustlist-quickstart-");
+    expect(Bun.spawnSync([binary, "migrate"], { cwd: dir }).exitCode).toBe(0);
+    const shell = Bun.spawnSync(["sh", "-c", script], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+    expect(shell.exitCode, shell.stderr.toString()).toBe(0);
+    expect(shell.stdout.toString().split("\n").at(-1)).toMatch(/^tl_live_[A-Za-z0-9]{32}$/);
+  }, 30_000);
 });
