@@ -40,7 +40,7 @@ describe("accounts and keys", () => {
 
     const updated = cliJson(db, "accounts", "update", "guild", "--daily-quota", "42", "--suspend");
     expect(updated).toMatchObject({ daily_quota: 42, daily_quota_override: 42, status: "suspended" });
-  });
+  }, 30_000);
 
   test("the plan's key cap is enforced with a clear message", () => {
     const { db } = migratedWorkspace();
@@ -50,7 +50,7 @@ describe("accounts and keys", () => {
     const third = cli(db, "keys", "create", "--account", "small");
     expect(third.code).not.toBe(0);
     expect(third.stderr).toContain("free plan allows (2)");
-  });
+  }, 30_000);
 
   test("bad flags and values exit non-zero with one line", () => {
     const { db } = migratedWorkspace();
@@ -73,7 +73,7 @@ describe("accounts and keys", () => {
     const missing = cli(db, "keys", "revoke", "key_doesnotexist");
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("No key key_doesnotexist");
-  });
+  }, 30_000);
 });
 
 describe("blacklist from the command line", () => {
@@ -93,7 +93,7 @@ describe("blacklist from the command line", () => {
     const again = cli(db, "blacklist", "overturn", entry.id);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("not active");
-  });
+  }, 30_000);
 });
 
 describe("import and export", () => {
@@ -130,7 +130,7 @@ describe("import and export", () => {
       expect(r.stderr, bad).toContain(message);
     }
     expect(countEntries(db)).toBe(0);
-  });
+  }, 30_000);
 
   test("export then import into an empty database round-trips", () => {
     const a = workspace();
@@ -154,7 +154,7 @@ describe("import and export", () => {
     cliJson(b.db, "import", exported);
     const second = cli(b.db, "export").stdout;
     expect(second).toBe(first);
-  });
+  }, 30_000);
 });
 
 describe("import and export of every record type", () => {
@@ -209,7 +209,7 @@ describe("import and export of every record type", () => {
     cliJson(b.db, "import", exported);
     expect(cli(b.db, "export").stdout).toBe(first);
     expect(creatorRow(b.db, "bob")).toEqual(creatorRow(a.db, "bob"));
-  });
+  }, 30_000);
 
   test("a line that breaks a rule aborts the whole import with its line number", () => {
     const cases: Array<[Record<string, unknown>, string]> = [
@@ -232,7 +232,7 @@ describe("import and export of every record type", () => {
       expect((sqlite.query("SELECT count(*) AS n FROM creators").get() as { n: number }).n, message).toBe(0);
       sqlite.close();
     }
-  });
+  }, 30_000);
 });
 
 describe("the server process", () => {
@@ -270,7 +270,7 @@ describe("the server process", () => {
     ]);
     expect(usage.headers.get("x-ratelimit-remaining")).toBe("92");
     expect(await restarted.stop()).toBe(0);
-  });
+  }, 30_000);
 
   test("backup while the server runs gives a readable copy; CLI revocation reaches the server", async () => {
     const { dir, db } = workspace();
@@ -309,7 +309,7 @@ describe("the server process", () => {
     cliJson(db, "blacklist", "add", "--provider", "discord", "--id", "424242", "--severity", "ban", "--reason-code", "scam");
     expect(((await (await probe()).json()) as { banned: boolean }).banned).toBe(true);
     expect(await server.stop()).toBe(0);
-  });
+  }, 30_000);
 
   test("the compiled binary runs from any directory with nothing beside it", async () => {
     const { dir, db } = workspace();
