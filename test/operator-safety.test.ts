@@ -41,7 +41,7 @@ const EVERY_COMMAND: string[][] = [
   ["keys", "rotate", "key_x"],
   ["blacklist", "add", "--provider", "discord", "--id", "1", "--severity", "ban", "--reason-code", "scam"],
   ["blacklist", "overturn", "bl_x"],
-  ["export"],
+  ["export", "--out", "out.jsonl"],
   ["backup", "copy.db"],
 ];
 
@@ -59,8 +59,10 @@ describe("one server per port", () => {
     expect(code).toBe(1);
     expect(text).toContain(`port ${port}`);
     expect(text).toContain("already in use");
-    // It minted no key and never listened: every request reaches the first server's database.
+    // It made no database, minted no key and never listened: every request reaches the first
+    // server's database.
     expect(text).not.toContain("tl_live_");
+    expect(existsSync(b.db)).toBe(false);
     const adminKey = first.stderr.match(/tl_live_\w{32}/)![0];
     for (let i = 0; i < 6; i++) {
       const res = await fetch(`${first.base}/v1/account/usage`, { headers: { authorization: `Bearer ${adminKey}` } });
@@ -116,13 +118,14 @@ describe("schema versions", () => {
     writeFileSync(file, JSON.stringify({ type: "account", name: "guild", tier: "pro" }) + "\n");
     const commands = [["migrate"], ["import", file], ["serve", "--port", "0"], ...EVERY_COMMAND];
     for (const args of commands) {
-      const result = cli(db, ...args);
+      const result = run([...args, "--db", db], { cwd: dir });
       expect(result.code, args.join(" ")).toBe(1);
       expect(result.stderr, args.join(" ")).toContain(`the database has ${embeddedMigrations.length + 1} migrations`);
       expect(result.stderr, args.join(" ")).toContain(`this build knows ${embeddedMigrations.length} migrations (latest ${embeddedMigrations.at(-1)!.tag}`);
     }
+    // No output file, no backup (looked at before this test's own reads add -wal and -shm).
+    expect(readdirSync(dir).sort()).toEqual(["in.jsonl", "t.db"]);
     expect(journal(db)).toBe(embeddedMigrations.length + 1);
-    expect(existsSync(join(dir, "copy.db"))).toBe(false);
     const check = new Database(db, { readonly: true });
     expect((check.query("SELECT count(*) AS n FROM accounts").get() as { n: number }).n).toBe(0);
     check.close();

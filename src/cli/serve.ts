@@ -22,6 +22,14 @@ export const serve: Command = {
   async run({ values }) {
     const config = loadConfig(values);
     const started = performance.now();
+    // A taken port fails here, before the database is opened (or created).
+    if (config.port !== 0) {
+      try {
+        Bun.listen({ hostname: config.host, port: config.port, socket: { data() {} } }).stop(true);
+      } catch (error) {
+        throw listenError(error, config.host, config.port);
+      }
+    }
     const store = openStore(config.dbPath, { create: true, migrations: "apply" });
     const runtime = createRuntime({ store, config });
     const services = createServices(runtime);
@@ -32,10 +40,7 @@ export const serve: Command = {
       app.listen({ port: config.port, hostname: config.host, reusePort: false, maxRequestBodySize: config.maxBodyBytes + 1024 });
     } catch (error) {
       store.close();
-      if ((error as { code?: string }).code === "EADDRINUSE") {
-        throw new Error(`port ${config.port} on ${config.host} is already in use (another trustlist?); stop it or choose another --port`);
-      }
-      throw error;
+      throw listenError(error, config.host, config.port);
     }
     const server = app.server!;
 
@@ -84,3 +89,10 @@ export const serve: Command = {
     return "running";
   },
 };
+
+function listenError(error: unknown, host: string, port: number): Error {
+  if ((error as { code?: string }).code === "EADDRINUSE") {
+    return new Error(`port ${port} on ${host} is already in use (another trustlist?); stop it or choose another --port`);
+  }
+  return new Error(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
+}

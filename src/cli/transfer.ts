@@ -37,9 +37,9 @@ export const transferCommands: Command[] = [
     examples: ["trustlist export --out trustlist-2026-11-23.jsonl"],
     async run({ values }) {
       const outFile = text(values.out);
-      // The file holds what the database holds: create it owner-only.
-      if (outFile !== undefined) closeSync(openSync(outFile, "w", 0o600));
       const count = await withDatabase(values, async ({ store, services, runtime }) => {
+        // The file holds what the database holds: create it owner-only.
+        if (outFile !== undefined) closeSync(openSync(outFile, "w", 0o600));
         const out = outFile !== undefined ? Bun.file(outFile).writer() : Bun.stdout.writer();
         const lines = await new TransferService(store, services, runtime.clock).exportAll((line) => {
           out.write(line + "\n");
