@@ -20,42 +20,67 @@ export interface Config {
   maxBodyBytes: number;
 }
 
-export const DEFAULT_DB_PATH = "./data/trustlist.db";
+/** Each setting's flag, environment variable and default: `loadConfig` reads them, `help` prints them. */
+export const SETTINGS = {
+  db: { flag: "db", env: "TRUSTLIST_DB", default: "./data/trustlist.db" },
+  port: { flag: "port", env: "TRUSTLIST_PORT", default: "8080" },
+  host: { flag: "host", env: "TRUSTLIST_HOST", default: "127.0.0.1" },
+  baseUrl: { flag: "base-url", env: "TRUSTLIST_BASE_URL", default: "http://HOST:PORT" },
+  trustProxy: { flag: "trust-proxy", env: "TRUSTLIST_TRUST_PROXY", default: "off" },
+  accessLog: { flag: "access-log", env: "TRUSTLIST_ACCESS_LOG", default: "on" },
+} as const;
+
+export const DEFAULT_DB_PATH = SETTINGS.db.default;
 
 type Flags = Record<string, string | boolean | undefined>;
 type Env = Record<string, string | undefined>;
 
+/** A setting's value and where it came from, so a bad value blames the flag or variable that gave it. */
+interface Picked {
+  value: string | boolean | undefined;
+  source: string;
+}
+
+function pick(flags: Flags, env: Env, setting: keyof typeof SETTINGS): Picked {
+  const { flag, env: variable } = SETTINGS[setting];
+  if (flags[flag] !== undefined) return { value: flags[flag], source: `--${flag}` };
+  const fromEnv = env[variable];
+  if (fromEnv !== undefined && fromEnv !== "") return { value: fromEnv, source: variable };
+  return { value: undefined, source: `--${flag}` };
+}
+
 export function resolveDbPath(flags: Flags, env: Env = process.env): string {
-  const value = pick(flags.db, env.TRUSTLIST_DB) ?? DEFAULT_DB_PATH;
-  if (typeof value !== "string" || value.trim() === "") throw new ConfigError("--db must name a file");
+  const { value = DEFAULT_DB_PATH, source } = pick(flags, env, "db");
+  if (typeof value !== "string" || value.trim() === "") throw new ConfigError(`${source} must name a file`);
   return value;
 }
 
 export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
-  const port = integer("--port", pick(flags.port, env.TRUSTLIST_PORT) ?? "8080", 0, 65535);
-  const host = String(pick(flags.host, env.TRUSTLIST_HOST) ?? "127.0.0.1");
-  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) throw new ConfigError(`--host: '${host}' is not a host name or address`);
+  const portSetting = pick(flags, env, "port");
+  const port = integer(portSetting.source, portSetting.value ?? SETTINGS.port.default, 0, 65535);
+  const hostSetting = pick(flags, env, "host");
+  const host = String(hostSetting.value ?? SETTINGS.host.default);
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) throw new ConfigError(`${hostSetting.source}: '${host}' is not a host name or address`);
   const shownHost = host.includes(":") ? `[${host}]` : host;
-  const baseUrl = String(pick(flags["base-url"], env.TRUSTLIST_BASE_URL) ?? `http://${shownHost}:${port}`).replace(/\/+$/, "");
+  const baseUrlSetting = pick(flags, env, "baseUrl");
+  const baseUrl = String(baseUrlSetting.value ?? `http://${shownHost}:${port}`).replace(/\/+$/, "");
   try {
     const url = new URL(baseUrl);
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error();
   } catch {
-    throw new ConfigError(`--base-url: '${baseUrl}' is not an http(s) URL`);
+    throw new ConfigError(`${baseUrlSetting.source}: '${baseUrl}' is not an http(s) URL`);
   }
+  const trustProxy = pick(flags, env, "trustProxy");
+  const accessLog = pick(flags, env, "accessLog");
   return {
     dbPath: resolveDbPath(flags, env),
     port,
     host,
     baseUrl,
-    trustProxy: boolean("--trust-proxy", pick(flags["trust-proxy"], env.TRUSTLIST_TRUST_PROXY) ?? false),
-    accessLog: boolean("--access-log", pick(flags["access-log"], env.TRUSTLIST_ACCESS_LOG) ?? true),
+    trustProxy: boolean(trustProxy.source, trustProxy.value ?? false),
+    accessLog: boolean(accessLog.source, accessLog.value ?? true),
     maxBodyBytes: 1024 * 1024,
   };
-}
-
-function pick<T>(flag: T | undefined, env: T | undefined): T | undefined {
-  return flag !== undefined ? flag : env !== undefined && env !== "" ? env : undefined;
 }
 
 export function integer(name: string, value: string | boolean | number, min: number, max: number): number {

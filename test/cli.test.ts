@@ -1,33 +1,11 @@
 // The command line and the server process as an operator meets them: real processes, real
 // SQLite files, real HTTP on loopback.
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "./helpers";
-
-const MAIN = join(import.meta.dir, "..", "src", "main.ts");
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function workspace() {
-  const dir = tempDir("trustlist-cli-");
-  dirs.push(dir);
-  return { dir, db: join(dir, "t.db") };
-}
-
-function cli(db: string, ...args: string[]) {
-  const proc = Bun.spawnSync([process.execPath, MAIN, ...args, "--db", db], { stdout: "pipe", stderr: "pipe" });
-  return { code: proc.exitCode, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
-}
-
-function cliJson(db: string, ...args: string[]) {
-  const result = cli(db, ...args, "--json");
-  if (result.code !== 0) throw new Error(`${args.join(" ")} failed: ${result.stderr}`);
-  return JSON.parse(result.stdout);
-}
+import packageJson from "../package.json" with { type: "json" };
+import { buildBinary, cli, cliJson, MAIN, migratedWorkspace, startServer, workspace } from "./cli-helpers";
 
 function countEntries(db: string): number {
   const sqlite = new Database(db, { readonly: true });
@@ -36,46 +14,9 @@ function countEntries(db: string): number {
   return n;
 }
 
-interface Server {
-  proc: ReturnType<typeof Bun.spawn>;
-  base: string;
-  stderr: string;
-  stop(): Promise<number>;
-}
-
-/** Starts `serve` on a free port and waits for its "listening" line. */
-async function startServer(command: string[], db: string, cwd?: string, firstStart = true): Promise<Server> {
-  const proc = Bun.spawn([...command, "serve", "--port", "0", "--db", db, "--access-log", "off"], {
-    stdout: "pipe",
-    stderr: "pipe",
-    cwd,
-  });
-  const reader = proc.stderr.getReader();
-  let stderr = "";
-  const deadline = Date.now() + 10_000;
-  // On a first start the admin key follows the "listening" line, possibly in a later chunk.
-  while (!/listening on (http:\/\/\S+)/.test(stderr) || (firstStart && !/tl_live_\w{32}/.test(stderr))) {
-    if (Date.now() > deadline) throw new Error(`server did not start: ${stderr}`);
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`server exited: ${stderr}`);
-    stderr += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  const base = stderr.match(/listening on (http:\/\/\S+)/)![1]!;
-  return {
-    proc,
-    base,
-    stderr,
-    async stop() {
-      proc.kill("SIGTERM");
-      return await proc.exited;
-    },
-  };
-}
-
 describe("accounts and keys", () => {
   test("create, list, revoke and rotate print JSON and never a stored secret", () => {
-    const { db } = workspace();
+    const { db } = migratedWorkspace();
     const account = cliJson(db, "accounts", "create", "--name", "guild", "--tier", "pro");
     expect(account).toMatchObject({ name: "guild", tier: "pro", daily_quota: 1000, status: "active" });
     expect(account.id).toStartWith("acct_");
@@ -99,20 +40,20 @@ describe("accounts and keys", () => {
 
     const updated = cliJson(db, "accounts", "update", "guild", "--daily-quota", "42", "--suspend");
     expect(updated).toMatchObject({ daily_quota: 42, daily_quota_override: 42, status: "suspended" });
-  });
+  }, 30_000);
 
   test("the plan's key cap is enforced with a clear message", () => {
-    const { db } = workspace();
+    const { db } = migratedWorkspace();
     cliJson(db, "accounts", "create", "--name", "small", "--tier", "free");
     cliJson(db, "keys", "create", "--account", "small");
     cliJson(db, "keys", "create", "--account", "small");
     const third = cli(db, "keys", "create", "--account", "small");
     expect(third.code).not.toBe(0);
     expect(third.stderr).toContain("free plan allows (2)");
-  });
+  }, 30_000);
 
   test("bad flags and values exit non-zero with one line", () => {
-    const { db } = workspace();
+    const { db } = migratedWorkspace();
     const cases = [
       ["accounts", "create", "--name", "x", "--tier", "gold"],
       ["accounts", "create", "--tier", "free"],
@@ -132,12 +73,12 @@ describe("accounts and keys", () => {
     const missing = cli(db, "keys", "revoke", "key_doesnotexist");
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("No key key_doesnotexist");
-  });
+  }, 30_000);
 });
 
 describe("blacklist from the command line", () => {
   test("add and overturn follow the API's rules", () => {
-    const { db } = workspace();
+    const { db } = migratedWorkspace();
     const entry = cliJson(db, "blacklist", "add", "--provider", "discord", "--id", " 80351110224678912 ", "--severity", "ban", "--reason-code", "scam_trade", "--summary", "Took payment", "--appealable", "--username", "Scammer");
     expect(entry).toMatchObject({ provider: "discord", provider_user_id: "80351110224678912", severity: "ban", scope: "global", vertical: "all", appealable: true, username: "Scammer" });
     const bad = cli(db, "blacklist", "add", "--provider", "discord", "--id", "not-digits", "--severity", "ban", "--reason-code", "x");
@@ -152,7 +93,7 @@ describe("blacklist from the command line", () => {
     const again = cli(db, "blacklist", "overturn", entry.id);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("not active");
-  });
+  }, 30_000);
 });
 
 describe("import and export", () => {
@@ -189,7 +130,7 @@ describe("import and export", () => {
       expect(r.stderr, bad).toContain(message);
     }
     expect(countEntries(db)).toBe(0);
-  });
+  }, 30_000);
 
   test("export then import into an empty database round-trips", () => {
     const a = workspace();
@@ -213,7 +154,7 @@ describe("import and export", () => {
     cliJson(b.db, "import", exported);
     const second = cli(b.db, "export").stdout;
     expect(second).toBe(first);
-  });
+  }, 30_000);
 });
 
 describe("import and export of every record type", () => {
@@ -268,7 +209,7 @@ describe("import and export of every record type", () => {
     cliJson(b.db, "import", exported);
     expect(cli(b.db, "export").stdout).toBe(first);
     expect(creatorRow(b.db, "bob")).toEqual(creatorRow(a.db, "bob"));
-  });
+  }, 30_000);
 
   test("a line that breaks a rule aborts the whole import with its line number", () => {
     const cases: Array<[Record<string, unknown>, string]> = [
@@ -291,7 +232,7 @@ describe("import and export of every record type", () => {
       expect((sqlite.query("SELECT count(*) AS n FROM creators").get() as { n: number }).n, message).toBe(0);
       sqlite.close();
     }
-  });
+  }, 30_000);
 });
 
 describe("the server process", () => {
@@ -329,7 +270,7 @@ describe("the server process", () => {
     ]);
     expect(usage.headers.get("x-ratelimit-remaining")).toBe("92");
     expect(await restarted.stop()).toBe(0);
-  });
+  }, 30_000);
 
   test("backup while the server runs gives a readable copy; CLI revocation reaches the server", async () => {
     const { dir, db } = workspace();
@@ -368,19 +309,12 @@ describe("the server process", () => {
     cliJson(db, "blacklist", "add", "--provider", "discord", "--id", "424242", "--severity", "ban", "--reason-code", "scam");
     expect(((await (await probe()).json()) as { banned: boolean }).banned).toBe(true);
     expect(await server.stop()).toBe(0);
-  });
+  }, 30_000);
 
   test("the compiled binary runs from any directory with nothing beside it", async () => {
-    const root = join(import.meta.dir, "..");
     const { dir, db } = workspace();
-    const binary = join(dir, "trustlist");
-    const build = Bun.spawnSync(
-      [process.execPath, "build", "--compile", "--minify-whitespace", "--minify-syntax", join(root, "src/main.ts"), "--outfile", binary],
-      { stdout: "pipe", stderr: "pipe" },
-    );
-    expect(build.exitCode, build.stderr.toString()).toBe(0);
-    const elsewhere = tempDir("trustlist-cwd-");
-    dirs.push(elsewhere);
+    const binary = buildBinary(dir);
+    const { dir: elsewhere } = workspace("trustlist-cwd-");
     const server = await startServer([binary], db, elsewhere);
     const health = await fetch(`${server.base}/healthz`);
     expect(health.status).toBe(200);
@@ -396,6 +330,8 @@ describe("the server process", () => {
     expect((await script.text()).length).toBeGreaterThan(100_000);
     const spec = (await (await fetch(`${server.base}/openapi.json`)).json()) as any;
     expect(spec.info.version).toBe("1.0.0");
+    // The binary carries package.json's version, with no package.json beside it.
+    expect(Bun.spawnSync([binary, "--version"], { cwd: elsewhere }).stdout.toString().trim()).toBe(`trustlist ${packageJson.version}`);
     expect(await server.stop()).toBe(0);
   }, 60_000);
 });

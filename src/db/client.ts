@@ -1,7 +1,9 @@
-// Opens the embedded SQLite store: pragmas, embedded migrations, and the drizzle handle.
+// Opens the embedded SQLite store: pragmas, embedded migrations, and the drizzle handle. Who may
+// create the file and who may migrate it is the caller's choice (SPEC section 1, operator safety);
+// a schema newer than this build is refused whoever opens it.
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { embeddedMigrations } from "./migrations.generated";
 import * as schema from "./schema";
@@ -17,8 +19,36 @@ export interface Store {
   close(): void;
 }
 
-export function openStore(path: string, options: { migrate?: boolean; readonly?: boolean } = {}): Store {
-  if (path !== ":memory:" && !options.readonly) mkdirSync(dirname(path), { recursive: true });
+/** Why a database cannot be opened: missing, or at a schema this build cannot use. */
+export class StoreOpenError extends Error {
+  constructor(
+    readonly reason: "missing" | "newer" | "older",
+    /** Absolute path of the database file. */
+    readonly path: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "StoreOpenError";
+  }
+}
+
+export interface OpenOptions {
+  /** Create the file when it is missing (default true); otherwise a missing file is a StoreOpenError. */
+  create?: boolean;
+  /**
+   * What to do with migrations this build has and the database lacks: "apply" them (default),
+   * "require" none to be pending, "apply-if-empty" only to a database with no schema yet, or
+   * "leave" the schema as it is. A database newer than this build is refused in every case.
+   */
+  migrations?: "apply" | "require" | "apply-if-empty" | "leave";
+  readonly?: boolean;
+}
+
+/** The database, its WAL and shared-memory files hold evidence, reporters and key hashes. */
+const OWNER_ONLY = 0o600;
+
+export function openStore(path: string, options: OpenOptions = {}): Store {
+  if (path !== ":memory:") prepareFile(path, options);
   const sqlite = new Database(path, options.readonly ? { readonly: true } : { create: true, readwrite: true, strict: true });
   // WAL lets readers (the server, `backup`, `export`) run beside one writer; busy_timeout makes a
   // second process wait for the write lock instead of failing at once.
@@ -31,7 +61,12 @@ export function openStore(path: string, options: { migrate?: boolean; readonly?:
   sqlite.exec("PRAGMA temp_store = MEMORY");
   sqlite.exec("PRAGMA cache_size = -65536");
   const db = drizzle(sqlite, { schema }) as Db;
-  if (options.migrate !== false && !options.readonly) migrate(db);
+  try {
+    checkSchema(db, path, options.readonly ? "leave" : (options.migrations ?? "apply"));
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
   return {
     sqlite,
     db,
@@ -42,6 +77,86 @@ export function openStore(path: string, options: { migrate?: boolean; readonly?:
   };
 }
 
+/**
+ * Refuses a missing file unless asked to create one; creates a new one owner-only before SQLite
+ * does (SQLite gives the -wal and -shm files the database file's mode), and tightens an existing
+ * one that others can read.
+ */
+function prepareFile(path: string, options: OpenOptions) {
+  const absolute = resolve(path);
+  if (!existsSync(absolute)) {
+    if (options.create === false || options.readonly) {
+      throw new StoreOpenError("missing", absolute, `no database at ${absolute}; create it with 'trustlist migrate --db ${absolute}'`);
+    }
+    mkdirSync(dirname(absolute), { recursive: true, mode: 0o700 });
+    try {
+      closeSync(openSync(absolute, "wx", OWNER_ONLY));
+    } catch (error) {
+      // Another process created it first: open theirs.
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    return;
+  }
+  if (options.readonly) return;
+  for (const file of [absolute, `${absolute}-wal`, `${absolute}-shm`]) {
+    try {
+      if (statSync(file).mode & 0o077) chmodSync(file, OWNER_ONLY);
+    } catch {
+      // Absent, or owned by another user: the owner's own choice stands.
+    }
+  }
+}
+
+export interface SchemaVersion {
+  /** Migrations recorded in the database. */
+  applied: number;
+  /** When the newest recorded migration was made (drizzle's folder timestamp), or null. */
+  latest: number | null;
+}
+
+/** The schema version a database records, read from drizzle's journal table. */
+export function schemaVersion(sqlite: Database): SchemaVersion {
+  const exists = sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+  if (!exists) return { applied: 0, latest: null };
+  const row = sqlite.query<{ n: number; latest: number | null }, []>("SELECT count(*) AS n, max(created_at) AS latest FROM __drizzle_migrations").get()!;
+  return { applied: row.n, latest: row.latest === null ? null : Number(row.latest) };
+}
+
+/** This build's schema, named the way an operator compares it with a database's. */
+export function describeBuildSchema(): string {
+  const last = embeddedMigrations.at(-1)!;
+  return `${embeddedMigrations.length} migrations (latest ${last.tag}, ${new Date(last.when).toISOString()})`;
+}
+
+function checkSchema(db: Db, path: string, policy: NonNullable<OpenOptions["migrations"]>) {
+  const absolute = path === ":memory:" ? path : resolve(path);
+  const found = schemaVersion(db.$client);
+  const newest = embeddedMigrations.at(-1)!.when;
+  if (found.applied > embeddedMigrations.length || (found.latest !== null && found.latest > newest)) {
+    const theirs = `${found.applied} migrations (latest made ${found.latest === null ? "?" : new Date(found.latest).toISOString()})`;
+    throw new StoreOpenError(
+      "newer",
+      absolute,
+      `${absolute} has a newer schema than this trustlist: the database has ${theirs}, this build knows ${describeBuildSchema()}; use a newer trustlist binary`,
+    );
+  }
+  const pending = embeddedMigrations.length - found.applied;
+  if (pending === 0 || policy === "leave") return;
+  if (policy === "apply" || (policy === "apply-if-empty" && found.applied === 0 && isEmpty(db.$client))) {
+    migrate(db);
+    return;
+  }
+  throw new StoreOpenError(
+    "older",
+    absolute,
+    `${absolute} has an older schema (${found.applied} of ${embeddedMigrations.length} migrations, this build knows ${describeBuildSchema()}); run 'trustlist migrate --db ${absolute}' first`,
+  );
+}
+
+function isEmpty(sqlite: Database): boolean {
+  return !sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1").get();
+}
+
 /** Applies the migrations embedded in this build; drizzle's own journal table records them. */
 export function migrate(db: Db): number {
   const migrations = embeddedMigrations.map((m) => ({
@@ -50,16 +165,8 @@ export function migrate(db: Db): number {
     folderMillis: m.when,
     hash: new Bun.CryptoHasher("sha256").update(m.sql).digest("hex"),
   }));
-  const before = appliedCount(db.$client);
+  const before = schemaVersion(db.$client).applied;
   // drizzle's dialect runs the pending ones in a single transaction.
   (db as any).dialect.migrate(migrations, (db as any).session, {});
-  return appliedCount(db.$client) - before;
-}
-
-function appliedCount(sqlite: Database): number {
-  const exists = sqlite
-    .query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
-    .get();
-  if (!exists) return 0;
-  return (sqlite.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
+  return schemaVersion(db.$client).applied - before;
 }

@@ -1,0 +1,62 @@
+// `trustlist accounts create|update|list`: the accounts bots and partners call with.
+import { integer } from "../config";
+import { API_TIERS } from "../db/schema";
+import type { AccountView } from "../modules/accounts/service";
+import { type Command, print, text, UsageError, withDatabase } from "./args";
+
+export const describeAccount = (a: AccountView) =>
+  `${a.id}  ${a.name}  tier=${a.tier}  daily_quota=${a.daily_quota}${a.daily_quota_override !== null ? " (override)" : ""}  ${a.status}`;
+
+const dailyQuota = (value: string | boolean | undefined) => (value !== undefined ? integer("--daily-quota", value, 0, 1_000_000_000) : undefined);
+const QUOTA_HELP = "calls a day for all the account's keys, replacing the plan's (free 100, pro 1000, max 5000, enterprise 100000)";
+
+export const accountCommands: Command[] = [
+  {
+    name: "accounts create",
+    summary: "create an account (a community, a bot owner or a partner)",
+    flags: [
+      { name: "name", kind: "string", value: "N", help: "unique account name", required: true },
+      { name: "tier", kind: "string", value: "T", help: "plan", required: true, choices: API_TIERS },
+      { name: "daily-quota", kind: "string", value: "N", help: QUOTA_HELP },
+    ],
+    examples: ["trustlist accounts create --name my-guild --tier pro"],
+    async run({ values }) {
+      const input = { name: values.name as string, tier: values.tier as (typeof API_TIERS)[number], daily_quota: dailyQuota(values["daily-quota"]) };
+      const account = await withDatabase(values, ({ services }) => services.accounts.createAccount(input));
+      print(values.json, account, `created ${describeAccount(account)}`);
+    },
+  },
+  {
+    name: "accounts update",
+    summary: "change an account's plan or quota, or suspend or resume it",
+    args: ["ID|NAME"],
+    flags: [
+      { name: "tier", kind: "string", value: "T", help: "new plan", choices: API_TIERS },
+      { name: "daily-quota", kind: "string", value: "N", help: QUOTA_HELP },
+      { name: "suspend", kind: "boolean", help: "its keys answer 402 until resumed" },
+      { name: "resume", kind: "boolean", help: "undo --suspend" },
+    ],
+    examples: ["trustlist accounts update my-guild --tier max", "trustlist accounts update my-guild --suspend"],
+    async run({ values, positionals }) {
+      if (values.suspend && values.resume) throw new UsageError("--suspend and --resume exclude each other");
+      const changes = {
+        tier: text(values.tier) as (typeof API_TIERS)[number] | undefined,
+        daily_quota: dailyQuota(values["daily-quota"]),
+        status: values.suspend ? ("suspended" as const) : values.resume ? ("active" as const) : undefined,
+      };
+      if (Object.values(changes).every((v) => v === undefined)) throw new UsageError("nothing to change: give --tier, --daily-quota, --suspend or --resume");
+      const account = await withDatabase(values, ({ services }) => services.accounts.updateAccount(positionals[0]!, changes));
+      print(values.json, account, `updated ${describeAccount(account)}`);
+    },
+  },
+  {
+    name: "accounts list",
+    summary: "list every account",
+    flags: [],
+    examples: ["trustlist accounts list --json"],
+    async run({ values }) {
+      const list = await withDatabase(values, ({ services }) => services.accounts.listAccounts());
+      print(values.json, { data: list }, list.map(describeAccount).join("\n") || "no accounts");
+    },
+  },
+];

@@ -1,0 +1,98 @@
+// `trustlist serve`: migrate, listen on a port of its own, and shut down cleanly on SIGTERM/SIGINT.
+import { buildApp } from "../app";
+import { loadConfig, SETTINGS } from "../config";
+import { openStore } from "../db/client";
+import type { IssuedKey } from "../modules/accounts/service";
+import { createRuntime } from "../runtime";
+import { createServices } from "../services";
+import type { Command } from "./args";
+
+export const serve: Command = {
+  name: "serve",
+  summary: "apply migrations, then serve the API until SIGTERM or SIGINT",
+  json: false,
+  flags: [
+    { name: "port", kind: "string", value: "N", help: "TCP port to listen on (0 picks a free one)", default: SETTINGS.port.default, env: SETTINGS.port.env },
+    { name: "host", kind: "string", value: "ADDR", help: "address to listen on (0.0.0.0 for every interface)", default: SETTINGS.host.default, env: SETTINGS.host.env },
+    { name: "base-url", kind: "string", value: "URL", help: "public address used in links the service returns", default: SETTINGS.baseUrl.default, env: SETTINGS.baseUrl.env },
+    { name: "trust-proxy", kind: "optional", value: "N", help: "take the client address from X-Forwarded-For, N proxies from the right", default: SETTINGS.trustProxy.default, env: SETTINGS.trustProxy.env },
+    { name: "access-log", kind: "string", value: "on|off", help: "one JSON line per request on stdout", default: SETTINGS.accessLog.default, env: SETTINGS.accessLog.env },
+  ],
+  examples: ["trustlist serve --port 8080 --db /var/lib/trustlist/trustlist.db", "TRUSTLIST_HOST=0.0.0.0 TRUSTLIST_PORT=8080 trustlist serve"],
+  async run({ values }) {
+    const config = loadConfig(values);
+    const started = performance.now();
+    // A taken port fails here, before the database is opened (or created).
+    if (config.port !== 0) {
+      try {
+        Bun.listen({ hostname: config.host, port: config.port, socket: { data() {} } }).stop(true);
+      } catch (error) {
+        throw listenError(error, config.host, config.port);
+      }
+    }
+    const store = openStore(config.dbPath, { create: true, migrations: "apply" });
+    const runtime = createRuntime({ store, config });
+    const services = createServices(runtime);
+    const app = buildApp(runtime, { jobs: true, services });
+    try {
+      // Elysia's Bun adapter asks for SO_REUSEPORT, which lets a second server share the port and
+      // split the traffic between two databases: bind exclusively instead.
+      app.listen({ port: config.port, hostname: config.host, reusePort: false, maxRequestBodySize: config.maxBodyBytes + 1024 });
+    } catch (error) {
+      store.close();
+      throw listenError(error, config.host, config.port);
+    }
+    const server = app.server!;
+
+    let stopping = false;
+    const shutdown = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      runtime.log.info("shutting down", { signal });
+      // Stop taking connections, let in-flight requests finish, then persist what is buffered.
+      await server.stop(false);
+      const cronJobs = (app.store as { cron?: Record<string, { stop(): void }> }).cron ?? {};
+      for (const job of Object.values(cronJobs)) job.stop();
+      runtime.meter.flush();
+      runtime.log.info("stopped", { signal });
+      runtime.log.flush();
+      store.close();
+      process.exit(0);
+    };
+    // Before anything is printed: whoever reads "listening" may send SIGTERM at once.
+    process.on("SIGTERM", () => void shutdown("SIGTERM"));
+    process.on("SIGINT", () => void shutdown("SIGINT"));
+
+    // A first start on an empty database makes the operator account and its admin key; after the
+    // bind, so a server that cannot listen never mints a key.
+    let firstKey: IssuedKey | null = null;
+    if ((await services.accounts.countAccounts()) === 0) {
+      await services.accounts.createAccount({ name: "operator", tier: "enterprise", daily_quota: 1_000_000_000 });
+      firstKey = await services.accounts.createKey({ account: "operator", scope: "admin", rate_tier: "partner", burst: 1_000_000, name: "first admin key" });
+    }
+
+    void services.blacklist.warm().then(() => {
+      runtime.log.info("subject filter ready", { subjects: services.blacklist.subjects.size, ms: Math.round(performance.now() - started) });
+      // So the first search that misses does not pay for reading the suggestion index's vocabulary,
+      // nor the first directory query for building the directory index.
+      return Promise.all([services.public.refreshGramCountsInSlices(), services.public.warmDirectory()]);
+    });
+    const address = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
+    runtime.log.info("listening", { address, base_url: config.baseUrl, db: config.dbPath, startup_ms: Math.round(performance.now() - started) });
+    runtime.log.flush();
+    console.error(`trustlist listening on ${address}  (docs: ${address}/docs, database: ${config.dbPath})`);
+    if (firstKey) {
+      console.error(`First start: created account 'operator' and this admin key (shown once, store it now):`);
+      console.error(`  ${firstKey.key}`);
+    }
+
+    return "running";
+  },
+};
+
+function listenError(error: unknown, host: string, port: number): Error {
+  if ((error as { code?: string }).code === "EADDRINUSE") {
+    return new Error(`port ${port} on ${host} is already in use (another trustlist?); stop it or choose another --port`);
+  }
+  return new Error(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
+}

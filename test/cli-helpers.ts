@@ -1,0 +1,103 @@
+// Running trustlist as an operator does: the CLI and `serve` as real child processes on real
+// SQLite files in temporary folders (removed after the test file).
+import { afterAll } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "./helpers";
+
+export const MAIN = join(import.meta.dir, "..", "src", "main.ts");
+export const BUN = process.execPath;
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temporary folder removed after the test file, and a database path inside it. */
+export function workspace(prefix = "trustlist-cli-") {
+  const dir = tempDir(prefix);
+  dirs.push(dir);
+  return { dir, db: join(dir, "t.db") };
+}
+
+export interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `trustlist ARGS` exactly as given, from `cwd`, with `env` added to this process's environment. */
+export function run(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Ran {
+  const proc = Bun.spawnSync([BUN, MAIN, ...args], { stdout: "pipe", stderr: "pipe", cwd: options.cwd, env: { ...process.env, ...options.env } });
+  return { code: proc.exitCode, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
+}
+
+/** `trustlist ARGS --db DB`. */
+export function cli(db: string, ...args: string[]): Ran {
+  return run([...args, "--db", db]);
+}
+
+/** `trustlist ARGS --db DB --json`, parsed; throws with stderr when it fails. */
+export function cliJson(db: string, ...args: string[]) {
+  const result = cli(db, ...args, "--json");
+  if (result.code !== 0) throw new Error(`${args.join(" ")} failed: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+/** A workspace whose database `trustlist migrate` has created, as an operator's would be. */
+export function migratedWorkspace() {
+  const ws = workspace();
+  cliJson(ws.db, "migrate");
+  return ws;
+}
+
+export interface Server {
+  proc: ReturnType<typeof Bun.spawn>;
+  base: string;
+  stderr: string;
+  stop(): Promise<number>;
+}
+
+/** Reads a child's stderr until `done` holds for what was read, or it exits, or 10 s pass. */
+export async function readStderrUntil(proc: { stderr: ReadableStream<Uint8Array> }, done: (text: string) => boolean): Promise<{ text: string; exited: boolean }> {
+  const reader = proc.stderr.getReader();
+  let text = "";
+  const deadline = Date.now() + 10_000;
+  try {
+    while (!done(text)) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting on stderr: ${text}`);
+      const { value, done: ended } = await reader.read();
+      if (ended) return { text, exited: true };
+      text += new TextDecoder().decode(value);
+    }
+    return { text, exited: false };
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** Starts `COMMAND serve --port 0 --db DB` and waits for its "listening" line (and, on a first start, the key). */
+export async function startServer(command: string[], db: string, cwd?: string, firstStart = true, extra: string[] = []): Promise<Server> {
+  const proc = Bun.spawn([...command, "serve", "--port", "0", "--db", db, "--access-log", "off", ...extra], { stdout: "pipe", stderr: "pipe", cwd });
+  // On a first start the admin key follows the "listening" line, possibly in a later chunk.
+  const { text: stderr, exited } = await readStderrUntil(proc, (text) => /listening on (http:\/\/\S+)/.test(text) && (!firstStart || /tl_live_\w{32}/.test(text)));
+  if (exited) throw new Error(`server exited: ${stderr}`);
+  const base = stderr.match(/listening on (http:\/\/\S+)/)![1]!;
+  return {
+    proc,
+    base,
+    stderr,
+    async stop() {
+      proc.kill("SIGTERM");
+      return await proc.exited;
+    },
+  };
+}
+
+/** Compiles src/main.ts into `dir/trustlist` the way `make build` does; returns its path. */
+export function buildBinary(dir: string): string {
+  const binary = join(dir, "trustlist");
+  const build = Bun.spawnSync([BUN, "build", "--compile", "--minify-whitespace", "--minify-syntax", MAIN, "--outfile", binary], { stdout: "pipe", stderr: "pipe" });
+  if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`);
+  return binary;
+}
