@@ -3,12 +3,12 @@
 import type { Database, Statement } from "bun:sqlite";
 import { type Clock, iso } from "../../clock";
 import type { Store } from "../../db/client";
-import { PROVIDERS, type Provider } from "../../db/schema";
 import { invalid } from "../../errors";
-import { type BlacklistService, isProvider, normalizeAccountId } from "../blacklist/service";
+import { type BlacklistService, isProvider } from "../blacklist/service";
 import { type CreatorRow, type CreatorsService, creatorNotFound } from "../creators/service";
 import { TIER_COLORS, type TrustBand, tierLabel } from "../creators/trust";
 import { DirectoryIndex } from "./directory-index";
+import { type PublicCheckHit, PublicAccounts } from "./disclosure";
 import { yieldToRequests } from "../../yield";
 import { similarity, trigrams } from "./trigrams";
 
@@ -19,8 +19,6 @@ export type LeaderboardPeriod = (typeof LEADERBOARD_PERIODS)[number];
 
 /** Longest accepted search text. */
 export const MAX_QUERY_LENGTH = 64;
-/** Most hits one search answers; a common username could otherwise name hundreds of accounts. */
-const MAX_HITS = 25;
 const MAX_SUGGESTIONS = 5;
 /** Trigram similarity (Jaccard) a name needs to be suggested. */
 const SUGGESTION_THRESHOLD = 0.3;
@@ -31,19 +29,6 @@ const SUGGESTION_THRESHOLD = 0.3;
 const SUGGESTION_POSTINGS_BUDGET = 3_000;
 /** Names, by most shared trigrams, whose similarity is computed exactly. */
 const SUGGESTION_CANDIDATES = 48;
-
-export interface PublicCheckHit {
-  platform: string;
-  username: string | null;
-  id: string | null;
-  banned: boolean;
-  high_risk: boolean;
-  watchlist: boolean;
-  severity: string | null;
-  reason_code: string | null;
-  summary: string | null;
-  source?: "blacklist" | "creator" | "external";
-}
 
 export interface PublicCheckResult {
   query: string;
@@ -148,22 +133,10 @@ const SORT_INDEX: Record<DirectorySort, string> = {
   deals: "creators_deals_idx",
 };
 
-interface Account {
-  provider: Provider;
-  id: string;
-  username: string | null;
-}
-
-type PublicConnectionRow = { provider: Provider; provider_user_id: string; provider_username: string | null; creator_id: string };
-
 export class PublicService {
   private readonly sqlite: Database;
-  private readonly publicConnectionsOf: Statement<PublicConnectionRow, [string]>;
-  private readonly connectionsByUsername: Statement<PublicConnectionRow, [string, number]>;
-  private readonly connectionByAccount: Statement<PublicConnectionRow, [string, string]>;
-  private readonly subjectsOfCreator: Statement<Account & { username: string | null }, [string, number, number]>;
-  private readonly subjectsByUsername: Statement<Account, [string, number, number]>;
-  private readonly subjectById: Statement<{ username: string | null }, [string, string, number]>;
+  /** The only source of the platform accounts keyless answers show. */
+  private readonly accounts: PublicAccounts;
   private readonly gramPostings: Statement<unknown, [string]>;
   private readonly directoryIndex: DirectoryIndex;
   private readonly creatorsByRowid: Statement<CreatorRow, [string]>;
@@ -183,31 +156,11 @@ export class PublicService {
   constructor(
     store: Store,
     private readonly clock: Clock,
-    private readonly blacklist: BlacklistService,
+    blacklist: BlacklistService,
     private readonly creators: CreatorsService,
   ) {
     const db = (this.sqlite = store.sqlite);
-    const connectionColumns = "provider, provider_user_id, provider_username, creator_id";
-    this.publicConnectionsOf = db.prepare(`SELECT ${connectionColumns} FROM connections WHERE creator_id = ? AND public ORDER BY created_at, id`);
-    this.connectionsByUsername = db.prepare(
-      `SELECT ${connectionColumns} FROM connections INDEXED BY connections_username_idx
-       WHERE lower(provider_username) = ? AND public ORDER BY id LIMIT ?`,
-    );
-    this.connectionByAccount = db.prepare(`SELECT ${connectionColumns} FROM connections WHERE provider = ? AND provider_user_id = ? AND public`);
-    const active = "status = 'active' AND (expires_at IS NULL OR expires_at > ?2)";
-    this.subjectsOfCreator = db.prepare(
-      `SELECT DISTINCT provider, provider_user_id AS id, username FROM blacklist_entries INDEXED BY blacklist_creator_idx
-       WHERE creator_handle = ?1 AND ${active} LIMIT ?3`,
-    );
-    this.subjectsByUsername = db.prepare(
-      `SELECT DISTINCT provider, provider_user_id AS id, username FROM blacklist_entries INDEXED BY blacklist_username_idx
-       WHERE lower(username) = ?1 AND ${active} LIMIT ?3`,
-    );
-    this.subjectById = db.prepare(
-      `SELECT username FROM blacklist_entries WHERE provider = ?1 AND provider_user_id = ?2 AND status = 'active'
-         AND (expires_at IS NULL OR expires_at > ?3)
-       ORDER BY username IS NULL, issued_at DESC LIMIT 1`,
-    );
+    this.accounts = new PublicAccounts(db, blacklist);
     // The index's vocabulary as a table; temporary, so it lives with this connection only.
     db.run("CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_names_vocab USING fts5vocab(main, search_names_fts, 'row')");
     this.gramSlice = db.prepare("SELECT term, doc FROM temp.search_names_vocab WHERE term > ? ORDER BY term LIMIT ?");
@@ -217,7 +170,7 @@ export class PublicService {
     // Rowids only grow: the largest is a free estimate of how many creators there are.
     this.creatorRowids = db.prepare("SELECT coalesce(max(rowid), 0) AS n FROM creators");
     this.gramPostings = db.prepare("SELECT rowid FROM search_names_fts WHERE search_names_fts MATCH ?");
-    this.namesById = db.prepare("SELECT name FROM search_names WHERE id IN (SELECT value FROM json_each(?))");
+    this.namesById = db.prepare("SELECT name FROM search_names WHERE id IN (SELECT value FROM json_each(?)) AND suggestible");
     this.vouchRows = db.prepare(
       `SELECT v.id, v.message, v.created_at, c.handle, c.display_name, c.verification_level, c.avatar_r2_key
        FROM vouches v INDEXED BY vouches_to_idx JOIN creators c ON c.id = v.from_creator_id
@@ -237,71 +190,11 @@ export class PublicService {
     if (query.length > MAX_QUERY_LENGTH) throw invalid(`q is longer than ${MAX_QUERY_LENGTH} characters.`);
     const lower = query.toLowerCase();
     const now = this.clock.now();
-    const accounts = new Map<string, Account>();
-    const add = (provider: Provider, id: string, username: string | null) => {
-      if (accounts.size >= MAX_HITS) return;
-      const key = `${provider}\u0000${id}`;
-      const known = accounts.get(key);
-      if (!known) accounts.set(key, { provider, id, username });
-      else if (known.username === null && username !== null) known.username = username;
-    };
-
-    const creator = this.creators.findNow(lower);
-    if (creator) {
-      for (const c of this.publicConnectionsOf.all(creator.id)) add(c.provider, c.provider_user_id, c.provider_username);
-      for (const s of this.subjectsOfCreator.all(creator.handle, now, MAX_HITS)) add(s.provider, s.id, s.username);
-    }
-    for (const c of this.connectionsByUsername.all(lower, MAX_HITS)) add(c.provider, c.provider_user_id, c.provider_username);
-    for (const s of this.subjectsByUsername.all(lower, now, MAX_HITS)) add(s.provider, s.id, s.username);
-    for (const provider of PROVIDERS) {
-      const id = normalizeAccountId(provider, query);
-      if (id === null) continue;
-      const connection = this.connectionByAccount.get(provider, id);
-      if (connection) add(provider, id, connection.provider_username);
-      if (this.blacklist.subjects.mightContain(provider, id)) {
-        const subject = this.subjectById.get(provider, id, now);
-        if (subject) add(provider, id, subject.username);
-      }
-    }
-
-    const platforms: PublicCheckHit[] = [];
-    for (const account of accounts.values()) platforms.push(this.hit(account, now));
-    // The creator's profile is a hit of its own when no account shows what it is: it has no public
-    // account to show, or it is blacklisted through one that is private.
-    if (creator && (platforms.length === 0 || (creator.blacklisted && !platforms.some((p) => p.banned)))) {
-      platforms.push({
-        platform: "trustlist",
-        username: creator.handle,
-        id: null,
-        banned: !!creator.blacklisted,
-        high_risk: false,
-        watchlist: false,
-        severity: creator.blacklisted ? "ban" : null,
-        reason_code: null,
-        summary: null,
-        source: "creator",
-      });
-    }
+    const platforms = this.accounts.hits(query, this.creators.findNow(lower), now);
     const found = platforms.length > 0;
     // A numeric id that matched nothing has no "close" names: neighbouring ids mean nothing.
     const suggestions = found || /^\d+$/.test(lower) ? [] : this.suggest(lower);
     return { query, found, platforms, suggestions, checked_at: iso(now) };
-  }
-
-  private hit(account: Account, now: number): PublicCheckHit {
-    const { hit, highRisk, watchlist } = this.blacklist.verdict(account.provider, account.id, "all", now);
-    return {
-      platform: account.provider,
-      username: account.username,
-      id: account.id,
-      banned: hit?.severity === "ban",
-      high_risk: highRisk,
-      watchlist,
-      severity: hit?.severity ?? null,
-      reason_code: hit?.reason_code ?? null,
-      summary: hit?.summary ?? null,
-      source: hit ? "blacklist" : watchlist ? "external" : "creator",
-    };
   }
 
   /**
@@ -315,7 +208,8 @@ export class PublicService {
     const grams = trigrams(lower);
     if (grams.size === 0) return [];
     const counts = this.gramCounts ?? this.refreshGramCounts();
-    const byRarity = [...grams].map((g) => ({ g, n: counts.get(g) ?? 0 })).sort((a, b) => a.n - b.n);
+    // A trigram the counts have not seen yet came with names added since they were taken: rare.
+    const byRarity = [...grams].map((g) => ({ g, n: counts.get(g) ?? 1 })).sort((a, b) => a.n - b.n);
     const shared = new Map<number, number>();
     let postings = 0;
     for (const { g, n } of byRarity.slice(0, grams.size - Math.ceil(grams.size * SUGGESTION_THRESHOLD) + 1)) {
@@ -393,17 +287,8 @@ export class PublicService {
     const id = input.id?.trim();
     const username = input.username?.trim().replace(/^@/, "").toLowerCase();
     if (!id && !username) throw invalid("Give id or username (with an optional provider).");
-    let connection: PublicConnectionRow | undefined;
-    if (id) {
-      for (const p of provider ? [provider] : PROVIDERS) {
-        const normalized = normalizeAccountId(p, id);
-        connection = normalized === null ? undefined : (this.connectionByAccount.get(p, normalized) ?? undefined);
-        if (connection) break;
-      }
-    } else {
-      connection = this.connectionsByUsername.all(username!, 50).find((c) => !provider || c.provider === provider);
-    }
-    const creator = connection ? await this.creators.findById(connection.creator_id) : null;
+    const creatorId = this.accounts.creatorIdOf(provider, id, username);
+    const creator = creatorId ? await this.creators.findById(creatorId) : null;
     if (!creator) return { found: false };
     return {
       found: true,
