@@ -67,6 +67,11 @@ export class DirectoryIndex {
     this.rowById = sqlite.prepare(`SELECT ${columns} FROM creators WHERE id = ?`);
   }
 
+  /** Creators indexed (creators are never deleted). Call `refresh` first. */
+  get size(): number {
+    return this.rowids.length;
+  }
+
   /** A creator changed (inside a transaction that may still roll back): re-read it before the next query. */
   markDirty(creatorId: string): void {
     if (this.built || this.building) this.dirty.add(creatorId);
@@ -112,6 +117,28 @@ export class DirectoryIndex {
     if (exact.length > 0) return exact;
     const words = [...new Set(text.split(" ").filter((w) => [...w].length >= 3))];
     return words.length > 1 ? this.scan(words, platform) : exact;
+  }
+
+  /**
+   * Slots whose handle starts with `prefix` (every haystack starts with the handle; "" is every
+   * creator), optionally only creators on `platform`. Call `refresh` first.
+   */
+  filter(prefix: string, platform: string | null): number[] {
+    const wanted = platform === null ? null : `,${platform},`;
+    // Few distinct platform lists exist ("discord,roblox"): each is checked once per call.
+    const onPlatform = new Map<string, boolean>();
+    const out: number[] = [];
+    for (let slot = 0; slot < this.haystacks.length; slot++) {
+      if (prefix !== "" && !this.haystacks[slot]!.startsWith(prefix)) continue;
+      if (wanted !== null) {
+        const list = this.platforms[slot]!;
+        let on = onPlatform.get(list);
+        if (on === undefined) onPlatform.set(list, (on = `,${list},`.includes(wanted)));
+        if (!on) continue;
+      }
+      out.push(slot);
+    }
+    return out;
   }
 
   /** Creators' rowids for one page of `slots` in the order of `sort`. */

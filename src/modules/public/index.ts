@@ -20,7 +20,7 @@ import {
   VouchesPage,
   VouchesQuery,
 } from "./model";
-import type { PublicService } from "./service";
+import { MAX_DIRECTORY_ROWS, type PublicService } from "./service";
 
 /** OpenAPI: no key needed. */
 const KEYLESS = { security: [] as never[] };
@@ -51,7 +51,11 @@ export function publicRoutes(runtime: Runtime, publicService: PublicService) {
     .get("/v1/public/directory", ({ query }) => publicService.directory(query), {
       query: DirectoryQuery,
       response: { 200: DirectoryPage, ...errors(422, 429) },
-      detail: { ...KEYLESS, summary: "Creator directory", description: "Paged by page number; `total` counts every match over all pages." },
+      detail: {
+        ...KEYLESS,
+        summary: "Creator directory",
+        description: `Paged by page number; \`total\` counts every match over all pages. Only the first ${MAX_DIRECTORY_ROWS} rows of a query are listed: a page with \`page\` x \`limit\` over ${MAX_DIRECTORY_ROWS} is 422 \`unprocessable\`; narrow the query with \`q\` or \`platform\`, or sort differently.`,
+      },
     })
     .get("/v1/public/users/:handle/vouches", ({ params, query }) => publicService.vouches(params.handle, query), {
       params: HandleParams,
