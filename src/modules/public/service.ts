@@ -305,8 +305,9 @@ export class PublicService {
    * matched without case against each creator's haystack (handle, display name, public connection
    * usernames) by the in-memory directory index: as typed, anywhere in it ("ht dr" finds "knight
    * drake"), or, when that finds nothing, every word of three characters or more in any order. A
-   * shorter `q` is a handle prefix. Any filter (`q`, `platform`) is answered from that index, with
-   * the page picked by a bounded selection; the unfiltered list walks the sort's index in SQLite.
+   * shorter `q` is a handle prefix. Any filter (`q`, `platform`) is answered from that index (which
+   * keeps each recent query's ordered first rows until the next change); the unfiltered list walks
+   * the sort's index in SQLite, at most MAX_DIRECTORY_ROWS entries.
    */
   async directory(options: { q?: string; sort?: DirectorySort; page?: number; limit?: number; platform?: string }): Promise<DirectoryPage> {
     const sort = options.sort ?? "newest";
@@ -327,9 +328,9 @@ export class PublicService {
       total = this.directoryIndex.size;
       rows = offset < total ? this.directoryPage[sort].all(limit, offset) : [];
     } else {
-      const slots = [...text].length >= 3 ? this.directoryIndex.match(text, platform) : this.directoryIndex.filter(text, platform);
-      total = slots.length;
-      const rowids = offset < total ? this.directoryIndex.page(slots, sort, offset, limit) : [];
+      const found = this.directoryIndex.query(text, platform, sort, offset, limit, MAX_DIRECTORY_ROWS);
+      total = found.total;
+      const rowids = found.rowids;
       const byRowid = new Map(this.creatorsByRowid.all(JSON.stringify(rowids)).map((row) => [row.rowid, row]));
       rows = rowids.flatMap((rowid) => byRowid.get(rowid) ?? []);
     }
