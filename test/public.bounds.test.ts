@@ -2,33 +2,17 @@
 // a query (deeper pages are 422, asking for a narrower query), and what is answered from memory
 // (directory totals and filters, the referral leaderboard) is exact from the next request after
 // any write, this process's or another's.
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { MAX_DIRECTORY_ROWS } from "../src/modules/public/service";
-import { createTestApp, expectEnvelope, type TestApp } from "./helpers";
+import { expectEnvelope } from "./helpers";
+import { publicKit } from "./public-kit";
 
-let t: TestApp;
-let writer: string;
-let ipCounter = 0;
-
-beforeEach(async () => {
-  t = await createTestApp();
-  t.runtime.config.trustProxy = true;
-  writer = (await t.account({ scope: "write", burst: 10_000 })).key;
-});
-afterEach(() => t.close());
-
-const get = (path: string) => t.json("GET", path, { headers: { "x-forwarded-for": `10.7.${++ipCounter >> 8}.${ipCounter & 255}` } });
-const write = async (method: string, path: string, body?: unknown) => {
-  const res = await t.json(method, path, { key: writer, body });
-  expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
-  return res.body;
-};
-const creator = (handle: string, body: Record<string, unknown> = {}) => write("PUT", `/v1/partner/creators/${handle}`, body);
-const link = (handle: string, body: Record<string, unknown>) => write("POST", `/v1/partner/creators/${handle}/connections`, body);
+const kit = publicKit();
+const { get, write, creator, link } = kit;
 /** Another process's connection to the same file (the CLI, an import). */
 const otherProcess = (sql: string, ...params: Array<string | number>) => {
-  const db = new Database(t.dbPath);
+  const db = new Database(kit.t.dbPath);
   db.run(sql, params);
   db.close();
 };
@@ -48,7 +32,7 @@ describe("directory paging", () => {
       expect(res.status, query).toBe(200);
       expect(res.body).toMatchObject({ items: [], total: 1, has_more: false });
     }
-    const spec = (await t.json("GET", "/openapi.json")).body;
+    const spec = (await kit.t.json("GET", "/openapi.json")).body;
     expect(spec.paths["/v1/public/directory"].get.description).toContain("`page` x `limit` over 1000 is 422");
   });
 
@@ -74,6 +58,10 @@ describe("directory paging", () => {
       "INSERT INTO creators (id, handle, verification_level, karma, joined_at, created_at, updated_at, trust_computed_at, search_text, platforms) VALUES ('crt_other', 'ab6', 0, 0, 0, 0, 0, 0, 'ab6', 'roblox')",
     );
     expect(await handles("q=ab&platform=roblox")).toEqual(["ab1", "ab5", "ab6"]);
+    // The order follows score changes too: a vouch puts ac3 first among roblox creators by vouches.
+    expect((await get("/v1/public/directory?platform=roblox&sort=vouches&limit=1")).body.items[0].handle).not.toBe("ac3");
+    await write("POST", "/v1/partner/vouches", { from: "zz4", to: "ac3" });
+    expect((await get("/v1/public/directory?platform=roblox&sort=vouches&limit=1")).body.items[0].handle).toBe("ac3");
     const everyone = (await get("/v1/public/directory?sort=trust&limit=2&page=3")).body;
     expect(everyone).toMatchObject({ total: 6, total_pages: 3, page_size: 2, has_more: false });
   });
@@ -91,8 +79,8 @@ describe("referral leaderboard", () => {
       [1, "alice", 1],
       [1, "bob", 1],
     ]);
-    const idOf = (handle: string) => t.services.creators.findNow(handle)!.id;
-    otherProcess("INSERT INTO referrals (referred_id, referrer_id, created_at) VALUES (?, ?, ?)", idOf("r3"), idOf("alice"), t.clock.now());
+    const idOf = (handle: string) => kit.t.services.creators.findNow(handle)!.id;
+    otherProcess("INSERT INTO referrals (referred_id, referrer_id, created_at) VALUES (?, ?, ?)", idOf("r3"), idOf("alice"), kit.t.clock.now());
     expect(await board()).toEqual([
       [1, "alice", 2],
       [2, "bob", 1],

@@ -1,41 +1,19 @@
 // Privacy of keyless answers (SPEC section 4): a privately linked account never shows in any
 // keyless route's answer, even when an entry names its creator, and suggestions draw only on public
 // creator names, public linked usernames and confirmed entries' usernames.
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TransferService } from "../src/modules/transfer/service";
-import { createTestApp, type TestApp } from "./helpers";
+import { publicKit } from "./public-kit";
 
-let t: TestApp;
-let writer: string;
-let ipCounter = 0;
-
-beforeEach(async () => {
-  t = await createTestApp();
-  t.runtime.config.trustProxy = true;
-  writer = (await t.account({ scope: "write", burst: 10_000 })).key;
-});
-afterEach(() => t.close());
-
-/** A keyless GET from its own client address; the raw body, so nothing is hidden by parsing. */
-const get = async (path: string) => {
-  const res = await t.call("GET", path, { headers: { "x-forwarded-for": `10.9.${++ipCounter >> 8}.${ipCounter & 255}` } });
-  return { status: res.status, text: await res.text() };
-};
+const kit = publicKit();
+const { getText: get, write, creator, link, entry } = kit;
 const json = async (path: string) => {
   const res = await get(path);
   expect(res.status, `${path}: ${res.text}`).toBe(200);
   return JSON.parse(res.text);
 };
-const write = async (method: string, path: string, body?: unknown) => {
-  const res = await t.json(method, path, { key: writer, body });
-  expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
-  return res.body;
-};
-const creator = (handle: string, body: Record<string, unknown> = {}) => write("PUT", `/v1/partner/creators/${handle}`, body);
-const link = (handle: string, body: Record<string, unknown>) => write("POST", `/v1/partner/creators/${handle}/connections`, body);
-const entry = (body: Record<string, unknown>) => write("POST", "/v1/partner/blacklist", { severity: "ban", reason_code: "scam_trade", ...body });
 const suggestions = async (q: string): Promise<string[]> => {
   const body = await json(`/v1/public/blacklist/check?q=${encodeURIComponent(q)}`);
   expect(body.found, q).toBe(false);
@@ -53,7 +31,7 @@ describe("a privately linked account", () => {
     await write("POST", "/v1/partner/vouches", { from: "alice", to: "bob", message: "great trade" });
     await write("POST", "/v1/partner/vouches", { from: "bob", to: "alice" });
     await write("POST", "/v1/partner/referrals", { referrer: "alice", referred: "bob" });
-    await t.services.public.refreshStats();
+    await kit.t.services.public.refreshStats();
   });
 
   const PRIVATE = /alice-secret-alt|alice_alt/i;
@@ -168,11 +146,11 @@ describe("the suggestion pool", () => {
       { type: "entry", provider: "discord", provider_user_id: "444", username: "whispered", severity: "ban", scope: "global", vertical: "all", reason_code: "scam", appealable: true, watchlist: true },
       { type: "entry", provider: "discord", provider_user_id: "555", username: "confirmedcrook", severity: "ban", scope: "global", vertical: "all", reason_code: "scam", appealable: true },
     ];
-    const file = join(t.dir, "import.jsonl");
+    const file = join(kit.t.dir, "import.jsonl");
     writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
-    await new TransferService(t.runtime.store, t.services, t.clock, { rebuildIndexesFromBytes: 0 }).importFile(file);
-    t.services.public.refreshGramCounts();
-    t.runtime.store.sqlite.run("INSERT INTO search_names_fts(search_names_fts) VALUES ('integrity-check')");
+    await new TransferService(kit.t.runtime.store, kit.t.services, kit.t.clock, { rebuildIndexesFromBytes: 0 }).importFile(file);
+    kit.t.services.public.refreshGramCounts();
+    kit.t.runtime.store.sqlite.run("INSERT INTO search_names_fts(search_names_fts) VALUES ('integrity-check')");
     expect(await suggestions("confirmedcrok")).toContain("confirmedcrook");
     expect(await suggestions("whisperd")).toEqual([]);
     expect((await suggestions("carol_hiden")).join(" ")).not.toContain("carol_hidden");
