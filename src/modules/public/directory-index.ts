@@ -28,8 +28,13 @@ const STALE_POSTINGS_LIMIT = 50_000;
 const SELECT_TOP_UP_TO = 1_000;
 /** Rows read per slice of a build; the event loop runs between slices. */
 const BUILD_SLICE = 5_000;
-/** Queries whose ordered first rows are kept until the next change. */
-const WINDOWS_KEPT = 512;
+/** Ordered rows (about 8 bytes each) kept for recent queries until the next change. */
+const WINDOW_SLOTS_KEPT = 500_000;
+/**
+ * Rows ordered for a query's first pages: they need few, and selecting a thousand costs more than
+ * the rest of a fuzzy query. A page past them orders the whole window at once.
+ */
+const FIRST_WINDOW = 100;
 
 export class DirectoryIndex {
   private rowids: number[] = [];
@@ -52,11 +57,13 @@ export class DirectoryIndex {
    */
   private idsFollowSlots = true;
   /**
-   * Per query (text, platform, sort): how many creators match and the first `window` of them in
-   * order, so paging through a query, or many visitors asking the same (a platform, the whole list
-   * by trust), costs one selection until the next change; any change empties it.
+   * Per query (text, platform, sort): how many match and the first of them in order, so paging
+   * through a query, or many visitors asking the same (a platform, the whole list by trust), costs
+   * one selection until the next change; any change empties it. The matches themselves are not
+   * kept (a platform's are tens of thousands): a page past the first ones finds them again.
    */
-  private readonly windows = new Map<string, { total: number; slots: number[] }>();
+  private readonly windows = new Map<string, { total: number; ordered: number[] }>();
+  private windowSlots = 0;
   /** Slot + 1 by rowid (0: not indexed); rowids are dense, and a flat array is nothing to trace. */
   private slotByRowid = new Int32Array(0);
   /**
@@ -175,14 +182,23 @@ export class DirectoryIndex {
    */
   query(text: string, platform: string | null, sort: DirectorySortKey, offset: number, limit: number, window: number): { total: number; rowids: number[] } {
     const key = `${sort}\u0000${platform ?? ""}\u0000${text}`;
+    const end = Math.min(offset + limit, window);
     let kept = this.windows.get(key);
-    if (!kept) {
-      const slots = [...text].length >= 3 ? this.match(text, platform) : this.filter(text, platform);
-      kept = { total: slots.length, slots: this.ordered(slots, sort, 0, window) };
-      if (this.windows.size >= WINDOWS_KEPT) this.windows.delete(this.windows.keys().next().value!);
-      this.windows.set(key, kept);
+    if (!kept || kept.ordered.length < Math.min(end, kept.total)) {
+      const matches = [...text].length >= 3 ? this.match(text, platform) : this.filter(text, platform);
+      if (kept) this.windowSlots -= kept.ordered.length;
+      else this.windows.set(key, (kept = { total: 0, ordered: [] }));
+      kept.total = matches.length;
+      kept.ordered = this.ordered(matches, sort, 0, end <= FIRST_WINDOW ? FIRST_WINDOW : window);
+      this.windowSlots += kept.ordered.length;
     }
-    return { total: kept.total, rowids: kept.slots.slice(offset, offset + limit).map((slot) => this.rowids[slot]!) };
+    // Over budget, the oldest queries go first.
+    for (const [oldKey, old] of this.windows) {
+      if (this.windowSlots <= WINDOW_SLOTS_KEPT || oldKey === key) break;
+      this.windows.delete(oldKey);
+      this.windowSlots -= old.ordered.length;
+    }
+    return { total: kept.total, rowids: kept.ordered.slice(offset, end).map((slot) => this.rowids[slot]!) };
   }
 
   /** Creators' rowids for one page of `slots` in the order of `sort`. */
@@ -302,6 +318,7 @@ export class DirectoryIndex {
 
   private put(row: IndexRow) {
     this.windows.clear();
+    this.windowSlots = 0;
     const stored = row.rowid < this.slotByRowid.length ? this.slotByRowid[row.rowid]! : 0;
     const known = stored > 0;
     let slot = stored - 1;

@@ -347,9 +347,21 @@ export class PublicService {
     };
   }
 
-  /** Builds the directory index ahead of the first query that needs it (serve calls this). */
+  /** Builds the directory index ahead of the first query that needs it. */
   warmDirectory(): Promise<void> {
     return this.directoryIndex.refresh();
+  }
+
+  /**
+   * Reads ahead, with requests served in between, what keyless answers come from (serve calls
+   * this): the suggestion index's vocabulary (else the first search that misses reads it), the
+   * directory index, the public counters and the referral counts.
+   */
+  async warm(): Promise<void> {
+    await this.refreshGramCountsInSlices();
+    await this.warmDirectory();
+    await this.refreshStats();
+    await this.referrals.leaders("all", this.clock.now());
   }
 
   // ---- vouches --------------------------------------------------------------------------------
