@@ -35,7 +35,7 @@ export function publicRoutes(runtime: Runtime, publicService: PublicService) {
         ...KEYLESS,
         summary: "Search a username, handle or id",
         description:
-          "Matches creator handles, public linked usernames and ids, and blacklisted accounts' ids and usernames, on every platform. A watchlist hit with `banned: false` is an unconfirmed external report, not a ban. When nothing matches, `suggestions` lists similar names.",
+          "Matches creator handles, public linked usernames and ids, and blacklisted accounts' ids and usernames, on every platform. A watchlist hit with `banned: false` is an unconfirmed external report, not a ban. An account a creator linked privately is shown only when the query names it itself; a creator blacklisted through one shows as its profile hit (`platform: trustlist`). When nothing matches, `suggestions` lists similar public names (handles, public linked usernames, confirmed entries' usernames).",
       },
     })
     .get("/v1/public/trust/:handle", ({ params }) => publicService.publicTrust(params.handle), {
