@@ -1,7 +1,9 @@
 -- Shared body of the wrk scripts (check.lua, search.lua, directory.lua, badge.lua); not run on its
 -- own. The route script sets the global `route` and then dofile()s this file:
 --   route = { file = "<query file in BENCH_DATA>", env = "<env var naming another file>" (optional),
---             path = function(fields) ... end, headers = function(i, t) ... end }
+--             path = function(fields, i) ... end, headers = function(i, t) ... end,
+--             keep = function(fields) ... end (optional: only lines it accepts are sent) }
+-- `i` counts the lines kept, from 0.
 --
 -- Reads a query file written by bench/generate.ts (tab-separated fields; the keyless lists carry
 -- the query's kind first), builds every request once up front and cycles through them, each
@@ -50,9 +52,10 @@ function init(args)
    local t = thread_index or 0
    requests_list = {}
    for line in io.lines(path) do
-      if line ~= "" then
+      local fields = line ~= "" and fields_of(line)
+      if fields and (not route.keep or route.keep(fields)) then
          local i = #requests_list
-         requests_list[i + 1] = wrk.format("GET", route.path(fields_of(line)), route.headers(i, t))
+         requests_list[i + 1] = wrk.format("GET", route.path(fields, i), route.headers(i, t))
       end
    end
    count = #requests_list

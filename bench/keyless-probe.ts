@@ -1,11 +1,12 @@
 #!/usr/bin/env bun
 // Times keyless queries one at a time (one connection, nothing else in flight), grouped by the
-// kind the generator gave each one, to show which kinds make the p99 under load: with N
+// kind the generator gave each one (or the variant the route's wrk script makes), to show which kinds make the p99 under load: with N
 // connections on one server thread a request waits behind up to N-1 others, so a kind that costs
 // a few milliseconds alone dominates the tail. Also lists the slowest queries seen.
 //
 // Usage: bun bench/keyless-probe.ts [--url http://127.0.0.1:18080] [--data bench/data]
-//          [--per-kind 200] [--routes search,directory,badge] [--slowest 10]
+//          [--per-kind 200] [--routes search,directory,directory-deep,resolve,trust,vouches,
+//          leaderboard,stats,badge (all, the default)] [--slowest 10]
 // Sends one X-Forwarded-For per request, like the wrk scripts (the server needs --trust-proxy).
 // Prints one JSON object: {routes: {search: {kinds: {handle: {n, p50_ms, p90_ms, p99_ms, max_ms,
 // mean_ms}}, answers: {...same, by what the answer held}, slowest: [{kind, query, ms}]}, ...}}.
@@ -21,7 +22,7 @@ const { values } = parseArgs({
     url: { type: "string", default: "http://127.0.0.1:18080" },
     data: { type: "string", default: "bench/data" },
     "per-kind": { type: "string", default: "200" },
-    routes: { type: "string", default: "search,directory,badge" },
+    routes: { type: "string", default: "search,directory,directory-deep,resolve,trust,vouches,leaderboard,stats,badge" },
     slowest: { type: "string", default: "10" },
   },
   strict: true,
@@ -30,15 +31,55 @@ const base = values.url!.replace(/\/+$/, "");
 const perKind = Number(values["per-kind"]);
 const slowestN = Number(values.slowest);
 
-/** The same paths the wrk scripts build from each line's fields. */
-const ROUTES: Record<string, { file: string; path: (f: string[]) => string; label: (f: string[]) => string }> = {
-  search: { file: "search.txt", path: (f) => `/v1/public/blacklist/check?q=${encodeURIComponent(f[1]!)}`, label: (f) => f[1]! },
-  directory: {
+const PLATFORMS = ["discord", "roblox", "epic", "tiktok", "twitch", "minecraft", "twitter", "youtube", "github"];
+const DEEP_VARIANTS = ["all", "platform", "prefix", "fragment"];
+
+/**
+ * The same paths the wrk scripts build from each line's fields (`i` counts the lines kept, from 0);
+ * a query's kind is the line's first field unless `kind` says otherwise.
+ */
+interface Route {
+  file: string;
+  keep?: (f: string[]) => boolean;
+  path: (f: string[], i: number) => string;
+  kind?: (f: string[], i: number) => string;
+}
+const ROUTES: Record<string, Route> = {
+  search: { file: "search.txt", path: (f) => `/v1/public/blacklist/check?q=${encodeURIComponent(f[1]!)}` },
+  directory: { file: "directory.txt", path: (f) => `/v1/public/directory?q=${encodeURIComponent(f[1]!)}&sort=${f[2]}&page=${f[3]}` },
+  // directory-deep.lua: the last pages within the bound (page x limit <= 1000) of four kinds of query.
+  "directory-deep": {
     file: "directory.txt",
-    path: (f) => `/v1/public/directory?q=${encodeURIComponent(f[1]!)}&sort=${f[2]}&page=${f[3]}`,
-    label: (f) => `q=${f[1]} sort=${f[2]} page=${f[3]}`,
+    path: (f, i) => {
+      const variant = i % 4;
+      const n = Math.floor(i / 4);
+      const limit = [24, 50, 100][n % 3]!;
+      const page = Math.floor(1000 / limit) - (i % 3);
+      const filter = [
+        "",
+        `&platform=${PLATFORMS[n % 9]}`,
+        `&q=${encodeURIComponent([...f[1]!].slice(0, 2).join(""))}`,
+        `&q=${encodeURIComponent(f[1]!)}`,
+      ][variant];
+      return `/v1/public/directory?sort=${f[2]}&page=${page}&limit=${limit}${filter}`;
+    },
+    kind: (_f, i) => DEEP_VARIANTS[i % 4]!,
   },
-  badge: { file: "badge.txt", path: (f) => `/badge/${encodeURIComponent(f[1]!)}?theme=${f[2]}`, label: (f) => `${f[1]} ${f[2]}` },
+  resolve: {
+    file: "search.txt",
+    keep: (f) => f[0] === "username" || f[0] === "id_connection",
+    path: (f) => (f[0] === "username" ? `/v1/public/resolve?username=${encodeURIComponent(f[1]!)}` : `/v1/public/resolve?id=${encodeURIComponent(f[1]!)}`),
+  },
+  trust: { file: "badge.txt", path: (f) => `/v1/public/trust/${encodeURIComponent(f[1]!)}` },
+  vouches: {
+    file: "badge.txt",
+    keep: (f) => f[0] === "known",
+    path: (f, i) => `/v1/public/users/${encodeURIComponent(f[1]!)}/vouches?limit=${i % 2 === 0 ? 20 : 100}`,
+    kind: (_f, i) => `limit ${i % 2 === 0 ? 20 : 100}`,
+  },
+  leaderboard: { file: "badge.txt", path: (_f, i) => `/referrals/leaderboard?period=${i % 2 === 0 ? "all" : "month"}`, kind: (_f, i) => (i % 2 === 0 ? "all" : "month") },
+  stats: { file: "badge.txt", path: () => "/v1/stats/public", kind: () => "stats" },
+  badge: { file: "badge.txt", path: (f) => `/badge/${encodeURIComponent(f[1]!)}?theme=${f[2]}` },
 };
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
@@ -74,21 +115,25 @@ const out: Record<string, unknown> = {};
 for (const name of values.routes!.split(",").filter(Boolean)) {
   const route = ROUTES[name];
   if (!route) throw new Error(`unknown route ${name}`);
-  const byKind = new Map<string, string[][]>();
+  const byKind = new Map<string, string[]>();
+  let kept = 0;
   for (const line of readFileSync(join(values.data!, route.file), "utf8").split("\n")) {
     if (!line) continue;
     const f = line.split("\t");
-    const list = byKind.get(f[0]!) ?? [];
-    if (list.length < perKind) list.push(f);
-    byKind.set(f[0]!, list);
+    if (route.keep && !route.keep(f)) continue;
+    const i = kept++;
+    const kind = route.kind ? route.kind(f, i) : f[0]!;
+    const list = byKind.get(kind) ?? [];
+    if (list.length < perKind) list.push(route.path(f, i));
+    byKind.set(kind, list);
   }
   // Warm the route (first-request compilation, page cache) before timing.
-  for (const f of [...byKind.values()].flat().slice(0, 50)) await time(route.path(f));
+  for (const path of [...byKind.values()].flat().slice(0, 50)) await time(path);
   const all: Array<{ kind: string; query: string; ms: number; status: number; extra: string; answer: string }> = [];
   for (const [kind, list] of byKind) {
-    for (const f of list) {
-      const r = await time(route.path(f));
-      all.push({ kind, query: route.label(f), ...r });
+    for (const path of list) {
+      const r = await time(path);
+      all.push({ kind, query: path, ...r });
     }
   }
   const stats = (group: (r: (typeof all)[number]) => string) => {

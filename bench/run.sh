@@ -9,7 +9,8 @@
 #  4. serve trustlist (access log on, stdout to /dev/null, --trust-proxy) and the ceiling
 #  5. wrk rounds alternating ceiling, trustlist, ... on GET /v1/blacklist/check
 #  5b. same server process: keyless rounds at BENCH_KEYLESS_CONNECTIONS (16), each round the keyed
-#     check, then search, directory and badge; then every query kind timed alone (keyless-probe.ts)
+#     check, then every keyless route (search, directory, deep directory pages, resolve, public
+#     trust, vouches, leaderboard, stats, badge); then every query kind timed alone (keyless-probe.ts)
 #  6. walk the whole list with limit=100; read the server's peak RSS
 #  7. a few pairs of rounds (ceiling, trustlist with --access-log off), for comparison
 #  8. write bench/results/latest.md (and the raw files in bench/results/run-*/) and print it
@@ -218,18 +219,21 @@ fact rounds_run "$n"
 fact clean_pairs "$clean"
 
 # ---- 5b. keyless routes, same server process and data -------------------------------------
-# Each round: the keyed check at the keyless connection count (the badge's yardstick), then
-# search, directory and badge. Noisy rounds are kept and marked; the report takes medians.
-KEYLESS_ROUTES="search directory badge"
+# Each round: the keyed check at the keyless connection count (the badge's yardstick), then each
+# keyless route (bench/<route>.lua). Noisy rounds are kept and marked; the report takes medians.
+KEYLESS_ROUTES="search directory directory-deep resolve trust vouches leaderboard stats badge"
 if [ "$CREATORS" -gt 0 ] && [ "$KEYLESS_ROUNDS" -gt 0 ]; then
   # One request per route first: a route that is not there (404) shows up here, not only as an
   # INVALID round.
-  for probe in "search /v1/public/blacklist/check?q=bench" "directory /v1/public/directory?q=bench" "badge /badge/bench"; do
+  for probe in "search /v1/public/blacklist/check?q=bench" "directory /v1/public/directory?q=bench" \
+    "directory-deep /v1/public/directory?page=10&limit=100" "resolve /v1/public/resolve?username=bench" \
+    "trust /v1/public/trust/bench" "vouches /v1/public/users/$(sed -n 's/^known\t\([^\t]*\).*/\1/p' "$DATA/badge.txt" | head -1)/vouches" \
+    "leaderboard /referrals/leaderboard" "stats /v1/stats/public" "badge /badge/bench"; do
     code=$(curl -s -o /dev/null -w '%{http_code}' -H 'X-Forwarded-For: 10.255.0.1' "$TL_URL${probe#* }")
     fact "route_status_${probe%% *}" "$code"
     [ "$code" = 200 ] || say "  WARNING: ${probe#* } answered $code; its rounds will be INVALID"
   done
-  say "keyless: ${KEYLESS_ROUNDS} round(s) of check, search, directory, badge at ${THREADS}t/${KEYLESS_CONNECTIONS}c, ${DURATION}s each"
+  say "keyless: ${KEYLESS_ROUNDS} round(s) of check, ${KEYLESS_ROUTES// /, } at ${THREADS}t/${KEYLESS_CONNECTIONS}c, ${DURATION}s each"
   load warmup-keyless-check "$TL_URL" 2 "$RUN/warmup-keyless-check.txt" "$TL_PID" bench/check.lua "$KEYLESS_CONNECTIONS"
   for route in $KEYLESS_ROUTES; do
     load "warmup-$route" "$TL_URL" 2 "$RUN/warmup-$route.txt" "$TL_PID" "bench/$route.lua" "$KEYLESS_CONNECTIONS"

@@ -60,3 +60,55 @@ test("matches and pages agree with SQL for every sort, page size and offset", ()
     }
   }
 });
+
+/** Every page of `query` for prefixes and platforms, against SQL's ORDER BY on the same filter. */
+function expectQueriesAgree(app: TestApp, dirIndex: DirectoryIndex) {
+  const sqlite = app.runtime.store.sqlite;
+  for (const prefix of ["", "m", "maker1", "maker2", "x"]) {
+    for (const platform of [null, "roblox", "discord"]) {
+      for (const [sort, order] of Object.entries(ORDER) as Array<[keyof typeof ORDER, string]>) {
+        const all = sqlite
+          .query<{ rowid: number }, [string, string]>(
+            `SELECT rowid FROM creators WHERE handle >= ?1 AND handle < ?1 || '~' AND (?2 = '' OR instr(',' || platforms || ',', ',' || ?2 || ',') > 0) ORDER BY ${order}`,
+          )
+          .all(prefix, platform ?? "")
+          .map((r) => r.rowid);
+        for (const [offset, limit] of [[0, 24], [24, 24], [0, 100], [976, 24]] as const) {
+          const page = dirIndex.query(prefix, platform, sort, offset, limit, 1000);
+          expect(page.total, `${prefix} ${platform} ${sort}`).toBe(all.length);
+          expect(page.rowids, `${prefix} ${platform} ${sort} ${offset}+${limit}`).toEqual(all.slice(offset, offset + limit));
+        }
+      }
+    }
+  }
+}
+
+test("handle prefixes and platforms, through query(), agree with SQL: ids out of slot order", () => {
+  expectQueriesAgree(t, index);
+});
+
+test("the same with ids ascending with slots (ties broken by slot), and after changes", async () => {
+  const ordered = await createTestApp();
+  try {
+    const sqlite = ordered.runtime.store.sqlite;
+    const insert = sqlite.prepare(
+      `INSERT INTO creators (id, handle, joined_at, created_at, updated_at, trust_computed_at, trust_score, vouch_count, deal_count, search_text, platforms)
+       VALUES (?1, ?2, 0, ?3, 0, 0, ?4, ?5, 0, ?2, ?6)`,
+    );
+    sqlite.transaction(() => {
+      for (let i = 0; i < 2500; i++) insert.run(`crt_${String(i).padStart(6, "0")}`, `maker${i}`, 1_000 * (i % 40), 50 + (i % 7), i % 5 === 0 ? i % 3 : 0, i % 3 ? "discord" : "discord,roblox");
+    })();
+    const orderedIndex = new DirectoryIndex(sqlite);
+    await orderedIndex.refresh();
+    expect((orderedIndex as unknown as { idsFollowSlots: boolean }).idsFollowSlots).toBe(true);
+    expectQueriesAgree(ordered, orderedIndex);
+    // A change empties the kept windows: the next query sees the new order.
+    sqlite.run("UPDATE creators SET vouch_count = 99 WHERE handle = 'maker2499'");
+    orderedIndex.markDirty("crt_002499");
+    await orderedIndex.refresh();
+    expect(orderedIndex.query("", "discord", "vouches", 0, 1, 1000).rowids).toEqual([2500]);
+    expectQueriesAgree(ordered, orderedIndex);
+  } finally {
+    ordered.close();
+  }
+});

@@ -1,31 +1,13 @@
 // The keyless surface: unified search with suggestions, trust tiers, resolve, the directory, vouches,
 // public counters, the badge, and the per-IP limits that guard them.
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { LEADERBOARD_IP_RULE, PUBLIC_IP_RULE } from "../src/http/limits";
-import { expectEnvelope, createTestApp, type TestApp } from "./helpers";
+import { expectEnvelope } from "./helpers";
+import { publicKit } from "./public-kit";
 
-let t: TestApp;
-let writer: string;
-let ipCounter = 0;
-
-beforeEach(async () => {
-  t = await createTestApp();
-  t.runtime.config.trustProxy = true;
-  writer = (await t.account({ scope: "write", burst: 10_000 })).key;
-});
-afterEach(() => t.close());
-
-/** A keyless GET from its own client address, so the per-IP bucket never interferes. */
-const get = (path: string, ip = `198.51.100.${++ipCounter % 250}`) => t.json("GET", path, { headers: { "x-forwarded-for": `10.${ipCounter >> 8}.${ip}` } });
-const write = async (method: string, path: string, body?: unknown) => {
-  const res = await t.json(method, path, { key: writer, body });
-  expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
-  return res.body;
-};
-const creator = (handle: string, body: Record<string, unknown> = {}) => write("PUT", `/v1/partner/creators/${handle}`, body);
-const link = (handle: string, body: Record<string, unknown>) => write("POST", `/v1/partner/creators/${handle}/connections`, body);
-const entry = (body: Record<string, unknown>) => write("POST", "/v1/partner/blacklist", { severity: "ban", reason_code: "scam_trade", summary: "Took payment, never delivered.", ...body });
+const kit = publicKit();
+const { get, write, creator, link, entry } = kit;
 
 describe("search", () => {
   beforeEach(async () => {
@@ -155,7 +137,7 @@ describe("directory", () => {
   beforeEach(async () => {
     // 30 creators with distinct scores, vouch and deal counts.
     for (let i = 0; i < 30; i++) {
-      t.clock.advance(1000);
+      kit.t.clock.advance(1000);
       await creator(`maker${String(i).padStart(2, "0")}`, { display_name: i % 2 ? `Odd Builder ${i}` : `Even Scripter ${i}`, verification_level: i % 5 });
       if (i % 3 === 0) await link(`maker${String(i).padStart(2, "0")}`, { provider: "roblox", provider_user_id: String(5000 + i), provider_username: `rbx_${i}` });
     }
@@ -238,7 +220,7 @@ describe("vouches and counters", () => {
   test("a creator's vouches page newest first with the total count; unknown creators are 404", async () => {
     for (const h of ["target", "fan1", "fan2", "fan3"]) await creator(h, { display_name: h === "fan2" ? "<b>Fan</b>" : null, avatar_r2_key: h === "fan1" ? "a/fan1.png" : null });
     for (const fan of ["fan1", "fan2", "fan3"]) {
-      t.clock.advance(1000);
+      kit.t.clock.advance(1000);
       await write("POST", "/v1/partner/vouches", { from: fan, to: "target", message: `from ${fan}` });
     }
     const page = await get("/v1/public/users/target/vouches?limit=2&offset=0");
@@ -264,13 +246,13 @@ describe("vouches and counters", () => {
     await write("POST", `/v1/partner/deals/${deal.id}/confirm`);
     await write("POST", `/v1/partner/deals/${deal.id}/complete`);
     expect((await get("/v1/stats/public")).body).toEqual({ creators_verified: 0, servers_protected: 0, entries_listed: 0, deals_completed: 0, cached: true });
-    await t.services.public.refreshStats();
+    await kit.t.services.public.refreshStats();
     expect((await get("/v1/stats/public")).body).toEqual({ creators_verified: 1, servers_protected: 1, entries_listed: 1, deals_completed: 1, cached: true });
   });
 });
 
 describe("badge", () => {
-  const badge = (path: string) => t.call("GET", path);
+  const badge = (path: string) => kit.t.call("GET", path);
 
   test("a known creator's badge shows the band; blacklisting turns it to Banned and the overturn back", async () => {
     await creator("shadow", { display_name: "Shadow Builds", verification_level: 4 });
@@ -311,20 +293,20 @@ describe("badge", () => {
 
 describe("per-IP limits", () => {
   test("all /v1/public/* routes share one bucket per address: 429 with Retry-After when it is empty", async () => {
-    const from = (path: string) => t.json("GET", path, { headers: { "x-forwarded-for": "203.0.113.9" } });
+    const from = (path: string) => kit.t.json("GET", path, { headers: { "x-forwarded-for": "203.0.113.9" } });
     const paths = ["/v1/public/trust/x", "/v1/public/directory", "/v1/public/blacklist/check?q=x", "/v1/stats/public"];
     for (let i = 0; i < PUBLIC_IP_RULE.capacity; i++) expect((await from(paths[i % paths.length]!)).status).toBe(200);
     const refused = await from("/v1/public/resolve?username=x");
     expectEnvelope(refused, 429, "rate_limited");
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
-    expect((await t.json("GET", "/v1/public/trust/x", { headers: { "x-forwarded-for": "203.0.113.10" } })).status).toBe(200);
-    t.clock.advance(1000);
+    expect((await kit.t.json("GET", "/v1/public/trust/x", { headers: { "x-forwarded-for": "203.0.113.10" } })).status).toBe(200);
+    kit.t.clock.advance(1000);
     expect((await from("/v1/public/trust/x")).status).toBe(200);
   });
 
   test("the leaderboard has its own, smaller bucket", async () => {
-    const from = () => t.json("GET", "/referrals/leaderboard", { headers: { "x-forwarded-for": "203.0.113.11" } });
+    const from = () => kit.t.json("GET", "/referrals/leaderboard", { headers: { "x-forwarded-for": "203.0.113.11" } });
     for (let i = 0; i < LEADERBOARD_IP_RULE.capacity; i++) expect((await from()).status).toBe(200);
     const refused = await from();
     expectEnvelope(refused, 429, "rate_limited");
@@ -333,7 +315,7 @@ describe("per-IP limits", () => {
 
   test("the badge is not limited: pages embed many", async () => {
     for (let i = 0; i < PUBLIC_IP_RULE.capacity + 5; i++) {
-      expect((await t.call("GET", "/badge/x", { headers: { "x-forwarded-for": "203.0.113.12" } })).status).toBe(200);
+      expect((await kit.t.call("GET", "/badge/x", { headers: { "x-forwarded-for": "203.0.113.12" } })).status).toBe(200);
     }
   });
 });
@@ -363,7 +345,7 @@ describe("the directory index stays in step with the database", () => {
     ]);
 
     // Another connection (the CLI, an import) writes directly: seen without any call through the app.
-    const other = new Database(t.dbPath);
+    const other = new Database(kit.t.dbPath);
     other.run("UPDATE creators SET display_name = 'Crimson Delta', search_text = 'charlie crimson delta' WHERE handle = 'charlie'");
     other.close();
     expect((await get("/v1/public/directory?q=crimson%20delta")).body.items.map((i: any) => i.handle)).toEqual(["charlie"]);

@@ -73,9 +73,8 @@ export const serve: Command = {
 
     void services.blacklist.warm().then(() => {
       runtime.log.info("subject filter ready", { subjects: services.blacklist.subjects.size, ms: Math.round(performance.now() - started) });
-      // So the first search that misses does not pay for reading the suggestion index's vocabulary,
-      // nor the first directory query for building the directory index.
-      return Promise.all([services.public.refreshGramCountsInSlices(), services.public.warmDirectory()]);
+      // So the first keyless requests do not wait for what their answers are computed from.
+      return services.public.warm();
     });
     const address = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
     runtime.log.info("listening", { address, base_url: config.baseUrl, db: config.dbPath, startup_ms: Math.round(performance.now() - started) });

@@ -4,8 +4,11 @@
 // and the index exactly as they were.
 import type { Database } from "bun:sqlite";
 
-/** Triggers that write into the FTS5 tables (the tables they read stay maintained). */
-const INDEX_TRIGGERS = ["search_names_ai", "search_names_ad"];
+/**
+ * Triggers that write into the FTS5 tables (the tables they read stay maintained). The rebuild
+ * reads search_names_pool, the suggestible names only (migration 0007).
+ */
+const INDEX_TRIGGERS = ["search_names_ai", "search_names_ad", "search_names_au_shown", "search_names_au_hidden"];
 const INDEXES = ["search_names_fts"];
 
 /** Drops the index-writing triggers; the returned function restores them and rebuilds the indexes. */

@@ -28,6 +28,13 @@ const STALE_POSTINGS_LIMIT = 50_000;
 const SELECT_TOP_UP_TO = 1_000;
 /** Rows read per slice of a build; the event loop runs between slices. */
 const BUILD_SLICE = 5_000;
+/** Ordered rows (about 8 bytes each) kept for recent queries until the next change. */
+const WINDOW_SLOTS_KEPT = 500_000;
+/**
+ * Rows ordered for a query's first pages: they need few, and selecting a thousand costs more than
+ * the rest of a fuzzy query. A page past them orders the whole window at once.
+ */
+const FIRST_WINDOW = 100;
 
 export class DirectoryIndex {
   private rowids: number[] = [];
@@ -35,11 +42,30 @@ export class DirectoryIndex {
   private haystacks: string[] = [];
   /** Sort keys by slot; every sort is descending on its key, then ascending on id. */
   private keys: Record<DirectorySortKey, number[]> = { newest: [], trust: [], vouches: [], deals: [] };
-  private platforms: string[] = [];
+  /**
+   * Platform list by slot, as a number: lists repeat ("discord,roblox"), a few hundred at most, so
+   * a filter decides each list once and then reads one byte per creator (a string check per
+   * creator took 10 ms over 100k creators).
+   */
+  private platformIds = new Uint16Array(0);
+  private readonly platformLists: string[] = [];
+  private readonly platformIdOf = new Map<string, number>();
+  /**
+   * Whether creator ids ascend with slots (creators are made with time-ordered ids and indexed in
+   * rowid order): ties between equal sort keys are then broken by slot, not by comparing id strings,
+   * which was most of a deep page's selection cost.
+   */
+  private idsFollowSlots = true;
+  /**
+   * Per query (text, platform, sort): how many match and the first of them in order, so paging
+   * through a query, or many visitors asking the same (a platform, the whole list by trust), costs
+   * one selection until the next change; any change empties it. The matches themselves are not
+   * kept (a platform's are tens of thousands): a page past the first ones finds them again.
+   */
+  private readonly windows = new Map<string, { total: number; ordered: number[] }>();
+  private windowSlots = 0;
   /** Slot + 1 by rowid (0: not indexed); rowids are dense, and a flat array is nothing to trace. */
   private slotByRowid = new Int32Array(0);
-  /** Platform lists repeat ("discord,roblox"): one string each, not one per creator. */
-  private readonly platformStrings = new Map<string, string>();
   /**
    * Slots per trigram: packed into typed arrays when the index is built (small, and nothing for
    * the garbage collector to trace through), plus the slots appended since in plain arrays.
@@ -54,6 +80,7 @@ export class DirectoryIndex {
   private readonly dirty = new Set<string>();
   private readonly rowsAfter: Statement<IndexRow, [number, number]>;
   private readonly rowById: Statement<IndexRow, [string]>;
+  private readonly rowidsByHandlePrefix: Statement<{ rowid: number }, [string, string]>;
   private readonly dataVersion: Statement<{ data_version: number }, []>;
   private readonly creatorsVersion: Statement<{ value: string }, []>;
   private lastDataVersion = -1;
@@ -65,6 +92,12 @@ export class DirectoryIndex {
     const columns = "rowid, id, search_text, created_at, trust_score, vouch_count, deal_count, platforms";
     this.rowsAfter = sqlite.prepare(`SELECT ${columns} FROM creators WHERE rowid > ? ORDER BY rowid LIMIT ?`);
     this.rowById = sqlite.prepare(`SELECT ${columns} FROM creators WHERE id = ?`);
+    this.rowidsByHandlePrefix = sqlite.prepare("SELECT rowid FROM creators WHERE handle >= ? AND handle < ?");
+  }
+
+  /** Creators indexed (creators are never deleted). Call `refresh` first. */
+  get size(): number {
+    return this.rowids.length;
   }
 
   /** A creator changed (inside a transaction that may still roll back): re-read it before the next query. */
@@ -114,11 +147,72 @@ export class DirectoryIndex {
     return words.length > 1 ? this.scan(words, platform) : exact;
   }
 
+  /**
+   * Slots whose handle starts with `prefix` ("" is every creator), optionally only creators on
+   * `platform`. The handles come from SQLite's handle index, which answers a prefix without reading
+   * every handle. Call `refresh` first.
+   */
+  filter(prefix: string, platform: string | null): number[] {
+    const on = this.platformFilter(platform);
+    const out: number[] = [];
+    if (prefix === "") {
+      for (let slot = 0; slot < this.rowids.length; slot++) if (on === null || on[this.platformIds[slot]!]) out.push(slot);
+      return out;
+    }
+    // '~' sorts after every character a handle may hold.
+    for (const { rowid } of this.rowidsByHandlePrefix.all(prefix, `${prefix}~`)) {
+      const slot = rowid < this.slotByRowid.length ? this.slotByRowid[rowid]! - 1 : -1;
+      if (slot >= 0 && (on === null || on[this.platformIds[slot]!])) out.push(slot);
+    }
+    return out;
+  }
+
+  /** By platform list id, whether the list holds `platform`; null when there is no platform filter. */
+  private platformFilter(platform: string | null): Uint8Array | null {
+    if (platform === null) return null;
+    const on = new Uint8Array(this.platformLists.length);
+    for (let id = 0; id < on.length; id++) on[id] = `,${this.platformLists[id]},`.includes(`,${platform},`) ? 1 : 0;
+    return on;
+  }
+
+  /**
+   * One page (`offset` + `limit` within `window`) of the creators matching `text` (3+ characters:
+   * `match`; shorter: a handle prefix, `filter`) on `platform`, in the order of `sort`, with how
+   * many match in all. Call `refresh` first.
+   */
+  query(text: string, platform: string | null, sort: DirectorySortKey, offset: number, limit: number, window: number): { total: number; rowids: number[] } {
+    const key = `${sort}\u0000${platform ?? ""}\u0000${text}`;
+    const end = Math.min(offset + limit, window);
+    let kept = this.windows.get(key);
+    if (!kept || kept.ordered.length < Math.min(end, kept.total)) {
+      const matches = [...text].length >= 3 ? this.match(text, platform) : this.filter(text, platform);
+      if (kept) this.windowSlots -= kept.ordered.length;
+      else this.windows.set(key, (kept = { total: 0, ordered: [] }));
+      kept.total = matches.length;
+      kept.ordered = this.ordered(matches, sort, 0, end <= FIRST_WINDOW ? FIRST_WINDOW : window);
+      this.windowSlots += kept.ordered.length;
+    }
+    // Over budget, the oldest queries go first.
+    for (const [oldKey, old] of this.windows) {
+      if (this.windowSlots <= WINDOW_SLOTS_KEPT || oldKey === key) break;
+      this.windows.delete(oldKey);
+      this.windowSlots -= old.ordered.length;
+    }
+    return { total: kept.total, rowids: kept.ordered.slice(offset, end).map((slot) => this.rowids[slot]!) };
+  }
+
   /** Creators' rowids for one page of `slots` in the order of `sort`. */
   page(slots: number[], sort: DirectorySortKey, offset: number, limit: number): number[] {
+    return this.ordered(slots, sort, offset, limit).map((slot) => this.rowids[slot]!);
+  }
+
+  /** One page of `slots` in the order of `sort`. */
+  private ordered(slots: number[], sort: DirectorySortKey, offset: number, limit: number): number[] {
     const key = this.keys[sort];
     const ids = this.ids;
-    const before = (a: number, b: number) => key[b]! - key[a]! || (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0);
+    const before = this.idsFollowSlots
+      ? (a: number, b: number) => key[b]! - key[a]! || a - b
+      : (a: number, b: number) => key[b]! - key[a]! || (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0);
     const end = offset + limit;
     let ordered: number[];
     if (end >= slots.length || end > SELECT_TOP_UP_TO) {
@@ -155,7 +249,7 @@ export class DirectoryIndex {
       }
       ordered = heap.sort(before);
     }
-    return ordered.slice(offset, end).map((slot) => this.rowids[slot]!);
+    return ordered.slice(offset, end);
   }
 
   private scan(words: string[], platform: string | null): number[] {
@@ -177,7 +271,7 @@ export class DirectoryIndex {
     if (rarest === undefined) return [];
     const stamp = ++this.stamp;
     const seen = this.seen;
-    const wanted = platform === null ? null : `,${platform},`;
+    const on = this.platformFilter(platform);
     const out: number[] = [];
     const haystacks = this.haystacks;
     const lists: ArrayLike<number>[] = [this.packed.get(rarest) ?? [], this.recent.get(rarest) ?? []];
@@ -188,7 +282,7 @@ export class DirectoryIndex {
         seen[slot] = stamp;
         const haystack = haystacks[slot]!;
         for (let w = 0; w < words.length; w++) if (!haystack.includes(words[w]!)) continue next;
-        if (wanted !== null && !`,${this.platforms[slot]},`.includes(wanted)) continue;
+        if (on !== null && !on[this.platformIds[slot]!]) continue;
         out.push(slot);
       }
     }
@@ -203,7 +297,7 @@ export class DirectoryIndex {
     this.ids = [];
     this.haystacks = [];
     this.keys = { newest: [], trust: [], vouches: [], deals: [] };
-    this.platforms = [];
+    this.idsFollowSlots = true;
     this.slotByRowid = new Int32Array(0);
     this.packed = new Map();
     this.recent = new Map();
@@ -223,6 +317,8 @@ export class DirectoryIndex {
   }
 
   private put(row: IndexRow) {
+    this.windows.clear();
+    this.windowSlots = 0;
     const stored = row.rowid < this.slotByRowid.length ? this.slotByRowid[row.rowid]! : 0;
     const known = stored > 0;
     let slot = stored - 1;
@@ -235,12 +331,16 @@ export class DirectoryIndex {
         this.slotByRowid = grown;
       }
       this.slotByRowid[row.rowid] = slot + 1;
+      if (slot > 0 && this.ids[slot - 1]! >= row.id) this.idsFollowSlots = false;
       this.rowids.push(row.rowid);
       this.ids.push(row.id);
       if (slot >= this.seen.length) {
         const grown = new Int32Array(Math.max(1024, this.seen.length * 2));
         grown.set(this.seen);
         this.seen = grown;
+        const platformIds = new Uint16Array(grown.length);
+        platformIds.set(this.platformIds);
+        this.platformIds = platformIds;
       }
     }
     this.haystacks[slot] = row.search_text;
@@ -248,9 +348,12 @@ export class DirectoryIndex {
     this.keys.trust[slot] = row.trust_score;
     this.keys.vouches[slot] = row.vouch_count;
     this.keys.deals[slot] = row.deal_count;
-    let platforms = this.platformStrings.get(row.platforms);
-    if (platforms === undefined) this.platformStrings.set(row.platforms, (platforms = row.platforms));
-    this.platforms[slot] = platforms;
+    let platformId = this.platformIdOf.get(row.platforms);
+    if (platformId === undefined) {
+      platformId = this.platformLists.push(row.platforms) - 1;
+      this.platformIdOf.set(row.platforms, platformId);
+    }
+    this.platformIds[slot] = platformId;
     if (!changed) return;
     // A changed haystack gets postings for its trigrams; the old ones stay until the next build
     // and are filtered out by the full check.

@@ -20,7 +20,7 @@ import {
   VouchesPage,
   VouchesQuery,
 } from "./model";
-import type { PublicService } from "./service";
+import { MAX_DIRECTORY_ROWS, type PublicService } from "./service";
 
 /** OpenAPI: no key needed. */
 const KEYLESS = { security: [] as never[] };
@@ -35,7 +35,7 @@ export function publicRoutes(runtime: Runtime, publicService: PublicService) {
         ...KEYLESS,
         summary: "Search a username, handle or id",
         description:
-          "Matches creator handles, public linked usernames and ids, and blacklisted accounts' ids and usernames, on every platform. A watchlist hit with `banned: false` is an unconfirmed external report, not a ban. When nothing matches, `suggestions` lists similar names.",
+          "Matches creator handles, public linked usernames and ids, and blacklisted accounts' ids and usernames, on every platform. A watchlist hit with `banned: false` is an unconfirmed external report, not a ban. An account a creator linked privately is shown only when the query names it itself; a creator blacklisted through one shows as its profile hit (`platform: trustlist`). When nothing matches, `suggestions` lists similar public names (handles, public linked usernames, confirmed entries' usernames).",
       },
     })
     .get("/v1/public/trust/:handle", ({ params }) => publicService.publicTrust(params.handle), {
@@ -51,7 +51,11 @@ export function publicRoutes(runtime: Runtime, publicService: PublicService) {
     .get("/v1/public/directory", ({ query }) => publicService.directory(query), {
       query: DirectoryQuery,
       response: { 200: DirectoryPage, ...errors(422, 429) },
-      detail: { ...KEYLESS, summary: "Creator directory", description: "Paged by page number; `total` counts every match over all pages." },
+      detail: {
+        ...KEYLESS,
+        summary: "Creator directory",
+        description: `Paged by page number; \`total\` counts every match over all pages. Only the first ${MAX_DIRECTORY_ROWS} rows of a query are listed: a page with \`page\` x \`limit\` over ${MAX_DIRECTORY_ROWS} is 422 \`unprocessable\`; narrow the query with \`q\` or \`platform\`, or sort differently.`,
+      },
     })
     .get("/v1/public/users/:handle/vouches", ({ params, query }) => publicService.vouches(params.handle, query), {
       params: HandleParams,

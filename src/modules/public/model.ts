@@ -3,7 +3,7 @@ import { t } from "elysia";
 import { PROVIDERS } from "../../db/schema";
 import { DateTime, literals } from "../../http/model";
 import { HandleParams, TrustBand } from "../creators/model";
-import { DIRECTORY_SORTS, LEADERBOARD_PERIODS, MAX_QUERY_LENGTH } from "./service";
+import { DIRECTORY_SORTS, LEADERBOARD_PERIODS, MAX_DIRECTORY_ROWS, MAX_QUERY_LENGTH } from "./service";
 
 export { HandleParams };
 
@@ -71,7 +71,9 @@ export const ResolveResult = t.Object(
 export const DirectoryQuery = t.Object({
   q: t.Optional(t.String({ maxLength: MAX_QUERY_LENGTH, description: "Matched without case against handle, display name and public usernames: as typed anywhere, else every word of 3+ characters in any order; under 3 characters, a handle prefix.", examples: ["shadow"] })),
   sort: t.Optional(literals(DIRECTORY_SORTS, { description: "newest (default), trust, vouches or deals.", examples: ["trust"] })),
-  page: t.Optional(t.Integer({ minimum: 1, maximum: 100_000, default: 1, description: "1-based page." })),
+  page: t.Optional(
+    t.Integer({ minimum: 1, maximum: MAX_DIRECTORY_ROWS, default: 1, description: `1-based page; \`page\` x \`limit\` may be at most ${MAX_DIRECTORY_ROWS}.` }),
+  ),
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 24, description: "Page size, 1-100." })),
   platform: t.Optional(literals(PROVIDERS, { description: "Only creators with a public account on this platform.", examples: ["roblox"] })),
 });

@@ -3,24 +3,29 @@
 import type { Database, Statement } from "bun:sqlite";
 import { type Clock, iso } from "../../clock";
 import type { Store } from "../../db/client";
-import { PROVIDERS, type Provider } from "../../db/schema";
-import { invalid } from "../../errors";
-import { type BlacklistService, isProvider, normalizeAccountId } from "../blacklist/service";
+import { invalid, unprocessable } from "../../errors";
+import { type BlacklistService, isProvider } from "../blacklist/service";
 import { type CreatorRow, type CreatorsService, creatorNotFound } from "../creators/service";
 import { TIER_COLORS, type TrustBand, tierLabel } from "../creators/trust";
 import { DirectoryIndex } from "./directory-index";
+import { type LeaderboardPeriod, ReferralCounts, type ReferralLeaderboard } from "./leaderboard";
+import { type PublicCheckHit, PublicAccounts } from "./disclosure";
 import { yieldToRequests } from "../../yield";
 import { similarity, trigrams } from "./trigrams";
 
 export const DIRECTORY_SORTS = ["newest", "trust", "vouches", "deals"] as const;
 export type DirectorySort = (typeof DIRECTORY_SORTS)[number];
-export const LEADERBOARD_PERIODS = ["all", "month"] as const;
-export type LeaderboardPeriod = (typeof LEADERBOARD_PERIODS)[number];
+export { LEADERBOARD_PERIODS } from "./leaderboard";
 
+/**
+ * Deepest row the directory lists (`page` x `limit`). Any page within it is a bounded selection
+ * from the in-memory index, or an index walk of at most this many rows; deeper pages cost as much
+ * as sorting every match (60 ms at 50k creators), and nobody reads a listing that far: past it the
+ * answer is 422, asking for a narrower query.
+ */
+export const MAX_DIRECTORY_ROWS = 1_000;
 /** Longest accepted search text. */
 export const MAX_QUERY_LENGTH = 64;
-/** Most hits one search answers; a common username could otherwise name hundreds of accounts. */
-const MAX_HITS = 25;
 const MAX_SUGGESTIONS = 5;
 /** Trigram similarity (Jaccard) a name needs to be suggested. */
 const SUGGESTION_THRESHOLD = 0.3;
@@ -31,19 +36,6 @@ const SUGGESTION_THRESHOLD = 0.3;
 const SUGGESTION_POSTINGS_BUDGET = 3_000;
 /** Names, by most shared trigrams, whose similarity is computed exactly. */
 const SUGGESTION_CANDIDATES = 48;
-
-export interface PublicCheckHit {
-  platform: string;
-  username: string | null;
-  id: string | null;
-  banned: boolean;
-  high_risk: boolean;
-  watchlist: boolean;
-  severity: string | null;
-  reason_code: string | null;
-  summary: string | null;
-  source?: "blacklist" | "creator" | "external";
-}
 
 export interface PublicCheckResult {
   query: string;
@@ -119,26 +111,14 @@ export interface PublicStats {
   cached: boolean;
 }
 
-export interface ReferralLeaderboard {
-  period: LeaderboardPeriod;
-  leaders: Array<{ rank: number; handle: string; count: number; badge: { tier: string; name: string } | null }>;
-}
-
 /** Rows per slice when the public counters are recounted. */
 const STATS_SLICE_ROWS = 10_000;
 
-/** Referral badge tiers, highest first (SPEC section 5). */
-const REFERRAL_TIERS = [
-  { at: 100, tier: "gold", name: "Legend" },
-  { at: 25, tier: "silver", name: "Ambassador" },
-  { at: 5, tier: "bronze", name: "Recruiter" },
-] as const;
-
 const SORT_ORDER: Record<DirectorySort, string> = {
-  newest: "c.created_at DESC, c.id",
-  trust: "c.trust_score DESC, c.id",
-  vouches: "c.vouch_count DESC, c.id",
-  deals: "c.deal_count DESC, c.id",
+  newest: "created_at DESC, id",
+  trust: "trust_score DESC, id",
+  vouches: "vouch_count DESC, id",
+  deals: "deal_count DESC, id",
 };
 /** The index that holds each sort's order. */
 const SORT_INDEX: Record<DirectorySort, string> = {
@@ -148,33 +128,22 @@ const SORT_INDEX: Record<DirectorySort, string> = {
   deals: "creators_deals_idx",
 };
 
-interface Account {
-  provider: Provider;
-  id: string;
-  username: string | null;
-}
-
-type PublicConnectionRow = { provider: Provider; provider_user_id: string; provider_username: string | null; creator_id: string };
-
 export class PublicService {
   private readonly sqlite: Database;
-  private readonly publicConnectionsOf: Statement<PublicConnectionRow, [string]>;
-  private readonly connectionsByUsername: Statement<PublicConnectionRow, [string, number]>;
-  private readonly connectionByAccount: Statement<PublicConnectionRow, [string, string]>;
-  private readonly subjectsOfCreator: Statement<Account & { username: string | null }, [string, number, number]>;
-  private readonly subjectsByUsername: Statement<Account, [string, number, number]>;
-  private readonly subjectById: Statement<{ username: string | null }, [string, string, number]>;
+  /** The only source of the platform accounts keyless answers show. */
+  private readonly accounts: PublicAccounts;
+  private readonly referrals: ReferralCounts;
   private readonly gramPostings: Statement<unknown, [string]>;
   private readonly directoryIndex: DirectoryIndex;
   private readonly creatorsByRowid: Statement<CreatorRow, [string]>;
-  private readonly creatorRowids: Statement<{ n: number }, []>;
   private readonly namesById: Statement<{ name: string }, [string]>;
   private readonly gramSlice: Statement<{ term: string; doc: number }, [string, number]>;
   private readonly vouchRows: Statement<
     { id: string; message: string | null; created_at: number; handle: string; display_name: string | null; verification_level: number; avatar_r2_key: string | null },
     [string, number, number]
   >;
-  private readonly directoryStatements = new Map<string, Statement<any, any[]>>();
+  /** The unfiltered directory's page, per sort. */
+  private readonly directoryPage: Record<DirectorySort, Statement<CreatorRow, [number, number]>>;
   /** Names per trigram in the suggestion index, to pick the rarest; refreshed hourly. */
   private gramCounts: Map<string, number> | null = null;
   private stats: Omit<PublicStats, "cached"> | null = null;
@@ -183,41 +152,23 @@ export class PublicService {
   constructor(
     store: Store,
     private readonly clock: Clock,
-    private readonly blacklist: BlacklistService,
+    blacklist: BlacklistService,
     private readonly creators: CreatorsService,
   ) {
     const db = (this.sqlite = store.sqlite);
-    const connectionColumns = "provider, provider_user_id, provider_username, creator_id";
-    this.publicConnectionsOf = db.prepare(`SELECT ${connectionColumns} FROM connections WHERE creator_id = ? AND public ORDER BY created_at, id`);
-    this.connectionsByUsername = db.prepare(
-      `SELECT ${connectionColumns} FROM connections INDEXED BY connections_username_idx
-       WHERE lower(provider_username) = ? AND public ORDER BY id LIMIT ?`,
-    );
-    this.connectionByAccount = db.prepare(`SELECT ${connectionColumns} FROM connections WHERE provider = ? AND provider_user_id = ? AND public`);
-    const active = "status = 'active' AND (expires_at IS NULL OR expires_at > ?2)";
-    this.subjectsOfCreator = db.prepare(
-      `SELECT DISTINCT provider, provider_user_id AS id, username FROM blacklist_entries INDEXED BY blacklist_creator_idx
-       WHERE creator_handle = ?1 AND ${active} LIMIT ?3`,
-    );
-    this.subjectsByUsername = db.prepare(
-      `SELECT DISTINCT provider, provider_user_id AS id, username FROM blacklist_entries INDEXED BY blacklist_username_idx
-       WHERE lower(username) = ?1 AND ${active} LIMIT ?3`,
-    );
-    this.subjectById = db.prepare(
-      `SELECT username FROM blacklist_entries WHERE provider = ?1 AND provider_user_id = ?2 AND status = 'active'
-         AND (expires_at IS NULL OR expires_at > ?3)
-       ORDER BY username IS NULL, issued_at DESC LIMIT 1`,
-    );
+    this.accounts = new PublicAccounts(db, blacklist);
+    this.referrals = new ReferralCounts(db);
     // The index's vocabulary as a table; temporary, so it lives with this connection only.
     db.run("CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_names_vocab USING fts5vocab(main, search_names_fts, 'row')");
     this.gramSlice = db.prepare("SELECT term, doc FROM temp.search_names_vocab WHERE term > ? ORDER BY term LIMIT ?");
     this.directoryIndex = new DirectoryIndex(db);
     creators.onChange((id) => this.directoryIndex.markDirty(id));
     this.creatorsByRowid = db.prepare("SELECT rowid, * FROM creators WHERE rowid IN (SELECT value FROM json_each(?))");
-    // Rowids only grow: the largest is a free estimate of how many creators there are.
-    this.creatorRowids = db.prepare("SELECT coalesce(max(rowid), 0) AS n FROM creators");
+    this.directoryPage = Object.fromEntries(
+      DIRECTORY_SORTS.map((sort) => [sort, db.prepare(`SELECT rowid, * FROM creators INDEXED BY ${SORT_INDEX[sort]} ORDER BY ${SORT_ORDER[sort]} LIMIT ? OFFSET ?`)]),
+    ) as PublicService["directoryPage"];
     this.gramPostings = db.prepare("SELECT rowid FROM search_names_fts WHERE search_names_fts MATCH ?");
-    this.namesById = db.prepare("SELECT name FROM search_names WHERE id IN (SELECT value FROM json_each(?))");
+    this.namesById = db.prepare("SELECT name FROM search_names WHERE id IN (SELECT value FROM json_each(?)) AND suggestible");
     this.vouchRows = db.prepare(
       `SELECT v.id, v.message, v.created_at, c.handle, c.display_name, c.verification_level, c.avatar_r2_key
        FROM vouches v INDEXED BY vouches_to_idx JOIN creators c ON c.id = v.from_creator_id
@@ -237,71 +188,11 @@ export class PublicService {
     if (query.length > MAX_QUERY_LENGTH) throw invalid(`q is longer than ${MAX_QUERY_LENGTH} characters.`);
     const lower = query.toLowerCase();
     const now = this.clock.now();
-    const accounts = new Map<string, Account>();
-    const add = (provider: Provider, id: string, username: string | null) => {
-      if (accounts.size >= MAX_HITS) return;
-      const key = `${provider}\u0000${id}`;
-      const known = accounts.get(key);
-      if (!known) accounts.set(key, { provider, id, username });
-      else if (known.username === null && username !== null) known.username = username;
-    };
-
-    const creator = this.creators.findNow(lower);
-    if (creator) {
-      for (const c of this.publicConnectionsOf.all(creator.id)) add(c.provider, c.provider_user_id, c.provider_username);
-      for (const s of this.subjectsOfCreator.all(creator.handle, now, MAX_HITS)) add(s.provider, s.id, s.username);
-    }
-    for (const c of this.connectionsByUsername.all(lower, MAX_HITS)) add(c.provider, c.provider_user_id, c.provider_username);
-    for (const s of this.subjectsByUsername.all(lower, now, MAX_HITS)) add(s.provider, s.id, s.username);
-    for (const provider of PROVIDERS) {
-      const id = normalizeAccountId(provider, query);
-      if (id === null) continue;
-      const connection = this.connectionByAccount.get(provider, id);
-      if (connection) add(provider, id, connection.provider_username);
-      if (this.blacklist.subjects.mightContain(provider, id)) {
-        const subject = this.subjectById.get(provider, id, now);
-        if (subject) add(provider, id, subject.username);
-      }
-    }
-
-    const platforms: PublicCheckHit[] = [];
-    for (const account of accounts.values()) platforms.push(this.hit(account, now));
-    // The creator's profile is a hit of its own when no account shows what it is: it has no public
-    // account to show, or it is blacklisted through one that is private.
-    if (creator && (platforms.length === 0 || (creator.blacklisted && !platforms.some((p) => p.banned)))) {
-      platforms.push({
-        platform: "trustlist",
-        username: creator.handle,
-        id: null,
-        banned: !!creator.blacklisted,
-        high_risk: false,
-        watchlist: false,
-        severity: creator.blacklisted ? "ban" : null,
-        reason_code: null,
-        summary: null,
-        source: "creator",
-      });
-    }
+    const platforms = this.accounts.hits(query, this.creators.findNow(lower), now);
     const found = platforms.length > 0;
     // A numeric id that matched nothing has no "close" names: neighbouring ids mean nothing.
     const suggestions = found || /^\d+$/.test(lower) ? [] : this.suggest(lower);
     return { query, found, platforms, suggestions, checked_at: iso(now) };
-  }
-
-  private hit(account: Account, now: number): PublicCheckHit {
-    const { hit, highRisk, watchlist } = this.blacklist.verdict(account.provider, account.id, "all", now);
-    return {
-      platform: account.provider,
-      username: account.username,
-      id: account.id,
-      banned: hit?.severity === "ban",
-      high_risk: highRisk,
-      watchlist,
-      severity: hit?.severity ?? null,
-      reason_code: hit?.reason_code ?? null,
-      summary: hit?.summary ?? null,
-      source: hit ? "blacklist" : watchlist ? "external" : "creator",
-    };
   }
 
   /**
@@ -315,7 +206,8 @@ export class PublicService {
     const grams = trigrams(lower);
     if (grams.size === 0) return [];
     const counts = this.gramCounts ?? this.refreshGramCounts();
-    const byRarity = [...grams].map((g) => ({ g, n: counts.get(g) ?? 0 })).sort((a, b) => a.n - b.n);
+    // A trigram the counts have not seen yet came with names added since they were taken: rare.
+    const byRarity = [...grams].map((g) => ({ g, n: counts.get(g) ?? 1 })).sort((a, b) => a.n - b.n);
     const shared = new Map<number, number>();
     let postings = 0;
     for (const { g, n } of byRarity.slice(0, grams.size - Math.ceil(grams.size * SUGGESTION_THRESHOLD) + 1)) {
@@ -393,17 +285,8 @@ export class PublicService {
     const id = input.id?.trim();
     const username = input.username?.trim().replace(/^@/, "").toLowerCase();
     if (!id && !username) throw invalid("Give id or username (with an optional provider).");
-    let connection: PublicConnectionRow | undefined;
-    if (id) {
-      for (const p of provider ? [provider] : PROVIDERS) {
-        const normalized = normalizeAccountId(p, id);
-        connection = normalized === null ? undefined : (this.connectionByAccount.get(p, normalized) ?? undefined);
-        if (connection) break;
-      }
-    } else {
-      connection = this.connectionsByUsername.all(username!, 50).find((c) => !provider || c.provider === provider);
-    }
-    const creator = connection ? await this.creators.findById(connection.creator_id) : null;
+    const creatorId = this.accounts.creatorIdOf(provider, id, username);
+    const creator = creatorId ? await this.creators.findById(creatorId) : null;
     if (!creator) return { found: false };
     return {
       found: true,
@@ -418,50 +301,38 @@ export class PublicService {
   // ---- directory ------------------------------------------------------------------------------
 
   /**
-   * One page of the creator directory. `q` (3+ characters) is matched without case against each
-   * creator's haystack (handle, display name, public connection usernames) by the in-memory
-   * directory index: as typed, anywhere in it ("ht dr" finds "knight drake"), or, when that finds
-   * nothing, every word of three characters or more in any order. A shorter `q` is a handle
-   * prefix, and no `q` lists everyone; both of those read the sort's index in SQLite.
+   * One page of the creator directory, at most MAX_DIRECTORY_ROWS deep. `q` (3+ characters) is
+   * matched without case against each creator's haystack (handle, display name, public connection
+   * usernames) by the in-memory directory index: as typed, anywhere in it ("ht dr" finds "knight
+   * drake"), or, when that finds nothing, every word of three characters or more in any order. A
+   * shorter `q` is a handle prefix. Any filter (`q`, `platform`) is answered from that index (which
+   * keeps each recent query's ordered first rows until the next change); the unfiltered list walks
+   * the sort's index in SQLite, at most MAX_DIRECTORY_ROWS entries.
    */
   async directory(options: { q?: string; sort?: DirectorySort; page?: number; limit?: number; platform?: string }): Promise<DirectoryPage> {
     const sort = options.sort ?? "newest";
     const page = options.page ?? 1;
     const limit = options.limit ?? 24;
+    if (page * limit > MAX_DIRECTORY_ROWS) {
+      throw unprocessable(
+        `page x limit is ${page * limit}; the directory lists the first ${MAX_DIRECTORY_ROWS} rows of a query. Narrow it with q or platform, or sort differently.`,
+      );
+    }
     const text = (options.q ?? "").toLowerCase().replace(/\s+/g, " ").trim();
+    const platform = options.platform ?? null;
     const offset = (page - 1) * limit;
+    await this.directoryIndex.refresh();
     let total: number;
     let rows: CreatorRow[];
-    if ([...text].length >= 3) {
-      await this.directoryIndex.refresh();
-      const slots = this.directoryIndex.match(text, options.platform ?? null);
-      total = slots.length;
-      const rowids = offset < total ? this.directoryIndex.page(slots, sort, offset, limit) : [];
+    if (text === "" && platform === null) {
+      total = this.directoryIndex.size;
+      rows = offset < total ? this.directoryPage[sort].all(limit, offset) : [];
+    } else {
+      const found = this.directoryIndex.query(text, platform, sort, offset, limit, MAX_DIRECTORY_ROWS);
+      total = found.total;
+      const rowids = found.rowids;
       const byRowid = new Map(this.creatorsByRowid.all(JSON.stringify(rowids)).map((row) => [row.rowid, row]));
       rows = rowids.flatMap((rowid) => byRowid.get(rowid) ?? []);
-    } else {
-      const where: string[] = [];
-      const params: string[] = [];
-      if (text !== "") {
-        // '~' sorts after every character a handle may hold.
-        where.push("c.handle >= ? AND c.handle < ?");
-        params.push(text, `${text}~`);
-      }
-      if (options.platform) {
-        where.push("instr(',' || c.platforms || ',', ?) > 0");
-        params.push(`,${options.platform},`);
-      }
-      const filter = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
-      total = this.directoryStatement(`SELECT count(*) AS n FROM creators c ${filter}`).get(...params).n as number;
-      const walk = walkIsCheaper(total, page * limit, this.creatorRowids.get()!.n) ? ` INDEXED BY ${SORT_INDEX[sort]}` : "";
-      rows =
-        offset < total
-          ? this.directoryStatement(`SELECT c.rowid, c.* FROM creators c${walk} ${filter} ORDER BY ${SORT_ORDER[sort]} LIMIT ? OFFSET ?`).all(
-              ...params,
-              limit,
-              offset,
-            )
-          : [];
     }
     const totalPages = Math.ceil(total / limit);
     return {
@@ -476,18 +347,21 @@ export class PublicService {
     };
   }
 
-  private directoryStatement(sql: string): Statement<any, any[]> {
-    let statement = this.directoryStatements.get(sql);
-    if (!statement) {
-      statement = this.sqlite.prepare(sql);
-      this.directoryStatements.set(sql, statement);
-    }
-    return statement;
-  }
-
-  /** Builds the directory index ahead of the first query that needs it (serve calls this). */
+  /** Builds the directory index ahead of the first query that needs it. */
   warmDirectory(): Promise<void> {
     return this.directoryIndex.refresh();
+  }
+
+  /**
+   * Reads ahead, with requests served in between, what keyless answers come from (serve calls
+   * this): the suggestion index's vocabulary (else the first search that misses reads it), the
+   * directory index, the public counters and the referral counts.
+   */
+  async warm(): Promise<void> {
+    await this.refreshGramCountsInSlices();
+    await this.warmDirectory();
+    await this.refreshStats();
+    await this.referrals.leaders("all", this.clock.now());
   }
 
   // ---- vouches --------------------------------------------------------------------------------
@@ -564,32 +438,10 @@ export class PublicService {
     return total;
   }
 
+  /** The top 25 referrers: exact after every referral, from counts kept in memory (leaderboard.ts). */
   async leaderboard(period: LeaderboardPeriod = "all"): Promise<ReferralLeaderboard> {
-    const since = period === "month" ? monthStart(this.clock.now()) : 0;
-    const rows = this.sqlite
-      .query<{ handle: string; n: number }, [number]>(
-        `SELECT c.handle, count(*) AS n FROM referrals r JOIN creators c ON c.id = r.referrer_id
-         WHERE r.created_at >= ? GROUP BY r.referrer_id ORDER BY n DESC, c.handle LIMIT 25`,
-      )
-      .all(since);
-    let rank = 0;
-    const leaders = rows.map((row, i) => {
-      // Competition ranking: equal counts share a rank, the next rank skips.
-      if (i === 0 || rows[i - 1]!.n !== row.n) rank = i + 1;
-      const tier = REFERRAL_TIERS.find((t) => row.n >= t.at);
-      return { rank, handle: row.handle, count: row.n, badge: tier ? { tier: tier.tier, name: tier.name } : null };
-    });
-    return { period, leaders };
+    return { period, leaders: await this.referrals.leaders(period, this.clock.now()) };
   }
-}
-
-/**
- * Whether a page is cheaper to read by walking the sort's index, keeping matches until the page is
- * full, than by sorting every match. Sorting costs about 0.8 us per match (each is a row lookup);
- * the walk about 0.05 us per index entry and passes about `needed x population / matches` of them.
- */
-export function walkIsCheaper(matches: number, needed: number, population: number): boolean {
-  return matches >= needed && 15 * matches * matches > needed * population;
 }
 
 function directoryItem(row: CreatorRow): DirectoryItem {
@@ -607,9 +459,4 @@ function directoryItem(row: CreatorRow): DirectoryItem {
     platforms: row.platforms === "" ? [] : row.platforms.split(","),
     match: row.search_text,
   };
-}
-
-function monthStart(ms: number): number {
-  const d = new Date(ms);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
 }
