@@ -153,7 +153,14 @@ function renderCheckCard(script, index) {
     if (hits.length === 0) {
       var where = platform ? "No " + platform.name + " account or trustlist profile" : "Nothing";
       out.appendChild(verdict("none", "Not found", where + " matches “" + q + "”. Not being listed is not proof of trust."));
-      if (platform && all.length > 0) out.appendChild(el("p", "muted", all.length + " match(es) on other platforms."));
+      if (platform && all.length > 0) {
+        var elsewhere = [];
+        all.forEach(function (hit) {
+          var name = PROVIDER_NAMES[hit.platform] || hit.platform;
+          if (elsewhere.indexOf(name) < 0) elsewhere.push(name);
+        });
+        out.appendChild(el("p", "muted", "Found on " + (elsewhere.length === 1 ? "another platform: " : "other platforms: ") + elsewhere.join(", ") + "."));
+      }
       var names = result.suggestions || [];
       if (names.length > 0) {
         out.appendChild(el("p", "muted", "Did you mean:"));
@@ -182,8 +189,13 @@ function renderCheckCard(script, index) {
     hits.forEach(function (hit) {
       var s = STATES[stateOf(hit)];
       var item = el("li", "hit");
+      // Spaces between the parts, so they are read (and copied) as separate words.
       item.appendChild(el("span", "tag " + s.cls, s.title));
-      if (hit.high_risk) item.appendChild(el("span", "tag bad", "High risk"));
+      item.appendChild(document.createTextNode(" "));
+      if (hit.high_risk) {
+        item.appendChild(el("span", "tag bad", "High risk"));
+        item.appendChild(document.createTextNode(" "));
+      }
       var who = hit.username ? hit.username : hit.id;
       item.appendChild(el("strong", null, (PROVIDER_NAMES[hit.platform] || hit.platform) + ": " + (who || "unknown")));
       if (hit.username && hit.id) item.appendChild(el("span", "muted", " (id " + hit.id + ")"));
