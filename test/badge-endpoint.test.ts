@@ -48,7 +48,7 @@ test("a hostile handle stays data: valid JSON, bounded text, no control characte
   const res = await t.call("GET", `/badge/${encodeURIComponent(hostile)}.json`);
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
-  const body = await res.json();
+  const body = (await res.json()) as { label: string; message: string };
   expect(body.message).toBe("Not Verified");
   expect(body.label).toStartWith('@<img src=x onerror=alert(1)>"x');
   expect([...body.label].length).toBeLessThanOrEqual(40);

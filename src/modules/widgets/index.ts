@@ -44,7 +44,8 @@ export function widgetRoutes() {
   const trust = buildScript(labels, commonSource, trustSource);
   const check = buildScript(commonSource, checkSource);
   return new Elysia({ tags: ["Public"] })
-    // Scripts, not API: they are described in the README's "Embeds" section, not in /openapi.json.
+    // Scripts, not API: the README's "Embeds" section describes them. The OpenAPI plugin leaves
+    // paths with a file extension out of /openapi.json anyway.
     .get("/widget/trust.js", ({ request }) => serve(trust, request), { detail: { hide: true } })
     .get("/widget.js", ({ request }) => serve(check, request), { detail: { hide: true } });
 }
