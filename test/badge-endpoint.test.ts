@@ -1,20 +1,15 @@
 // GET /badge/{handle}.json: the badge in shields.io's endpoint format, through app.handle.
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "./helpers";
+import { createTestApp, partnerWriter, type TestApp } from "./helpers";
 
 let t: TestApp;
-let writer: string;
+let write: Awaited<ReturnType<typeof partnerWriter>>;
 beforeEach(async () => {
   t = await createTestApp();
-  writer = (await t.account({ scope: "write", burst: 10_000 })).key;
+  write = await partnerWriter(t);
 });
 afterEach(() => t.close());
 
-const write = async (method: string, path: string, body?: unknown) => {
-  const res = await t.json(method, path, { key: writer, body });
-  expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
-  return res.body;
-};
 /** Only keys of shields' endpoint schema: shields rejects a document with any other. */
 const SHIELDS_KEYS = ["schemaVersion", "label", "message", "color", "labelColor", "isError", "namedLogo", "logoSvg", "logoColor", "logoWidth", "style", "cacheSeconds"];
 
