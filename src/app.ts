@@ -13,6 +13,7 @@ import { partnerCreatorRoutes, userRoutes } from "./modules/creators";
 import { partnerNetworkRoutes } from "./modules/network";
 import { leaderboardRoutes, publicRoutes } from "./modules/public";
 import { healthRoutes, metricsRoutes } from "./modules/ops";
+import { widgetRoutes } from "./modules/widgets";
 import type { Runtime } from "./runtime";
 import { createServices, type Services } from "./services";
 
@@ -107,6 +108,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(publicRoutes(runtime, services.public))
     .use(leaderboardRoutes(runtime, services.public))
     .use(badgeRoutes(services.creators))
+    .use(widgetRoutes())
     .use(usageRoutes(runtime, services.usage))
     .use(adminRoutes(runtime, services.accounts));
 

@@ -8,3 +8,18 @@ declare module "*/standalone.js" {
   const path: string;
   export default path;
 }
+
+declare module "*/widgets/common.js" {
+  const text: string;
+  export default text;
+}
+
+declare module "*/widgets/trust.js" {
+  const text: string;
+  export default text;
+}
+
+declare module "*/widgets/check.js" {
+  const text: string;
+  export default text;
+}

@@ -98,3 +98,13 @@ export function expectEnvelope(res: { status: number; body: any; headers: Header
   expect(res.body.error.message.length).toBeGreaterThan(0);
   expect(res.body.error.request_id).toBe(res.headers.get("x-request-id")!);
 }
+
+/** Calls the partner API with a new write-scoped key and fails the test on any status of 300 or more. */
+export async function partnerWriter(t: TestApp): Promise<(method: string, path: string, body?: unknown) => Promise<any>> {
+  const { key } = await t.account({ scope: "write", burst: 10_000 });
+  return async (method, path, body) => {
+    const res = await t.json(method, path, { key, body });
+    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+    return res.body;
+  };
+}

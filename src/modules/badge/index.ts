@@ -1,12 +1,15 @@
 // GET /badge/{handle}: the embeddable trust badge. Always an SVG with status 200 (an image tag
 // shows no error page): an unknown handle gets a neutral "Not Verified" badge. CDN-cached for an hour.
+// `/badge/{handle}.json` answers the same badge in shields.io's endpoint format (endpoint.ts).
 import { Elysia, t } from "elysia";
 import type { CreatorsService } from "../creators/service";
 import { TIER_COLORS, tierLabel } from "../creators/trust";
+import { shieldsEndpoint } from "./endpoint";
 import { type BadgeTheme, renderBadge } from "./render";
 
 const NEUTRAL = "#9f9f9f";
 const HEADERS = { "content-type": "image/svg+xml; charset=utf-8", "cache-control": "public, max-age=3600" };
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=3600" };
 /** Rendered badges by content; a badge only changes when the creator's band or name does. */
 const CACHE_LIMIT = 10_000;
 
@@ -25,24 +28,26 @@ export function badgeRoutes(creators: CreatorsService) {
   return new Elysia({ tags: ["Public"] }).get(
     "/badge/:handle",
     ({ params, query }) => {
-      const requested = params.handle.replace(/\.svg$/i, "").trim().replace(/^@/, "");
+      const json = /\.json$/i.test(params.handle);
+      const requested = params.handle.replace(/\.(?:svg|json)$/i, "").trim().replace(/^@/, "");
+      const creator = creators.findNow(requested);
+      const content = creator
+        ? { label: creator.display_name ?? `@${creator.handle}`, message: tierLabel(creator.trust_band), color: TIER_COLORS[creator.trust_band] }
+        : { label: `@${requested}`, message: "Not Verified", color: NEUTRAL };
+      if (json) return Response.json(shieldsEndpoint(content), { headers: JSON_HEADERS });
       // Any other theme value still gets a badge: the default one.
       const theme: BadgeTheme = query.theme === "light" ? "light" : "dark";
-      const creator = creators.findNow(requested);
-      const svg = creator
-        ? render(theme, creator.display_name ?? `@${creator.handle}`, tierLabel(creator.trust_band), TIER_COLORS[creator.trust_band])
-        : render(theme, `@${requested}`, "Not Verified", NEUTRAL);
-      return new Response(svg, { headers: HEADERS });
+      return new Response(render(theme, content.label, content.message, content.color), { headers: HEADERS });
     },
     {
-      params: t.Object({ handle: t.String({ description: "Creator handle; a leading @ and a trailing .svg are ignored.", examples: ["shadowbuilds.svg"] }) }),
+      params: t.Object({ handle: t.String({ description: "Creator handle; a leading @ and a trailing .svg are ignored; a trailing .json asks for shields.io's endpoint format.", examples: ["shadowbuilds.svg"] }) }),
       query: t.Object({ theme: t.Optional(t.String({ description: "`dark` (default) or `light`.", examples: ["light"] })) }),
       response: { 200: t.String({ description: "An SVG image (image/svg+xml)." }) },
       detail: {
         security: [],
         summary: "Trust badge",
         description:
-          "Shields-style SVG with the creator's trust band, or a neutral `Not Verified` badge for an unknown handle. Always 200; `Cache-Control: public, max-age=3600`.",
+          "Shields-style SVG with the creator's trust band, or a neutral `Not Verified` badge for an unknown handle. With a `.json` suffix, the same badge as shields.io endpoint JSON (`{schemaVersion: 1, label, message, color, cacheSeconds}`), for `https://img.shields.io/endpoint?url=…`. Always 200; `Cache-Control: public, max-age=3600`.",
       },
     },
   );

@@ -101,6 +101,11 @@ function clean(text: string, max: number): string {
   return `${parts.slice(0, max - 1).join("").trimEnd()}…`;
 }
 
+/** A label or message as the badge draws it (clean, at most MAX_TEXT characters). */
+export function badgeText(text: string): string {
+  return clean(text, MAX_TEXT);
+}
+
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" };
 
 /** Safe in both text content and double-quoted attribute values. */
