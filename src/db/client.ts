@@ -3,6 +3,7 @@ import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { recordInTransaction } from "./idempotency";
 import { embeddedMigrations } from "./migrations.generated";
 import * as schema from "./schema";
 
@@ -30,6 +31,7 @@ export function openStore(path: string, options: { migrate?: boolean; readonly?:
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA temp_store = MEMORY");
   sqlite.exec("PRAGMA cache_size = -65536");
+  recordKeysInWriteTransactions(sqlite);
   const db = drizzle(sqlite, { schema }) as Db;
   if (options.migrate !== false && !options.readonly) migrate(db);
   return {
@@ -40,6 +42,19 @@ export function openStore(path: string, options: { migrate?: boolean; readonly?:
       sqlite.close();
     },
   };
+}
+
+/**
+ * Every write transaction of this connection first records the Idempotency-Key of the request it
+ * answers, if any, so the key is stored with the write or not at all (see ./idempotency.ts).
+ */
+function recordKeysInWriteTransactions(sqlite: Database): void {
+  const transaction = sqlite.transaction.bind(sqlite);
+  sqlite.transaction = ((work: (...args: any[]) => unknown) =>
+    transaction(function (this: unknown, ...args: any[]) {
+      recordInTransaction(sqlite);
+      return work.apply(this, args);
+    })) as Database["transaction"];
 }
 
 /** Applies the migrations embedded in this build; drizzle's own journal table records them. */

@@ -6,6 +6,7 @@ import sql3 from "../../migrations/0003_search_text_trigger.sql" with { type: "t
 import sql4 from "../../migrations/0004_connection_delete.sql" with { type: "text" };
 import sql5 from "../../migrations/0005_drop_creator_search.sql" with { type: "text" };
 import sql6 from "../../migrations/0006_creators_version.sql" with { type: "text" };
+import sql7 from "../../migrations/0007_idempotency_keys.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795313436895, breakpoints: true, sql: sql0 },
@@ -15,4 +16,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0004_connection_delete", when: 1795321135572, breakpoints: true, sql: sql4 },
   { tag: "0005_drop_creator_search", when: 1795321919597, breakpoints: true, sql: sql5 },
   { tag: "0006_creators_version", when: 1795321998139, breakpoints: true, sql: sql6 },
+  { tag: "0007_idempotency_keys", when: 1795435014867, breakpoints: true, sql: sql7 },
 ];
