@@ -111,6 +111,28 @@ test("a repeat while the first is still being answered is 409 conflict; only one
   expect((await addEntry("race-1")).headers.get("idempotent-replayed")).toBe("true");
 });
 
+test("two servers on one database: the write that loses the race for a key rolls back and answers 409", async () => {
+  const other = await createTestApp({ dir: t.dir, clock: t.clock });
+  try {
+    // This server has looked the key up (free) and is about to write when the other one answers
+    // the same request under the same key.
+    const add = t.services.blacklist.add.bind(t.services.blacklist);
+    t.services.blacklist.add = async (...args) => {
+      const theirs = await other.json("POST", "/v1/partner/blacklist", { key: writer.key, body: ENTRY, headers: { "idempotency-key": "two-1" } });
+      expect(theirs.status).toBe(201);
+      return add(...args);
+    };
+    expectEnvelope(await addEntry("two-1"), 409, "conflict");
+    expect(count("blacklist_entries")).toBe(1);
+    expect(outboxTypes()).toEqual(["blacklist.added"]);
+    t.services.blacklist.add = add;
+    // The stored answer is the other server's, and both servers replay it.
+    expect((await addEntry("two-1")).headers.get("idempotent-replayed")).toBe("true");
+  } finally {
+    other.runtime.store.close();
+  }
+});
+
 test("a 5xx answer is not kept: the retry runs again and writes once", async () => {
   t.runtime.store.sqlite.run("CREATE TRIGGER outbox_fails BEFORE INSERT ON outbox_events BEGIN SELECT RAISE(ABORT, 'outbox unavailable'); END");
   expectEnvelope(await addEntry("flaky-1"), 500, "internal");

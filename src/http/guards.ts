@@ -24,6 +24,7 @@ export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
       // Keyed writes (the methods with a body stage) also pass the Idempotency-Key gate here.
       .onParse({ as: "scoped" }, async (ctx) => {
         const caller = ((ctx as Admitted).caller = admit(ctx.request, ctx.route, ctx.set.headers));
+        // Before any await: the request slot it opens must be the one the handler's writes see.
         const idempotent = runtime.idempotency.enter(ctx.request);
         const copy = idempotent ? ctx.request.clone() : null;
         const body = await parseUndeclaredBody(ctx.request, ctx.contentType, runtime.config.maxBodyBytes);
