@@ -4,7 +4,8 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 // The docs UI's script, embedded in the binary: self-hosters may have no CDN.
 import scalarScript from "../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
-import { conventions } from "./http/conventions";
+import { conventions, isKeyedPath } from "./http/conventions";
+import { idempotencyHeaderReferences } from "./http/idempotency";
 import { scheduler } from "./jobs";
 import { adminRoutes, usageRoutes } from "./modules/accounts";
 import { badgeRoutes } from "./modules/badge";
@@ -72,6 +73,11 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
           agent: { disabled: true },
         } as unknown as NonNullable<Parameters<typeof openapi>[0]>["scalar"],
         exclude: { paths: ["/docs", SCALAR_PATH, "/openapi.json"] },
+        // Read when the description is first generated, once every route is mounted.
+        // (The plugin's type asks for every part of a route; only the headers are given.)
+        references: (() => idempotencyHeaderReferences(routeTable.routes, isKeyedPath)) as unknown as NonNullable<
+          Parameters<typeof openapi>[0]
+        >["references"],
         documentation: {
           info: {
             title: "trustlist",

@@ -4,7 +4,9 @@ import { type Clock, systemClock } from "./clock";
 import { type Config, loadConfig } from "./config";
 import { CursorCodec } from "./cursor";
 import { openStore, type Store } from "./db/client";
+import { IdempotencyStore } from "./db/idempotency";
 import { KeyRegistry } from "./http/auth";
+import { IDEMPOTENCY_KEPT_MS, IdempotencyGate } from "./http/idempotency";
 import { QuotaCounter, TokenBuckets } from "./http/limits";
 import { Logger } from "./http/logger";
 import { Meter } from "./http/metering";
@@ -21,6 +23,7 @@ export interface Runtime {
   metrics: Metrics;
   log: Logger;
   cursors: CursorCodec;
+  idempotency: IdempotencyGate;
   /** Drops caches when another process (the CLI, an import) has written to the database. */
   watchExternalWrites(): boolean;
   /** Listeners told about another process's writes, after the runtime's own caches are dropped. */
@@ -53,6 +56,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     metrics: new Metrics(),
     log: options.log ?? new Logger({ access: config.accessLog }),
     cursors: new CursorCodec(cursorSecret(store)),
+    idempotency: new IdempotencyGate(new IdempotencyStore(store.sqlite, now, IDEMPOTENCY_KEPT_MS)),
     onExternalWrite: [],
     watchExternalWrites() {
       const version = dataVersion.get()!.data_version;

@@ -5,6 +5,7 @@ import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { recordInTransaction } from "./idempotency";
 import { embeddedMigrations } from "./migrations.generated";
 import * as schema from "./schema";
 
@@ -60,6 +61,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA temp_store = MEMORY");
   sqlite.exec("PRAGMA cache_size = -65536");
+  recordKeysInWriteTransactions(sqlite);
   const db = drizzle(sqlite, { schema }) as Db;
   try {
     checkSchema(db, path, options.readonly ? "leave" : (options.migrations ?? "apply"));
@@ -155,6 +157,19 @@ function checkSchema(db: Db, path: string, policy: NonNullable<OpenOptions["migr
 
 function isEmpty(sqlite: Database): boolean {
   return !sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1").get();
+}
+
+/**
+ * Every write transaction of this connection first records the Idempotency-Key of the request it
+ * answers, if any, so the key is stored with the write or not at all (see ./idempotency.ts).
+ */
+function recordKeysInWriteTransactions(sqlite: Database): void {
+  const transaction = sqlite.transaction.bind(sqlite);
+  sqlite.transaction = ((work: (...args: any[]) => unknown) =>
+    transaction(function (this: unknown, ...args: any[]) {
+      recordInTransaction(sqlite);
+      return work.apply(this, args);
+    })) as Database["transaction"];
 }
 
 /** Applies the migrations embedded in this build; drizzle's own journal table records them. */

@@ -7,6 +7,7 @@ import sql4 from "../../migrations/0004_connection_delete.sql" with { type: "tex
 import sql5 from "../../migrations/0005_drop_creator_search.sql" with { type: "text" };
 import sql6 from "../../migrations/0006_creators_version.sql" with { type: "text" };
 import sql7 from "../../migrations/0007_suggestion_pool.sql" with { type: "text" };
+import sql8 from "../../migrations/0008_idempotency_keys.sql" with { type: "text" };
 
 export const embeddedMigrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795313436895, breakpoints: true, sql: sql0 },
@@ -17,4 +18,5 @@ export const embeddedMigrations: { tag: string; when: number; breakpoints: boole
   { tag: "0005_drop_creator_search", when: 1795321919597, breakpoints: true, sql: sql5 },
   { tag: "0006_creators_version", when: 1795321998139, breakpoints: true, sql: sql6 },
   { tag: "0007_suggestion_pool", when: 1795433551519, breakpoints: true, sql: sql7 },
+  { tag: "0008_idempotency_keys", when: 1795435014867, breakpoints: true, sql: sql8 },
 ];

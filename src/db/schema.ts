@@ -73,6 +73,29 @@ export const apiKeys = sqliteTable(
   (table) => [uniqueIndex("api_keys_hash_idx").on(table.hash), index("api_keys_account_idx").on(table.accountId)],
 );
 
+/**
+ * Answers to keyed writes sent with an `Idempotency-Key` (SPEC section 2), kept 24 h per account and
+ * key so a retry gets the first answer instead of writing again. The row is written by the write's
+ * own transaction (status still null), then completed with the answer.
+ */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    accountId: text("account_id").notNull(),
+    key: text("key").notNull(),
+    /** SHA-256 of method, path and body: a reuse of the key for another request is refused. */
+    fingerprint: text("fingerprint").notNull(),
+    /** Which request holds the key: only that request may complete the row. */
+    claim: text("claim").notNull(),
+    /** Null while the write has committed and its answer is not recorded yet. */
+    status: integer("status"),
+    contentType: text("content_type"),
+    body: text("body"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.accountId, table.key] }), index("idempotency_keys_created_idx").on(table.createdAt)],
+);
+
 /** Calls per account per UTC day: the quota counter, persisted by the metering flush. */
 export const usageDaily = sqliteTable(
   "usage_daily",

@@ -4,7 +4,7 @@
 import { Elysia, type ValidationError } from "elysia";
 import type { Runtime } from "../runtime";
 import { ServiceError } from "../errors";
-import { ApiError, envelope, fromServiceError, fromValidationError } from "./errors";
+import { ApiError, envelope, fromServiceError, fromValidationError, ReplayedAnswer } from "./errors";
 import { PUBLIC_IP_RULE } from "./limits";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -37,7 +37,7 @@ export function isPublicPath(path: string): boolean {
 }
 
 /** Routes that take an API key: the rest of /v1 and /metrics. Their guard sets the quota headers. */
-function isKeyedPath(path: string, isPublic: boolean): boolean {
+export function isKeyedPath(path: string, isPublic = isPublicPath(path)): boolean {
   return (!isPublic && path.startsWith("/v1/")) || path === "/metrics";
 }
 
@@ -155,6 +155,14 @@ export function conventions(runtime: Runtime) {
       set.headers["x-request-id"] = requestId;
       if (set.headers["x-ratelimit-remaining"] === undefined) {
         peekIpHeaders(runtime, clientIp(runtime, request, server), set.headers);
+      }
+      const replay = error instanceof ReplayedAnswer ? error : (error as Error).cause instanceof ReplayedAnswer ? ((error as Error).cause as ReplayedAnswer) : null;
+      if (replay) {
+        set.status = replay.status;
+        set.headers["content-type"] = replay.contentType;
+        set.headers["idempotent-replayed"] = "true";
+        finish(ctx, replay.status);
+        return replay.body;
       }
       let failure: ApiError;
       if (error instanceof ApiError) failure = error;

@@ -18,6 +18,7 @@ export type ErrorCode =
   | "gone"
   | "payload_too_large"
   | "unprocessable"
+  | "idempotency_key_reused"
   | "rate_limited"
   | "quota_exceeded"
   | "internal";
@@ -32,6 +33,18 @@ export class ApiError extends Error {
   ) {
     super(message);
     this.name = "ApiError";
+  }
+}
+
+/** An answer kept under an Idempotency-Key, thrown before the handler so it is sent again as it was. */
+export class ReplayedAnswer extends Error {
+  constructor(
+    readonly status: number,
+    readonly contentType: string,
+    readonly body: string,
+  ) {
+    super("replayed answer");
+    this.name = "ReplayedAnswer";
   }
 }
 

@@ -21,9 +21,19 @@ export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
       // Routes with a body: admit before the body is parsed, so bad JSON without a key is a 401 and
       // bad JSON with a key is counted like any other malformed request. A body with a declared
       // length is left to Elysia's parser (the request hook already refused one over the limit).
-      .onParse({ as: "scoped" }, (ctx) => {
-        (ctx as Admitted).caller = admit(ctx.request, ctx.route, ctx.set.headers);
-        return parseUndeclaredBody(ctx.request, ctx.contentType, runtime.config.maxBodyBytes);
+      // Keyed writes (the methods with a body stage) also pass the Idempotency-Key gate here.
+      .onParse({ as: "scoped" }, async (ctx) => {
+        const caller = ((ctx as Admitted).caller = admit(ctx.request, ctx.route, ctx.set.headers));
+        // Before any await: the request slot it opens must be the one the handler's writes see.
+        const idempotent = runtime.idempotency.enter(ctx.request);
+        const copy = idempotent ? ctx.request.clone() : null;
+        const body = await parseUndeclaredBody(ctx.request, ctx.contentType, runtime.config.maxBodyBytes);
+        if (idempotent) runtime.idempotency.begin(ctx.request, caller.accountId, idempotent, await copy!.text());
+        return body;
+      })
+      // The answer as sent (after schema normalisation, errors included) is what a retry gets.
+      .mapResponse({ as: "scoped" }, ({ request, set, responseValue }) => {
+        if (request.method !== "GET") runtime.idempotency.settle(request, typeof set.status === "number" ? set.status : 200, responseValue);
       })
       .derive({ as: "scoped" }, (ctx) => ({
         caller: (ctx as Admitted).caller ?? admit(ctx.request, ctx.route, ctx.set.headers),

@@ -31,6 +31,7 @@ export function jobs(runtime: Runtime, services: Services): Job[] {
         runtime.quota.prune();
       },
     },
+    { name: "prune-idempotency-keys", pattern: "23 * * * *", run: () => runtime.idempotency.prune() },
     { name: "prune-usage", pattern: "10 0 * * *", run: () => services.usage.prune() },
     // Account age moves scores without any write; this also records every creator's daily snapshot.
     { name: "trust-snapshots", pattern: "5 0 * * *", run: () => services.creators.refreshAll() },

@@ -70,6 +70,9 @@ export function toPublicEntry(row: Pick<EntryRow, keyof EntryRow & string>): Pub
   };
 }
 
+/** How far ahead of the server's clock a writer's `issued_at` may be (SPEC section 4). */
+const MAX_ISSUED_AHEAD_MS = 60_000;
+
 const SEVERITY_RANK: Record<Severity, number> = { warn: 1, restrict: 2, ban: 3 };
 const KNOWN_PROVIDERS = new Set<string>(PROVIDERS);
 
@@ -431,7 +434,11 @@ export class BlacklistService {
     const expiresAt = input.expires_at != null ? parseTime(input.expires_at, "expires_at") : null;
     if (expiresAt !== null && expiresAt <= issuedAt) throw unprocessable("expires_at must be after issued_at.");
     if (expiresAt !== null && expiresAt <= now && !options.allowPast) throw unprocessable("expires_at must be in the future.");
-    if (issuedAt > now + 5 * 60_000) throw unprocessable("issued_at must not be in the future.");
+    // A future issued_at would sort after entries added in the next minutes and move a mirror's
+    // `since` high-water mark past them; 60 s covers a writer's clock skew.
+    if (issuedAt > now + MAX_ISSUED_AHEAD_MS) {
+      throw unprocessable(`issued_at ${iso(issuedAt)} is more than 60 s in the future (server time ${iso(now)}); omit it to use the server's time.`);
+    }
     const creator = input.creator ? requireHandle(input.creator) : null;
     const status = input.status ?? "active";
     return {

@@ -1,5 +1,6 @@
 // Import and export in the JSON Lines format of SPEC section 9. An import is one transaction: any
 // bad line aborts it with the line number and nothing is written.
+import { Database } from "bun:sqlite";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { t } from "elysia";
 import { createReadStream, statSync } from "node:fs";
@@ -219,70 +220,78 @@ export class TransferService {
 
   /**
    * Writes everything as JSON Lines through `write`, in an order an import accepts (things
-   * before what names them), with ids kept; returns the line count.
+   * before what names them), with ids kept; returns the line count. Everything is read in one
+   * read transaction on a connection of its own, so the file is one snapshot: a creator and the
+   * vouch naming it, written between two passes, are both in it or both absent. WAL keeps the
+   * server writing meanwhile, and rows stream one at a time, so memory stays flat at any size.
    */
   async exportAll(write: (line: string) => void | Promise<void>): Promise<number> {
+    const snapshot = new Database(this.store.path, { readonly: true });
     let count = 0;
     const emit = async (line: Record<string, unknown>) => {
       await write(JSON.stringify(line));
       count++;
     };
-    for (const account of await this.services.accounts.listAccounts()) {
-      const line: Record<string, unknown> = { type: "account", name: account.name, tier: account.tier, status: account.status };
-      if (account.daily_quota_override !== null) line.daily_quota = account.daily_quota_override;
-      await emit(line);
-    }
-    const sqlite = this.store.sqlite;
-    const handles = new Map<string, string>();
-    for (const row of sqlite.query<CreatorRow, []>("SELECT * FROM creators ORDER BY created_at, id").iterate()) {
-      handles.set(row.id, row.handle);
-      await emit(
-        withOptional(
-          { type: "creator", id: row.id, handle: row.handle, verification_level: row.verification_level, karma: row.karma, joined_at: iso(row.joined_at) },
-          { display_name: row.display_name, avatar_r2_key: row.avatar_r2_key },
-        ),
-      );
-    }
-    const handle = (id: string) => handles.get(id)!;
-    for (const row of sqlite.query<ConnectionRow, []>("SELECT * FROM connections ORDER BY id").iterate()) {
-      await emit(
-        withOptional(
-          { type: "connection", creator: handle(row.creator_id), provider: row.provider, provider_user_id: row.provider_user_id, public: !!row.public },
-          { provider_username: row.provider_username, provider_url: row.provider_url, verified_at: iso(row.verified_at) },
-        ),
-      );
-    }
-    for (const row of sqlite.query<EntryRow, []>("SELECT * FROM blacklist_entries ORDER BY issued_at, id").iterate()) {
-      await emit(entryLine(row));
-    }
-    for (const row of sqlite.query<DealRow, []>("SELECT * FROM deals ORDER BY created_at, id").iterate()) {
-      await emit({ type: "deal", id: row.id, from: handle(row.from_creator_id), to: handle(row.to_creator_id), status: row.status, created_at: iso(row.created_at) });
-    }
-    const reviews = sqlite.query<{ from_creator_id: string; to_creator_id: string; rating: number; created_at: number }, []>(
-      "SELECT from_creator_id, to_creator_id, rating, created_at FROM reviews ORDER BY created_at, id",
-    );
-    for (const row of reviews.iterate()) {
-      await emit({ type: "review", from: handle(row.from_creator_id), to: handle(row.to_creator_id), rating: row.rating, created_at: iso(row.created_at) });
-    }
-    for (const row of sqlite.query<VouchRow, []>("SELECT * FROM vouches ORDER BY created_at, id").iterate()) {
-      await emit(
-        withOptional(
-          { type: "vouch", from: handle(row.from_creator_id), to: handle(row.to_creator_id), created_at: iso(row.created_at) },
-          { message: row.message },
-        ),
-      );
-    }
-    const referrals = sqlite.query<{ referrer_id: string; referred_id: string; created_at: number }, []>(
-      "SELECT * FROM referrals ORDER BY created_at, referred_id",
-    );
-    for (const row of referrals.iterate()) {
-      await emit({ type: "referral", referrer: handle(row.referrer_id), referred: handle(row.referred_id), created_at: iso(row.created_at) });
-    }
-    const servers = sqlite.query<{ platform: string; server_id: string; name: string | null; created_at: number }, []>(
-      "SELECT * FROM servers ORDER BY created_at, platform, server_id",
-    );
-    for (const row of servers.iterate()) {
-      await emit(withOptional({ type: "server", platform: row.platform, server_id: row.server_id, created_at: iso(row.created_at) }, { name: row.name }));
+    const rows = <T>(sql: string) => snapshot.query<T, []>(sql).iterate();
+    try {
+      snapshot.run("BEGIN");
+      // The snapshot is taken by the first read, not by BEGIN: read before anything is written out.
+      snapshot.query("SELECT count(*) FROM accounts").get();
+      for (const account of rows<{ name: string; tier: string; status: string; daily_quota: number | null }>(
+        "SELECT name, tier, status, daily_quota FROM accounts ORDER BY created_at, id",
+      )) {
+        await emit(withOptional({ type: "account", name: account.name, tier: account.tier, status: account.status }, { daily_quota: account.daily_quota }));
+      }
+      for (const row of rows<CreatorRow>("SELECT * FROM creators ORDER BY created_at, id")) {
+        await emit(
+          withOptional(
+            { type: "creator", id: row.id, handle: row.handle, verification_level: row.verification_level, karma: row.karma, joined_at: iso(row.joined_at) },
+            { display_name: row.display_name, avatar_r2_key: row.avatar_r2_key },
+          ),
+        );
+      }
+      // Creators are named by handle: each pass joins for them instead of holding every handle in memory.
+      for (const row of rows<ConnectionRow & { handle: string }>(
+        "SELECT c.*, cr.handle FROM connections c JOIN creators cr ON cr.id = c.creator_id ORDER BY c.id",
+      )) {
+        await emit(
+          withOptional(
+            { type: "connection", creator: row.handle, provider: row.provider, provider_user_id: row.provider_user_id, public: !!row.public },
+            { provider_username: row.provider_username, provider_url: row.provider_url, verified_at: iso(row.verified_at) },
+          ),
+        );
+      }
+      for (const row of rows<EntryRow>("SELECT * FROM blacklist_entries ORDER BY issued_at, id")) {
+        await emit(entryLine(row));
+      }
+      const between = (table: string, from: string, to: string, columns: string, order: string) =>
+        `SELECT ${columns}, f.handle AS from_handle, t.handle AS to_handle FROM ${table} x
+         JOIN creators f ON f.id = x.${from} JOIN creators t ON t.id = x.${to} ORDER BY ${order}`;
+      type Pair = { from_handle: string; to_handle: string };
+      for (const row of rows<DealRow & Pair>(between("deals", "from_creator_id", "to_creator_id", "x.*", "x.created_at, x.id"))) {
+        await emit({ type: "deal", id: row.id, from: row.from_handle, to: row.to_handle, status: row.status, created_at: iso(row.created_at) });
+      }
+      for (const row of rows<{ rating: number; created_at: number } & Pair>(
+        between("reviews", "from_creator_id", "to_creator_id", "x.rating, x.created_at", "x.created_at, x.id"),
+      )) {
+        await emit({ type: "review", from: row.from_handle, to: row.to_handle, rating: row.rating, created_at: iso(row.created_at) });
+      }
+      for (const row of rows<VouchRow & Pair>(between("vouches", "from_creator_id", "to_creator_id", "x.*", "x.created_at, x.id"))) {
+        await emit(withOptional({ type: "vouch", from: row.from_handle, to: row.to_handle, created_at: iso(row.created_at) }, { message: row.message }));
+      }
+      for (const row of rows<{ created_at: number } & Pair>(
+        between("referrals", "referrer_id", "referred_id", "x.created_at", "x.created_at, x.referred_id"),
+      )) {
+        await emit({ type: "referral", referrer: row.from_handle, referred: row.to_handle, created_at: iso(row.created_at) });
+      }
+      for (const row of rows<{ platform: string; server_id: string; name: string | null; created_at: number }>(
+        "SELECT * FROM servers ORDER BY created_at, platform, server_id",
+      )) {
+        await emit(withOptional({ type: "server", platform: row.platform, server_id: row.server_id, created_at: iso(row.created_at) }, { name: row.name }));
+      }
+    } finally {
+      if (snapshot.inTransaction) snapshot.run("COMMIT");
+      snapshot.close();
     }
     return count;
   }

@@ -1,0 +1,215 @@
+// Idempotency-Key on keyed writes (SPEC section 2), as a client retrying over a flaky network
+// meets it: a repeat gets the first answer and changes nothing; a reuse for another request, a
+// repeat racing the first, a malformed key each get their own clear answer.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { Logger } from "../src/http/logger";
+import { createTestApp, expectEnvelope, type TestApp } from "./helpers";
+
+let t: TestApp;
+let writer: { key: string; accountId: string };
+beforeEach(async () => {
+  t = await createTestApp();
+  // The 500s provoked below are logged; keep them out of the test output.
+  t.runtime.log = new Logger({ access: false }, () => {});
+  writer = await t.account({ tier: "pro", scope: "write", burst: 10_000, dailyQuota: 100_000 });
+});
+afterEach(() => t.close());
+
+const ENTRY = { provider: "discord", provider_user_id: "80351110224678912", severity: "ban", reason_code: "scam_trade" };
+const addEntry = (idempotencyKey: string, body: unknown = ENTRY, key = writer.key) =>
+  t.json("POST", "/v1/partner/blacklist", { key, body, headers: { "idempotency-key": idempotencyKey } });
+
+const count = (table: string) => (t.runtime.store.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const outboxTypes = () =>
+  (t.runtime.store.sqlite.query("SELECT type FROM outbox_events ORDER BY rowid").all() as { type: string }[]).map((r) => r.type);
+
+describe("a repeat of the same request", () => {
+  test("gets the same status and body with Idempotent-Replayed, and writes no second entry or event", async () => {
+    const first = await addEntry("retry-1");
+    expect(first.status).toBe(201);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    t.clock.advance(5_000);
+
+    const again = await addEntry("retry-1");
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.headers.get("content-type")).toContain("application/json");
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get("x-request-id")).not.toBe(first.headers.get("x-request-id"));
+
+    expect(count("blacklist_entries")).toBe(1);
+    expect(outboxTypes()).toEqual(["blacklist.added"]);
+    expect(count("blacklist_changes")).toBe(1);
+  });
+
+  test("an error answer (4xx) is kept and replayed too, request_id of the first answer included", async () => {
+    const bad = { ...ENTRY, provider: "myspace" };
+    const first = await addEntry("bad-1", bad);
+    expectEnvelope(first, 422, "unprocessable");
+    const again = await addEntry("bad-1", bad);
+    expect(again.status).toBe(422);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+
+    const overturnMissing = () =>
+      t.json("POST", "/v1/partner/blacklist/bl_missing/overturn", { key: writer.key, body: {}, headers: { "idempotency-key": "nf-1" } });
+    expectEnvelope(await overturnMissing(), 404, "not_found");
+    const replayed = await overturnMissing();
+    expect(replayed.status).toBe(404);
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+  });
+
+  test("is metered like any admitted call (SPEC section 3 counts every keyed request past auth)", async () => {
+    const first = await addEntry("metered-1");
+    const again = await addEntry("metered-1");
+    expect(Number(again.headers.get("x-ratelimit-remaining"))).toBe(Number(first.headers.get("x-ratelimit-remaining")) - 1);
+  });
+
+  test("admin writes share the mechanism: a replayed key revoke answers the first revoke", async () => {
+    const admin = await t.account({ tier: "enterprise", scope: "admin", burst: 10_000 });
+    const victim = await t.account();
+    const revoke = () => t.json("DELETE", `/v1/admin/keys/${victim.keyId}`, { key: admin.key, headers: { "idempotency-key": "revoke-1" } });
+    const first = await revoke();
+    expect(first.status).toBe(200);
+    t.clock.advance(60_000);
+    const again = await revoke();
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+  });
+});
+
+describe("the same key for another request", () => {
+  test("another body, path or method is 422 idempotency_key_reused and writes nothing", async () => {
+    expect((await addEntry("reused-1")).status).toBe(201);
+    expectEnvelope(await addEntry("reused-1", { ...ENTRY, severity: "warn" }), 422, "idempotency_key_reused");
+    expectEnvelope(
+      await t.json("PUT", "/v1/partner/creators/alice", { key: writer.key, body: {}, headers: { "idempotency-key": "reused-1" } }),
+      422,
+      "idempotency_key_reused",
+    );
+    expect(count("blacklist_entries")).toBe(1);
+    expect(count("creators")).toBe(0);
+  });
+
+  test("another account's identical key does not collide", async () => {
+    const other = await t.account({ tier: "pro", scope: "write", burst: 10_000 });
+    const mine = await addEntry("shared-1");
+    const theirs = await addEntry("shared-1", { ...ENTRY, provider_user_id: "2" }, other.key);
+    expect([mine.status, theirs.status]).toEqual([201, 201]);
+    expect(theirs.headers.get("idempotent-replayed")).toBeNull();
+    expect(count("blacklist_entries")).toBe(2);
+  });
+});
+
+test("a repeat while the first is still being answered is 409 conflict; only one write happens", async () => {
+  const [a, b] = await Promise.all([addEntry("race-1"), addEntry("race-1")]);
+  expect([a.status, b.status].sort()).toEqual([201, 409]);
+  expectEnvelope(a.status === 409 ? a : b, 409, "conflict");
+  expect(count("blacklist_entries")).toBe(1);
+  expect(outboxTypes()).toEqual(["blacklist.added"]);
+  // Once the first is answered, a repeat gets its answer.
+  expect((await addEntry("race-1")).headers.get("idempotent-replayed")).toBe("true");
+});
+
+test("two servers on one database: the write that loses the race for a key rolls back and answers 409", async () => {
+  const other = await createTestApp({ dir: t.dir, clock: t.clock });
+  try {
+    // This server has looked the key up (free) and is about to write when the other one answers
+    // the same request under the same key.
+    const add = t.services.blacklist.add.bind(t.services.blacklist);
+    t.services.blacklist.add = async (...args) => {
+      const theirs = await other.json("POST", "/v1/partner/blacklist", { key: writer.key, body: ENTRY, headers: { "idempotency-key": "two-1" } });
+      expect(theirs.status).toBe(201);
+      return add(...args);
+    };
+    expectEnvelope(await addEntry("two-1"), 409, "conflict");
+    expect(count("blacklist_entries")).toBe(1);
+    expect(outboxTypes()).toEqual(["blacklist.added"]);
+    t.services.blacklist.add = add;
+    // The stored answer is the other server's, and both servers replay it.
+    expect((await addEntry("two-1")).headers.get("idempotent-replayed")).toBe("true");
+  } finally {
+    other.runtime.store.close();
+  }
+});
+
+test("a 5xx answer is not kept: the retry runs again and writes once", async () => {
+  t.runtime.store.sqlite.run("CREATE TRIGGER outbox_fails BEFORE INSERT ON outbox_events BEGIN SELECT RAISE(ABORT, 'outbox unavailable'); END");
+  expectEnvelope(await addEntry("flaky-1"), 500, "internal");
+  t.runtime.store.sqlite.run("DROP TRIGGER outbox_fails");
+  const retry = await addEntry("flaky-1");
+  expect(retry.status).toBe(201);
+  expect(retry.headers.get("idempotent-replayed")).toBeNull();
+  expect(count("blacklist_entries")).toBe(1);
+});
+
+test("the key is stored by the write's own transaction: after a crash right behind the commit, a retry does not write again", async () => {
+  // The write commits, then the process "dies" before it can record the answer.
+  const add = t.services.blacklist.add.bind(t.services.blacklist);
+  t.services.blacklist.add = async (...args) => {
+    await add(...args);
+    throw new Error("process killed after commit");
+  };
+  expectEnvelope(await addEntry("crash-1"), 500, "internal");
+
+  // A restarted server on the same database file: nothing of the first process's memory is left.
+  const restarted = await createTestApp({ dir: t.dir, clock: t.clock });
+  try {
+    const retry = await restarted.json("POST", "/v1/partner/blacklist", { key: writer.key, body: ENTRY, headers: { "idempotency-key": "crash-1" } });
+    expectEnvelope(retry, 409, "conflict");
+    expect(count("blacklist_entries")).toBe(1);
+    expect(outboxTypes()).toEqual(["blacklist.added"]);
+  } finally {
+    restarted.runtime.store.close();
+  }
+});
+
+test("a key expires after 24 h and the prune job removes it", async () => {
+  expect((await addEntry("daily-1")).status).toBe(201);
+  t.clock.advance(24 * 3600_000 - 1);
+  expect((await addEntry("daily-1")).headers.get("idempotent-replayed")).toBe("true");
+  t.clock.advance(2);
+  const fresh = await addEntry("daily-1", { ...ENTRY, provider_user_id: "3" });
+  expect(fresh.status).toBe(201);
+  expect(fresh.headers.get("idempotent-replayed")).toBeNull();
+  expect(count("blacklist_entries")).toBe(2);
+
+  expect((await addEntry("other-1", { ...ENTRY, provider_user_id: "4" })).status).toBe(201);
+  t.clock.advance(24 * 3600_000 + 1);
+  expect(count("idempotency_keys")).toBe(2);
+  expect(await t.runtime.idempotency.prune(1)).toBe(2);
+  expect(count("idempotency_keys")).toBe(0);
+});
+
+test.each([
+  ["empty", ""],
+  ["256 characters", "k".repeat(256)],
+  ["a control character", "abc\tdef"],
+])("a malformed key (%s) is 422 with a clear message and writes nothing", async (_name, key) => {
+  const res = await addEntry(key);
+  expectEnvelope(res, 422, "unprocessable");
+  expect(res.body.error.message).toContain("Idempotency-Key");
+  expect(count("blacklist_entries")).toBe(0);
+});
+
+test("writes without the header are untouched: two identical posts make two entries", async () => {
+  const post = () => t.json("POST", "/v1/partner/blacklist", { key: writer.key, body: ENTRY });
+  expect((await post()).status).toBe(201);
+  expect((await post()).status).toBe(201);
+  expect(count("blacklist_entries")).toBe(2);
+  expect(count("idempotency_keys")).toBe(0);
+});
+
+test("OpenAPI shows the header on every keyed write and on no read", async () => {
+  const spec: any = await (await t.call("GET", "/openapi.json")).json();
+  const header = (op: any) => op.parameters?.find((p: any) => p.in === "header" && p.name === "idempotency-key");
+  let writes = 0;
+  for (const [path, ops] of Object.entries<any>(spec.paths)) {
+    for (const [method, op] of Object.entries<any>(ops)) {
+      const keyedWrite = method !== "get" && path.startsWith("/v1/") && !path.startsWith("/v1/public/");
+      expect(!!header(op), `${method} ${path}`).toBe(keyedWrite);
+      if (keyedWrite) writes++;
+    }
+  }
+  expect(writes).toBeGreaterThan(15);
+});
