@@ -12,8 +12,11 @@ export interface Config {
   host: string;
   /** Public base address, used in links the service prints or returns. */
   baseUrl: string;
-  /** Take the client IP from X-Forwarded-For (only behind a proxy you run). */
-  trustProxy: boolean;
+  /**
+   * `--trust-proxy [N]`: how many proxies of yours append to X-Forwarded-For; the client is the
+   * entry this many hops from the right. 0 ignores the header (the socket address is the client).
+   */
+  trustProxy: number;
   /** One JSON line per request on stdout. */
   accessLog: boolean;
   /** Largest accepted request body in bytes. */
@@ -21,6 +24,8 @@ export interface Config {
 }
 
 export const DEFAULT_DB_PATH = "./data/trustlist.db";
+/** Most proxies `--trust-proxy N` may name; real chains (CDN, load balancer, nginx) are 1-3. */
+export const MAX_TRUSTED_HOPS = 10;
 
 type Flags = Record<string, string | boolean | undefined>;
 type Env = Record<string, string | undefined>;
@@ -48,10 +53,36 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     port,
     host,
     baseUrl,
-    trustProxy: boolean("--trust-proxy", pick(flags["trust-proxy"], env.TRUSTLIST_TRUST_PROXY) ?? false),
+    trustProxy: trustedHops(pick(flags["trust-proxy"], env.TRUSTLIST_TRUST_PROXY) ?? false),
     accessLog: boolean("--access-log", pick(flags["access-log"], env.TRUSTLIST_ACCESS_LOG) ?? true),
     maxBodyBytes: 1024 * 1024,
   };
+}
+
+/**
+ * `--trust-proxy` alone means one proxy, `--trust-proxy N` (or `=N`) N of them: the count is
+ * optional, which parseArgs cannot express, so the bare flag is spelled out before parsing.
+ */
+export function expandTrustProxy(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] !== "--trust-proxy") out.push(args[i]!);
+    else if (/^\d+$/.test(args[i + 1] ?? "")) out.push(`--trust-proxy=${args[++i]}`);
+    else out.push("--trust-proxy=1");
+  }
+  return out;
+}
+
+/** A count of proxy hops, 0-MAX_TRUSTED_HOPS; yes/no values (the flag's older form) are 1 and 0. */
+function trustedHops(value: string | boolean): number {
+  if (typeof value === "boolean") return value ? 1 : 0;
+  const text = value.trim().toLowerCase();
+  if (["true", "yes", "on"].includes(text)) return 1;
+  if (["false", "no", "off"].includes(text)) return 0;
+  if (!/^\d+$/.test(text)) {
+    throw new ConfigError(`--trust-proxy: '${value}' is not a number of proxies (0-${MAX_TRUSTED_HOPS}) or yes/no`);
+  }
+  return integer("--trust-proxy", text, 0, MAX_TRUSTED_HOPS);
 }
 
 function pick<T>(flag: T | undefined, env: T | undefined): T | undefined {

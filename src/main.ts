@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { buildApp } from "./app";
-import { ConfigError, integer, loadConfig, resolveDbPath } from "./config";
+import { ConfigError, expandTrustProxy, integer, loadConfig, resolveDbPath } from "./config";
 import { openStore } from "./db/client";
 import { API_TIERS, ENTRY_SCOPES, KEY_SCOPES, PROVIDERS, RATE_TIERS, SEVERITIES, VERTICALS } from "./db/schema";
 import { ServiceError } from "./errors";
@@ -81,11 +81,11 @@ const describeKey = (k: KeyView) =>
 const describeIssued = (k: IssuedKey) => `${describeKey(k)}\n${k.key}\nStore this key now: it is not shown again.`;
 
 async function serve(args: string[]) {
-  const { values } = parse(args, {
+  const { values } = parse(expandTrustProxy(args), {
     port: { type: "string" },
     host: { type: "string" },
     "base-url": { type: "string" },
-    "trust-proxy": { type: "boolean" },
+    "trust-proxy": { type: "string" },
     "access-log": { type: "string" },
   });
   const config = loadConfig(values);

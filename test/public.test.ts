@@ -11,13 +11,13 @@ let ipCounter = 0;
 
 beforeEach(async () => {
   t = await createTestApp();
-  t.runtime.config.trustProxy = true;
+  t.runtime.config.trustProxy = 1;
   writer = (await t.account({ scope: "write", burst: 10_000 })).key;
 });
 afterEach(() => t.close());
 
 /** A keyless GET from its own client address, so the per-IP bucket never interferes. */
-const get = (path: string, ip = `198.51.100.${++ipCounter % 250}`) => t.json("GET", path, { headers: { "x-forwarded-for": `10.${ipCounter >> 8}.${ip}` } });
+const get = (path: string) => t.json("GET", path, { headers: { "x-forwarded-for": `10.${(++ipCounter >> 8) & 255}.${ipCounter & 255}.1` } });
 const write = async (method: string, path: string, body?: unknown) => {
   const res = await t.json(method, path, { key: writer, body });
   expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
