@@ -1,38 +1,18 @@
 // GET /badge/{handle}: the embeddable trust badge. Always an SVG with status 200 (an image tag
 // shows no error page): an unknown handle gets a neutral "Not Verified" badge. CDN-cached for an hour.
 import { Elysia, t } from "elysia";
-import type { CreatorsService } from "../creators/service";
-import { TIER_COLORS, tierLabel } from "../creators/trust";
-import { type BadgeTheme, renderBadge } from "./render";
+import type { BadgeTheme } from "./render";
+import type { BadgeService } from "./service";
 
-const NEUTRAL = "#9f9f9f";
 const HEADERS = { "content-type": "image/svg+xml; charset=utf-8", "cache-control": "public, max-age=3600" };
-/** Rendered badges by content; a badge only changes when the creator's band or name does. */
-const CACHE_LIMIT = 10_000;
 
-export function badgeRoutes(creators: CreatorsService) {
-  const cache = new Map<string, string>();
-  const render = (theme: BadgeTheme, label: string, message: string, color: string) => {
-    const key = `${theme}\u0000${label}\u0000${message}`;
-    let svg = cache.get(key);
-    if (svg === undefined) {
-      svg = renderBadge({ label, message, color, theme, title: `${label}: ${message} on trustlist` });
-      if (cache.size >= CACHE_LIMIT) cache.clear();
-      cache.set(key, svg);
-    }
-    return svg;
-  };
+export function badgeRoutes(badges: BadgeService) {
   return new Elysia({ tags: ["Public"] }).get(
     "/badge/:handle",
     ({ params, query }) => {
-      const requested = params.handle.replace(/\.svg$/i, "").trim().replace(/^@/, "");
       // Any other theme value still gets a badge: the default one.
       const theme: BadgeTheme = query.theme === "light" ? "light" : "dark";
-      const creator = creators.findNow(requested);
-      const svg = creator
-        ? render(theme, creator.display_name ?? `@${creator.handle}`, tierLabel(creator.trust_band), TIER_COLORS[creator.trust_band])
-        : render(theme, `@${requested}`, "Not Verified", NEUTRAL);
-      return new Response(svg, { headers: HEADERS });
+      return new Response(badges.svgFor(params.handle, theme), { headers: HEADERS });
     },
     {
       params: t.Object({ handle: t.String({ description: "Creator handle; a leading @ and a trailing .svg are ignored.", examples: ["shadowbuilds.svg"] }) }),
@@ -42,7 +22,7 @@ export function badgeRoutes(creators: CreatorsService) {
         security: [],
         summary: "Trust badge",
         description:
-          "Shields-style SVG with the creator's trust band, or a neutral `Not Verified` badge for an unknown handle. Always 200; `Cache-Control: public, max-age=3600`.",
+          "Shields-style SVG with the creator's trust band, or a neutral `Not Verified` badge for an unknown handle or text that cannot be a handle. Always 200; `Cache-Control: public, max-age=3600`.",
       },
     },
   );
