@@ -48,7 +48,8 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
       value: (runtime.store.sqlite.query("SELECT count(*) AS n FROM outbox_events WHERE dispatched_at IS NULL").get() as { n: number }).n,
     },
     trustlist_metering_pending_rows: { help: "Usage counters waiting for the next flush.", value: runtime.meter.pendingCount },
-    trustlist_limiter_buckets: { help: "Token buckets held in memory.", value: runtime.buckets.size },
+    trustlist_limiter_buckets: { help: "Token buckets held in memory.", value: runtime.buckets.size + runtime.ipBuckets.size },
+    trustlist_badge_cache_entries: { help: "Rendered badges kept for reuse.", value: services.badges.cacheSize },
     trustlist_process_resident_memory_bytes: { help: "Resident set size.", value: process.memoryUsage().rss },
     trustlist_process_uptime_seconds: { help: "Seconds since start.", value: Math.round((Date.now() - runtime.metrics.startedAt) / 1000) },
   });
@@ -113,7 +114,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(partnerNetworkRoutes(runtime, services.network))
     .use(publicRoutes(runtime, services.public))
     .use(leaderboardRoutes(runtime, services.public))
-    .use(badgeRoutes(services.creators))
+    .use(badgeRoutes(services.badges))
     .use(widgetRoutes())
     .use(usageRoutes(runtime, services.usage))
     .use(adminRoutes(runtime, services.accounts));

@@ -12,8 +12,11 @@ export interface Config {
   host: string;
   /** Public base address, used in links the service prints or returns. */
   baseUrl: string;
-  /** Take the client IP from X-Forwarded-For (only behind a proxy you run). */
-  trustProxy: boolean;
+  /**
+   * `--trust-proxy [N]`: how many proxies of yours append to X-Forwarded-For; the client is the
+   * entry this many hops from the right. 0 ignores the header (the socket address is the client).
+   */
+  trustProxy: number;
   /** One JSON line per request on stdout. */
   accessLog: boolean;
   /** Largest accepted request body in bytes. */
@@ -31,6 +34,8 @@ export const SETTINGS = {
 } as const;
 
 export const DEFAULT_DB_PATH = SETTINGS.db.default;
+/** Most proxies `--trust-proxy N` may name; real chains (CDN, load balancer, nginx) are 1-3. */
+export const MAX_TRUSTED_HOPS = 10;
 
 type Flags = Record<string, string | boolean | undefined>;
 type Env = Record<string, string | undefined>;
@@ -77,10 +82,22 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     port,
     host,
     baseUrl,
-    trustProxy: boolean(trustProxy.source, trustProxy.value ?? false),
+    trustProxy: trustedHops(trustProxy.source, trustProxy.value ?? false),
     accessLog: boolean(accessLog.source, accessLog.value ?? true),
     maxBodyBytes: 1024 * 1024,
   };
+}
+
+/** A count of proxy hops, 0-MAX_TRUSTED_HOPS; yes/no values (the flag's older form) are 1 and 0. */
+function trustedHops(name: string, value: string | boolean): number {
+  if (typeof value === "boolean") return value ? 1 : 0;
+  const text = value.trim().toLowerCase();
+  if (["true", "yes", "on"].includes(text)) return 1;
+  if (["false", "no", "off"].includes(text)) return 0;
+  if (!/^\d+$/.test(text)) {
+    throw new ConfigError(`${name}: '${value}' is not a number of proxies (0-${MAX_TRUSTED_HOPS}) or yes/no`);
+  }
+  return integer(name, text, 0, MAX_TRUSTED_HOPS);
 }
 
 export function integer(name: string, value: string | boolean | number, min: number, max: number): number {

@@ -7,7 +7,7 @@ import { openStore, type Store } from "./db/client";
 import { IdempotencyStore } from "./db/idempotency";
 import { KeyRegistry } from "./http/auth";
 import { IDEMPOTENCY_KEPT_MS, IdempotencyGate } from "./http/idempotency";
-import { QuotaCounter, TokenBuckets } from "./http/limits";
+import { MAX_CLIENT_BUCKETS, QuotaCounter, TokenBuckets } from "./http/limits";
 import { Logger } from "./http/logger";
 import { Meter } from "./http/metering";
 import { Metrics } from "./http/metrics";
@@ -18,7 +18,10 @@ export interface Runtime {
   clock: Clock;
   keys: KeyRegistry;
   quota: QuotaCounter;
+  /** Burst buckets per API key: bounded by the keys in the database. */
   buckets: TokenBuckets;
+  /** Burst buckets per client address of the keyless routes, bounded by size (limits.ts). */
+  ipBuckets: TokenBuckets;
   meter: Meter;
   metrics: Metrics;
   log: Logger;
@@ -43,6 +46,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const clock = options.clock ?? systemClock;
   const now = () => clock.now();
   const keys = new KeyRegistry(store.sqlite);
+  const meter = new Meter(store.sqlite, now);
   const dataVersion = store.sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
   let lastDataVersion = dataVersion.get()!.data_version;
   const runtime: Runtime = {
@@ -50,9 +54,10 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     store,
     clock,
     keys,
-    quota: new QuotaCounter(store.sqlite, now),
+    quota: new QuotaCounter(store.sqlite, now, (accountId, day) => meter.pendingCallsOf(accountId, day)),
     buckets: new TokenBuckets(now),
-    meter: new Meter(store.sqlite, now),
+    ipBuckets: new TokenBuckets(now, MAX_CLIENT_BUCKETS),
+    meter,
     metrics: new Metrics(),
     log: options.log ?? new Logger({ access: config.accessLog }),
     cursors: new CursorCodec(cursorSecret(store)),

@@ -1,5 +1,6 @@
 // The services of one runtime, built once and shared by the HTTP app, the jobs and the CLI.
 import { AccountsService, UsageService } from "./modules/accounts/service";
+import { BadgeService } from "./modules/badge/service";
 import { BlacklistService } from "./modules/blacklist/service";
 import { CreatorsService } from "./modules/creators/service";
 import { NetworkService } from "./modules/network/service";
@@ -14,6 +15,7 @@ export interface Services {
   creators: CreatorsService;
   network: NetworkService;
   public: PublicService;
+  badges: BadgeService;
 }
 
 export function createServices(runtime: Runtime): Services {
@@ -28,5 +30,6 @@ export function createServices(runtime: Runtime): Services {
     creators,
     network: new NetworkService(store, clock, outbox, creators),
     public: new PublicService(store, clock, blacklist, creators),
+    badges: new BadgeService(creators),
   };
 }

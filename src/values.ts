@@ -4,8 +4,12 @@ import { unprocessable } from "./errors";
 const HANDLE = /^[a-z0-9_.]{2,32}$/;
 const MAX_TIME = 8_640_000_000_000_000;
 
+/** Longer raw text cannot be a handle even with padding: refused before it costs any work. */
+const MAX_RAW_HANDLE = 64;
+
 /** A handle as stored: trimmed, without a leading `@`, lower-case; null when it cannot be one. */
 export function normalizeHandle(raw: string): string | null {
+  if (raw.length > MAX_RAW_HANDLE) return null;
   const handle = raw.trim().replace(/^@/, "").toLowerCase();
   return HANDLE.test(handle) ? handle : null;
 }

@@ -17,7 +17,7 @@ test("an address gets the bucket's burst, then 429 rate_limited with Retry-After
     .use(limitByIp(t.runtime, "leaderboard", LEADERBOARD_IP_RULE).get("/referrals/leaderboard", () => ({ ok: true })));
   const from = (ip: string) =>
     app.handle(new Request("http://localhost/referrals/leaderboard", { headers: { "x-forwarded-for": ip } }));
-  t.runtime.config.trustProxy = true;
+  t.runtime.config.trustProxy = 1;
 
   const answers = [];
   for (let i = 0; i < LEADERBOARD_IP_RULE.capacity + 2; i++) answers.push(await from("203.0.113.7"));
@@ -36,7 +36,7 @@ test("an address gets the bucket's burst, then 429 rate_limited with Retry-After
   expect((await from("203.0.113.7")).status).toBe(429);
 
   // Without --trust-proxy the header is ignored: every request here comes from the same socket.
-  t.runtime.config.trustProxy = false;
+  t.runtime.config.trustProxy = 0;
   const sameSocket = [];
   for (let i = 0; i < LEADERBOARD_IP_RULE.capacity + 1; i++) sameSocket.push((await from(`192.0.2.${i}`)).status);
   expect(sameSocket.at(-1)).toBe(429);

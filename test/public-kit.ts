@@ -25,11 +25,11 @@ export function publicKit(): PublicKit {
   let ipCounter = 0;
   beforeEach(async () => {
     t = await createTestApp();
-    t.runtime.config.trustProxy = true;
+    t.runtime.config.trustProxy = 1;
     writer = (await t.account({ scope: "write", burst: 10_000 })).key;
   });
   afterEach(() => t.close());
-  const nextAddress = () => `10.${++ipCounter >> 8}.${ipCounter & 255}.1`;
+  const nextAddress = () => `10.${(++ipCounter >> 8) & 255}.${ipCounter & 255}.1`;
   const kit: PublicKit = {
     get t() {
       return t;

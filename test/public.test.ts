@@ -282,8 +282,8 @@ describe("badge", () => {
     expect(unknown.status).toBe(200);
     const text = await unknown.text();
     expect(text).toContain("Not Verified");
-    expect(text).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
-    expect(text).not.toContain("<script");
+    // Markup cannot be a handle: the neutral badge does not repeat it.
+    expect(text).not.toContain("script");
     await creator("marked", { display_name: '"><svg onload=alert(1)>' });
     const marked = await (await badge("/badge/marked")).text();
     expect(marked).toContain("&quot;&gt;&lt;svg onload=alert(1)&gt;");

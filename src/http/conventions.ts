@@ -4,6 +4,7 @@
 import { Elysia, type ValidationError } from "elysia";
 import type { Runtime } from "../runtime";
 import { ServiceError } from "../errors";
+import { clientBucketKey } from "./client-address";
 import { ApiError, envelope, fromServiceError, fromValidationError, ReplayedAnswer } from "./errors";
 import { PUBLIC_IP_RULE } from "./limits";
 
@@ -46,19 +47,16 @@ const CORS_HEADERS = {
   "access-control-expose-headers": "X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After",
 };
 
+/** The key of the caller's per-IP buckets: its address, or its /64 for IPv6 (client-address.ts). */
 export function clientIp(runtime: Runtime, request: Request, server: { requestIP(r: Request): { address: string } | null } | null): string {
-  if (runtime.config.trustProxy) {
-    const forwarded = request.headers.get("x-forwarded-for");
-    if (forwarded) return forwarded.split(",")[0]!.trim();
-  }
-  return server?.requestIP(request)?.address ?? "local";
+  return clientBucketKey(request, server, runtime.config.trustProxy);
 }
 
 type Headers = Record<string, string | number>;
 
 /** Rate-limit headers for a keyless caller, from the shared public IP bucket, without charging it. */
 function peekIpHeaders(runtime: Runtime, ip: string, headers: Headers) {
-  const state = runtime.buckets.peek(`ip:public:${ip}`, PUBLIC_IP_RULE);
+  const state = runtime.ipBuckets.peek(`ip:public:${ip}`, PUBLIC_IP_RULE);
   headers["x-ratelimit-limit"] = PUBLIC_IP_RULE.capacity;
   headers["x-ratelimit-remaining"] = state.remaining;
   headers["x-ratelimit-reset"] = state.resetAt;

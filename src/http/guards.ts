@@ -7,6 +7,7 @@ import type { KeyScope } from "../db/schema";
 import type { Runtime } from "../runtime";
 import { admitKeyed, type Caller } from "./auth";
 import { parseUndeclaredBody } from "./body";
+import { MAX_FORWARDED_FOR } from "./client-address";
 import { clientIp } from "./conventions";
 import { ApiError } from "./errors";
 import type { BucketRule } from "./limits";
@@ -45,7 +46,7 @@ export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
 export function limitByIp(runtime: Runtime, name: string, rule: BucketRule) {
   return new Elysia().derive({ as: "scoped" }, ({ request, server, set }) => {
     const ip = clientIp(runtime, request, server);
-    const state = runtime.buckets.take(`ip:${name}:${ip}`, rule);
+    const state = runtime.ipBuckets.take(`ip:${name}:${ip}`, rule);
     set.headers["x-ratelimit-limit"] = rule.capacity;
     set.headers["x-ratelimit-remaining"] = state.remaining;
     set.headers["x-ratelimit-reset"] = state.resetAt;
@@ -53,6 +54,11 @@ export function limitByIp(runtime: Runtime, name: string, rule: BucketRule) {
       throw new ApiError(429, "rate_limited", `Too many requests from this address; retry in ${state.retryAfter} s.`, {
         "retry-after": String(state.retryAfter),
       });
+    }
+    // Only the header's last entries were read, so its length cost nothing, but one this long was
+    // padded by its sender. Refused after the charge, so a flood of them still meets the 429.
+    if (runtime.config.trustProxy > 0 && (request.headers.get("x-forwarded-for")?.length ?? 0) > MAX_FORWARDED_FOR) {
+      throw new ApiError(400, "invalid_request", `X-Forwarded-For is longer than ${MAX_FORWARDED_FOR} characters.`);
     }
     return { clientIp: ip };
   });

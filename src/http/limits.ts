@@ -44,12 +44,37 @@ export interface BucketResult {
 interface Bucket {
   tokens: number;
   updatedAt: number;
+  /** The rule it last refilled by, so a sweep can tell when it is full again. */
+  rule: BucketRule;
 }
 
+/**
+ * Client buckets held at most: about 8.5 MB (170 bytes a bucket, heap measured in Bun 1.4.5). The
+ * prune job's sweep of a full table took 1-18 ms on the 2-core bench machine (100,000: up to
+ * 100 ms). A bucket left alone refills within 6 s, so only more than 8,000 new clients a second,
+ * beyond what the limited keyless routes serve, fill it with buckets that all still refill.
+ */
+export const MAX_CLIENT_BUCKETS = 50_000;
+/** Oldest buckets a newcomer looks at, when the table is full, for one that has refilled. */
+const EVICTION_PROBES = 8;
+
+/**
+ * Token buckets by id. Memory is bounded by `maxBuckets`: a new id that finds the table full looks
+ * at the longest-held buckets for one that has refilled completely (it holds no information: a
+ * new bucket starts full) and takes its place; one still refilling goes to the back. When none of
+ * EVICTION_PROBES has refilled, the newcomer is charged to one shared overflow bucket per rule. A
+ * bucket that still holds a debt is never dropped, so no number of new addresses can reset a busy
+ * client's bucket, and a newcomer's work stays constant however large the table.
+ */
 export class TokenBuckets {
   private readonly buckets = new Map<string, Bucket>();
+  private readonly overflow = new Map<BucketRule, Bucket>();
 
-  constructor(private readonly now: () => number) {}
+  /** `maxBuckets`: the per-key instance leaves it unbounded, since only valid keys make buckets. */
+  constructor(
+    private readonly now: () => number,
+    private readonly maxBuckets = Number.POSITIVE_INFINITY,
+  ) {}
 
   /** Takes one token from the bucket `id` if it has one. */
   take(id: string, rule: BucketRule): BucketResult {
@@ -80,37 +105,56 @@ export class TokenBuckets {
   }
 
   /** Forgets buckets that have refilled completely: they hold no information. */
-  prune(maxRule: BucketRule): number {
+  prune(): number {
     const now = this.now();
     let removed = 0;
-    const fullAfterMs = (maxRule.capacity / maxRule.rate) * 1000;
     for (const [id, bucket] of this.buckets) {
-      if (now - bucket.updatedAt >= fullAfterMs) {
+      if (isFull(bucket, bucket.rule, now)) {
         this.buckets.delete(id);
         removed++;
       }
     }
+    for (const [rule, bucket] of this.overflow) if (isFull(bucket, rule, now)) this.overflow.delete(rule);
     return removed;
   }
 
+  /** Buckets held, overflow buckets included. */
   get size() {
-    return this.buckets.size;
+    return this.buckets.size + this.overflow.size;
   }
 
   private refill(id: string, rule: BucketRule): Bucket {
     const now = this.now();
     let bucket = this.buckets.get(id);
     if (!bucket) {
-      bucket = { tokens: rule.capacity, updatedAt: now };
+      if (this.buckets.size >= this.maxBuckets && !this.makeRoom(now)) return this.refillOverflow(rule, now);
+      bucket = { tokens: rule.capacity, updatedAt: now, rule };
       this.buckets.set(id, bucket);
       return bucket;
     }
-    const elapsed = now - bucket.updatedAt;
-    if (elapsed > 0) {
-      bucket.tokens = Math.min(rule.capacity, bucket.tokens + (elapsed / 1000) * rule.rate);
-      bucket.updatedAt = now;
+    bucket.rule = rule;
+    return topUp(bucket, rule, now);
+  }
+
+  /** Drops one refilled bucket among the longest-held ones; false when all of them still refill. */
+  private makeRoom(now: number): boolean {
+    for (let probe = 0; probe < EVICTION_PROBES; probe++) {
+      const oldest = this.buckets.entries().next();
+      if (oldest.done) return true;
+      const [id, bucket] = oldest.value;
+      this.buckets.delete(id);
+      if (isFull(bucket, bucket.rule, now)) return true;
+      this.buckets.set(id, bucket);
     }
-    return bucket;
+    return false;
+  }
+
+  private refillOverflow(rule: BucketRule, now: number): Bucket {
+    const bucket = this.overflow.get(rule);
+    if (bucket) return topUp(bucket, rule, now);
+    const fresh = { tokens: rule.capacity, updatedAt: now, rule };
+    this.overflow.set(rule, fresh);
+    return fresh;
   }
 
   private result(bucket: Bucket, rule: BucketRule, allowed: boolean): BucketResult {
@@ -124,15 +168,33 @@ export class TokenBuckets {
   }
 }
 
+function isFull(bucket: Bucket, rule: BucketRule, now: number): boolean {
+  return bucket.tokens + ((now - bucket.updatedAt) / 1000) * rule.rate >= rule.capacity;
+}
+
+/** Adds the tokens earned since the bucket was last touched. */
+function topUp(bucket: Bucket, rule: BucketRule, now: number): Bucket {
+  const elapsed = now - bucket.updatedAt;
+  if (elapsed > 0) {
+    bucket.tokens = Math.min(rule.capacity, bucket.tokens + (elapsed / 1000) * rule.rate);
+    bucket.updatedAt = now;
+  }
+  return bucket;
+}
+
 export interface DayCount {
   day: string;
   used: number;
 }
 
+/** Accounts whose daily count is held at most: about 16 MB (164 bytes each with its id, Bun 1.4.5 heap). */
+export const MAX_QUOTA_COUNTERS = 100_000;
+
 /**
  * Calls per account in the current UTC day, shared by all of the account's keys. The count is
- * read from `usage_daily` the first time an account is seen each day, then kept in memory; the
- * metering flush persists the increments.
+ * read the first time an account is seen each day, then kept in memory; the metering flush
+ * persists the increments. At most `maxCounters` are held: a dropped counter is read again exactly
+ * (`usage_daily` plus the calls the meter has not flushed yet), so dropping one never resets a quota.
  */
 export class QuotaCounter {
   private readonly counts = new Map<string, DayCount>();
@@ -142,6 +204,9 @@ export class QuotaCounter {
   constructor(
     sqlite: Database,
     private readonly now: () => number,
+    /** Calls of an account on a day that are counted but not yet in `usage_daily`. */
+    private readonly unflushedCalls: (accountId: string, day: string) => number,
+    private readonly maxCounters = MAX_QUOTA_COUNTERS,
   ) {
     this.readDay = sqlite.prepare<{ count: number }, [string, string]>(
       "SELECT count FROM usage_daily WHERE account_id = ? AND day = ?",
@@ -176,14 +241,29 @@ export class QuotaCounter {
     for (const [id, count] of this.counts) if (count.day !== today) this.counts.delete(id);
   }
 
+  get size() {
+    return this.counts.size;
+  }
+
   private current(accountId: string): DayCount {
     const today = utcDay(this.now());
     let count = this.counts.get(accountId);
     if (!count || count.day !== today) {
+      if (!count && this.counts.size >= this.maxCounters) this.makeRoom();
       const row = this.readDay.get(accountId, today);
-      count = { day: today, used: row?.count ?? 0 };
+      count = { day: today, used: (row?.count ?? 0) + this.unflushedCalls(accountId, today) };
       this.counts.set(accountId, count);
     }
     return count;
+  }
+
+  /** Past days' counters first, then the longest-held tenth of today's (Map order is insertion). */
+  private makeRoom(): void {
+    this.prune();
+    let excess = this.counts.size - Math.floor(this.maxCounters * 0.9);
+    for (const id of this.counts.keys()) {
+      if (excess-- <= 0) break;
+      this.counts.delete(id);
+    }
   }
 }

@@ -78,6 +78,18 @@ export class Meter {
     return rows;
   }
 
+  /** Calls of one account on `day` not yet persisted: what `usage_daily` does not count yet. */
+  pendingCallsOf(accountId: string, day: string): number {
+    let calls = 0;
+    for (const buffered of [...this.waiting, this.current]) {
+      if (buffered.day !== day) continue;
+      for (const usage of buffered.keys.values()) {
+        if (usage.accountId === accountId) for (const count of usage.counts.values()) calls += count;
+      }
+    }
+    return calls;
+  }
+
   /** Counters waiting for the next flush. */
   get pendingCount(): number {
     let rows = 0;

@@ -27,7 +27,8 @@ export function jobs(runtime: Runtime, services: Services): Job[] {
       name: "prune-limiters",
       pattern: Patterns.EVERY_5_MINUTES,
       run: () => {
-        runtime.buckets.prune({ rate: 1, capacity: 60 });
+        runtime.buckets.prune();
+        runtime.ipBuckets.prune();
         runtime.quota.prune();
       },
     },

@@ -1,0 +1,85 @@
+// What a badge says for a requested handle, and the rendered SVGs kept for reuse. The cache is keyed
+// by theme and normalised handle, so `Alice`, `@alice` and `alice.svg` share one entry, and text that
+// cannot be a handle never reaches it (nor the database): it gets one fixed Not Verified badge.
+import type { CreatorsService } from "../creators/service";
+import { TIER_COLORS, tierLabel } from "../creators/trust";
+import { normalizeHandle } from "../../values";
+import { type ShieldsEndpoint, shieldsEndpoint } from "./endpoint";
+import { type BadgeTheme, renderBadge } from "./render";
+
+const NEUTRAL = "#9f9f9f";
+const NOT_VERIFIED = "Not Verified";
+/**
+ * Badges kept: a rendered badge is about 1.5 KB (label and title are bounded by the renderer), so
+ * the cache holds at most about 8 MB whatever is requested.
+ */
+export const BADGE_CACHE_LIMIT = 5_000;
+
+interface CachedBadge {
+  label: string;
+  message: string;
+  svg: string;
+}
+
+/** The handle a badge path names (a leading @ and a trailing .svg or .json are ignored), or null. */
+export function badgeHandle(requested: string): string | null {
+  return normalizeHandle(requested.trim().replace(/\.(?:svg|json)$/i, ""));
+}
+
+/** What a badge says, whichever format it is drawn in. */
+interface BadgeContent {
+  label: string;
+  message: string;
+  color: string;
+}
+
+const IMPOSSIBLE: BadgeContent = { label: "trustlist", message: NOT_VERIFIED, color: NEUTRAL };
+
+export class BadgeService {
+  /** Most recently used last: a hit moves its entry to the end, the first one goes when full. */
+  private readonly cache = new Map<string, CachedBadge>();
+  private readonly impossible: Record<BadgeTheme, string> = {
+    dark: renderBadge({ ...IMPOSSIBLE, theme: "dark", title: `${NOT_VERIFIED} on trustlist` }),
+    light: renderBadge({ ...IMPOSSIBLE, theme: "light", title: `${NOT_VERIFIED} on trustlist` }),
+  };
+
+  constructor(
+    private readonly creators: CreatorsService,
+    private readonly maxEntries = BADGE_CACHE_LIMIT,
+  ) {}
+
+  /** The SVG for a requested handle: the creator's band, else a neutral Not Verified badge. */
+  svgFor(requested: string, theme: BadgeTheme): string {
+    const handle = badgeHandle(requested);
+    if (handle === null) return this.impossible[theme];
+    const { label, message, color } = this.contentOf(handle);
+    const key = `${theme}:${handle}`;
+    const cached = this.cache.get(key);
+    if (cached !== undefined) this.cache.delete(key);
+    // A badge changes when the creator's band or name does: the entry is checked, not invalidated.
+    const svg =
+      cached !== undefined && cached.label === label && cached.message === message
+        ? cached.svg
+        : renderBadge({ label, message, color, theme, title: `${label}: ${message} on trustlist` });
+    if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, { label, message, svg });
+    return svg;
+  }
+
+  /** The same badge in shields.io's endpoint format; nothing is rendered, so nothing is cached. */
+  endpointFor(requested: string): ShieldsEndpoint {
+    const handle = badgeHandle(requested);
+    return shieldsEndpoint(handle === null ? IMPOSSIBLE : this.contentOf(handle));
+  }
+
+  private contentOf(handle: string): BadgeContent {
+    const creator = this.creators.findNow(handle);
+    return creator
+      ? { label: creator.display_name ?? `@${creator.handle}`, message: tierLabel(creator.trust_band), color: TIER_COLORS[creator.trust_band] }
+      : { label: `@${handle}`, message: NOT_VERIFIED, color: NEUTRAL };
+  }
+
+  get cacheSize(): number {
+    return this.cache.size;
+  }
+}
