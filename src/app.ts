@@ -26,6 +26,8 @@ const SCALAR_PATH = "/docs/assets/scalar.js";
 
 export function buildApp(runtime: Runtime, options: AppOptions = {}) {
   const services = options.services ?? createServices(runtime);
+  // Requests run on one thread: another process's lock must never put it to sleep (db/write.ts).
+  runtime.store.neverBlockOnLocks();
   const { plugin, routeTable } = conventions(runtime);
   // Counting a million active entries takes 15 ms or more on the request thread: once a minute at
   // most, not on every scrape.

@@ -128,7 +128,7 @@ async function serve(args: string[]) {
     await server.stop(false);
     const cronJobs = (app.store as { cron?: Record<string, { stop(): void }> }).cron ?? {};
     for (const job of Object.values(cronJobs)) job.stop();
-    runtime.meter.flush();
+    await runtime.meter.flush({ waitForLock: true });
     runtime.log.info("stopped", { signal });
     runtime.log.flush();
     store.close();

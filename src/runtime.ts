@@ -21,10 +21,6 @@ export interface Runtime {
   metrics: Metrics;
   log: Logger;
   cursors: CursorCodec;
-  /** Drops caches when another process (the CLI, an import) has written to the database. */
-  watchExternalWrites(): boolean;
-  /** Listeners told about another process's writes, after the runtime's own caches are dropped. */
-  onExternalWrite: Array<() => void>;
 }
 
 export interface RuntimeOptions {
@@ -40,30 +36,20 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const clock = options.clock ?? systemClock;
   const now = () => clock.now();
   const keys = new KeyRegistry(store.sqlite);
-  const dataVersion = store.sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
-  let lastDataVersion = dataVersion.get()!.data_version;
-  const runtime: Runtime = {
+  // Another process may have revoked or rotated a key, or suspended or changed an account.
+  store.changes.onExternalCommit(() => keys.invalidate());
+  return {
     config,
     store,
     clock,
     keys,
     quota: new QuotaCounter(store.sqlite, now),
     buckets: new TokenBuckets(now),
-    meter: new Meter(store.sqlite, now),
+    meter: new Meter(store, now),
     metrics: new Metrics(),
     log: options.log ?? new Logger({ access: config.accessLog }),
     cursors: new CursorCodec(cursorSecret(store)),
-    onExternalWrite: [],
-    watchExternalWrites() {
-      const version = dataVersion.get()!.data_version;
-      if (version === lastDataVersion) return false;
-      lastDataVersion = version;
-      keys.invalidate();
-      for (const listener of runtime.onExternalWrite) listener();
-      return true;
-    },
   };
-  return runtime;
 }
 
 /** The HMAC secret of paging cursors, made on first use and kept in the database. */

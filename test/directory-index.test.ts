@@ -29,7 +29,7 @@ beforeAll(async () => {
       insert.run(id, `maker${i}`, 1_000 * random(500), 50 + random(120), random(4) === 0 ? random(5) : 0, random(6) === 0 ? random(3) : 0, text, random(2) ? "discord" : "discord,roblox");
     }
   })();
-  index = new DirectoryIndex(sqlite);
+  index = new DirectoryIndex(sqlite, t.runtime.store.changes);
   await index.refresh();
 });
 afterAll(() => t.close());

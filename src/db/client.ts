@@ -3,8 +3,10 @@ import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { ExternalChanges } from "./changes";
 import { embeddedMigrations } from "./migrations.generated";
 import * as schema from "./schema";
+import { type WriteOptions, Writer } from "./write";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
@@ -14,6 +16,15 @@ export interface Store {
   /** The drizzle handle every service uses. */
   db: Db;
   path: string;
+  /** Every write goes through here: one transaction that waits for another process's lock (db/write.ts). */
+  write<T>(fn: () => T, options?: WriteOptions): Promise<T>;
+  /** Another process's commits, told to the caches that must drop or catch up (db/changes.ts). */
+  changes: ExternalChanges;
+  /**
+   * For the process that serves requests: the connection never sleeps on a lock (busy_timeout 0),
+   * so writes wait for one asynchronously, for up to `writeWaitMs` (default 5 s).
+   */
+  neverBlockOnLocks(options?: { writeWaitMs?: number }): void;
   close(): void;
 }
 
@@ -21,7 +32,7 @@ export function openStore(path: string, options: { migrate?: boolean; readonly?:
   if (path !== ":memory:" && !options.readonly) mkdirSync(dirname(path), { recursive: true });
   const sqlite = new Database(path, options.readonly ? { readonly: true } : { create: true, readwrite: true, strict: true });
   // WAL lets readers (the server, `backup`, `export`) run beside one writer; busy_timeout makes a
-  // second process wait for the write lock instead of failing at once.
+  // CLI process wait for the write lock instead of failing at once (the server turns it off).
   sqlite.exec("PRAGMA busy_timeout = 5000");
   if (!options.readonly) {
     sqlite.exec("PRAGMA journal_mode = WAL");
@@ -32,10 +43,18 @@ export function openStore(path: string, options: { migrate?: boolean; readonly?:
   sqlite.exec("PRAGMA cache_size = -65536");
   const db = drizzle(sqlite, { schema }) as Db;
   if (options.migrate !== false && !options.readonly) migrate(db);
+  const changes = new ExternalChanges(sqlite);
+  const writer = new Writer(sqlite, changes);
   return {
     sqlite,
     db,
     path,
+    write: (fn, writeOptions) => writer.write(fn, writeOptions),
+    changes,
+    neverBlockOnLocks({ writeWaitMs } = {}) {
+      sqlite.exec("PRAGMA busy_timeout = 0");
+      if (writeWaitMs !== undefined) writer.waitMs = writeWaitMs;
+    },
     close() {
       sqlite.close();
     },
