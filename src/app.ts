@@ -48,6 +48,10 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
       value: (runtime.store.sqlite.query("SELECT count(*) AS n FROM outbox_events WHERE dispatched_at IS NULL").get() as { n: number }).n,
     },
     trustlist_metering_pending_rows: { help: "Usage counters waiting for the next flush.", value: runtime.meter.pendingCount },
+    trustlist_metering_deferred_flushes: {
+      help: "Metering flushes put off to the next second because another process held the write lock.",
+      value: runtime.meter.deferredFlushes,
+    },
     trustlist_limiter_buckets: { help: "Token buckets held in memory.", value: runtime.buckets.size },
     trustlist_process_resident_memory_bytes: { help: "Resident set size.", value: process.memoryUsage().rss },
     trustlist_process_uptime_seconds: { help: "Seconds since start.", value: Math.round((Date.now() - runtime.metrics.startedAt) / 1000) },

@@ -98,3 +98,41 @@ export function expectEnvelope(res: { status: number; body: any; headers: Header
   expect(res.body.error.message.length).toBeGreaterThan(0);
   expect(res.body.error.request_id).toBe(res.headers.get("x-request-id")!);
 }
+
+export interface ServerProcess {
+  proc: ReturnType<typeof Bun.spawn>;
+  base: string;
+  stderr: string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number>;
+}
+
+/** Starts `serve` on a free port and waits for its "listening" line (and, on a first start, the admin key). */
+export async function startServer(command: string[], db: string, cwd?: string, firstStart = true): Promise<ServerProcess> {
+  const proc = Bun.spawn([...command, "serve", "--port", "0", "--db", db, "--access-log", "off"], {
+    stdout: "pipe",
+    stderr: "pipe",
+    cwd,
+  });
+  const reader = proc.stderr.getReader();
+  let stderr = "";
+  const deadline = Date.now() + 10_000;
+  // On a first start the admin key follows the "listening" line, possibly in a later chunk.
+  while (!/listening on (http:\/\/\S+)/.test(stderr) || (firstStart && !/tl_live_\w{32}/.test(stderr))) {
+    if (Date.now() > deadline) throw new Error(`server did not start: ${stderr}`);
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`server exited: ${stderr}`);
+    stderr += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  const base = stderr.match(/listening on (http:\/\/\S+)/)![1]!;
+  return {
+    proc,
+    base,
+    stderr,
+    async stop() {
+      proc.kill("SIGTERM");
+      return await proc.exited;
+    },
+  };
+}

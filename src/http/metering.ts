@@ -30,6 +30,8 @@ export class Meter {
   private waiting: Day[] = [];
   /** Days a flush is writing: still pending until their transaction commits. */
   private flushing: Day[] = [];
+  /** Flushes put off because another process held the write lock (a Prometheus counter). */
+  deferredFlushes = 0;
   private readonly upsertEndpoint: Statement;
   private readonly upsertAccount: Statement;
 
@@ -101,7 +103,10 @@ export class Meter {
     } catch (error) {
       done();
       this.waiting = [...days, ...this.waiting];
-      if (error instanceof DatabaseBusy) return 0;
+      if (error instanceof DatabaseBusy) {
+        this.deferredFlushes++;
+        return 0;
+      }
       throw error;
     }
     return days.reduce((n, d) => n + d.keys.size, 0);
