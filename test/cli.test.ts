@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "./helpers";
+import { startServer, tempDir } from "./helpers";
 
 const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 const dirs: string[] = [];
@@ -34,43 +34,6 @@ function countEntries(db: string): number {
   const n = (sqlite.query("SELECT count(*) AS n FROM blacklist_entries").get() as { n: number }).n;
   sqlite.close();
   return n;
-}
-
-interface Server {
-  proc: ReturnType<typeof Bun.spawn>;
-  base: string;
-  stderr: string;
-  stop(): Promise<number>;
-}
-
-/** Starts `serve` on a free port and waits for its "listening" line. */
-async function startServer(command: string[], db: string, cwd?: string, firstStart = true): Promise<Server> {
-  const proc = Bun.spawn([...command, "serve", "--port", "0", "--db", db, "--access-log", "off"], {
-    stdout: "pipe",
-    stderr: "pipe",
-    cwd,
-  });
-  const reader = proc.stderr.getReader();
-  let stderr = "";
-  const deadline = Date.now() + 10_000;
-  // On a first start the admin key follows the "listening" line, possibly in a later chunk.
-  while (!/listening on (http:\/\/\S+)/.test(stderr) || (firstStart && !/tl_live_\w{32}/.test(stderr))) {
-    if (Date.now() > deadline) throw new Error(`server did not start: ${stderr}`);
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`server exited: ${stderr}`);
-    stderr += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  const base = stderr.match(/listening on (http:\/\/\S+)/)![1]!;
-  return {
-    proc,
-    base,
-    stderr,
-    async stop() {
-      proc.kill("SIGTERM");
-      return await proc.exited;
-    },
-  };
 }
 
 describe("accounts and keys", () => {
@@ -353,12 +316,11 @@ describe("the server process", () => {
     copy.close();
     expect(cli(db, "backup", out).code).toBe(2);
 
-    // A key revoked by another process stops working within the watcher's second.
+    // A key revoked by another process stops working from the very next request.
     const key = cliJson(db, "keys", "create", "--account", "operator", "--json");
     const ok = await fetch(`${server.base}/v1/blacklist/check?provider=discord&id=1`, { headers: { authorization: `Bearer ${key.key}` } });
     expect(ok.status).toBe(200);
     cliJson(db, "keys", "revoke", key.id);
-    await Bun.sleep(1500);
     const refused = await fetch(`${server.base}/v1/blacklist/check?provider=discord&id=1`, { headers: { authorization: `Bearer ${key.key}` } });
     expect(refused.status).toBe(401);
 
