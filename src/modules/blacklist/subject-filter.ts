@@ -16,6 +16,11 @@ const HASHES = 7;
 const BITS_PER_SUBJECT = 16;
 const MIN_BITS = 1 << 20;
 const CHUNK = 20_000;
+/**
+ * Rows per slice when catching up with another process's rows: the first slice after a 300k-entry
+ * import took 41 ms at 20,000 rows (busy 2-core machine); 5,000 keeps a slice near 10 ms.
+ */
+const CATCH_UP_SLICE = 5_000;
 
 interface SubjectRow {
   rowid: number;
@@ -108,7 +113,11 @@ export class SubjectFilter {
   private async catchUp(): Promise<void> {
     while (this.takenIn !== this.noticed) {
       const upTo = this.noticed;
-      while (this.takeRows(CHUNK) === CHUNK) await yieldToRequests();
+      // Not inside the request that noticed: it goes on at once (its check asks SQLite meanwhile).
+      for (;;) {
+        await yieldToRequests();
+        if (this.takeRows(CATCH_UP_SLICE) < CATCH_UP_SLICE) break;
+      }
       this.takenIn = upTo;
     }
     if (this.subjects > (this.bits.length * 32) / (BITS_PER_SUBJECT / 2)) void this.rebuild();
