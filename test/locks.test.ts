@@ -154,3 +154,15 @@ test("a live server keeps answering health and keyed checks while a lock outlast
     expect(await server.stop()).toBe(0);
   }
 }, 30_000);
+
+test("a CLI write that outlasts the lock's 5 s wait exits 1 naming the lock, and changes nothing", async () => {
+  t = await createTestApp();
+  const { key, keyId } = await t.account();
+  holder = await holdWriteLock(t.dbPath);
+  const revoke = Bun.spawnSync([process.execPath, MAIN, "keys", "revoke", keyId, "--db", t.dbPath], { stdout: "pipe", stderr: "pipe" });
+  expect(holder.stillHeld()).toBe(true);
+  await holder.release();
+  expect(revoke.exitCode).toBe(1);
+  expect(revoke.stderr.toString()).toContain("locked");
+  expect((await t.json("GET", "/v1/blacklist/check?provider=discord&id=1", { key })).status).toBe(200);
+}, 20_000);
