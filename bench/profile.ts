@@ -156,6 +156,7 @@ await measure("access log line (JSON.stringify + toISOString + buffer)", (i) =>
   rtOn.log.access({ request_id: `req_${i}`, method: "GET", path: "/v1/blacklist/check", route: "/v1/blacklist/check", status: 200, duration_ms: 0.123, key_id: "key_x" }),
 );
 await measure("metrics.observe()", () => rtOff.metrics.observe("GET", "/v1/blacklist/check", 200, 0.5));
+await measure("store.changes.check(): PRAGMA data_version, every request", () => (sink += rtOff.store.changes.check() ? 1 : 0));
 
 console.log(`\n# what-ifs (bench-only code, for comparison with the pieces above)`);
 const byRawKey = new Map([[key, caller]]);

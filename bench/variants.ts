@@ -159,7 +159,7 @@ if (variant === "ceiling" || variant === "ceiling-headers") {
       .use(adminRoutes(runtime, services.accounts));
   }
   routeTable.routes = app.routes.map((r: any) => ({ method: r.method, path: r.path }));
-  setInterval(() => (runtime.meter.flush(), runtime.watchExternalWrites()), 1000);
+  setInterval(() => (runtime.meter.flush(), runtime.store.changes.check()), 1000);
   app.listen({ port, hostname });
   stop = () => app.stop(true);
 } else if (variant === "app" || variant === "app-log" || variant === "app-jobs") {
@@ -167,7 +167,7 @@ if (variant === "ceiling" || variant === "ceiling-headers") {
   const runtime = createRuntime({ store, config: { dbPath, accessLog: variant !== "app" } });
   const services = createServices(runtime);
   const app = buildApp(runtime, { jobs: variant === "app-jobs", services });
-  if (variant !== "app-jobs") setInterval(() => (runtime.meter.flush(), runtime.watchExternalWrites()), 1000);
+  if (variant !== "app-jobs") setInterval(() => (runtime.meter.flush(), runtime.store.changes.check()), 1000);
   app.listen({ port, hostname });
   stop = () => {
     app.stop(true);

@@ -28,6 +28,8 @@ const SCALAR_PATH = "/docs/assets/scalar.js";
 
 export function buildApp(runtime: Runtime, options: AppOptions = {}) {
   const services = options.services ?? createServices(runtime);
+  // Requests run on one thread: another process's lock must never put it to sleep (db/write.ts).
+  runtime.store.neverBlockOnLocks();
   const { plugin, routeTable } = conventions(runtime);
   // Counting a million active entries takes 15 ms or more on the request thread: once a minute at
   // most, not on every scrape.
@@ -48,6 +50,10 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
       value: (runtime.store.sqlite.query("SELECT count(*) AS n FROM outbox_events WHERE dispatched_at IS NULL").get() as { n: number }).n,
     },
     trustlist_metering_pending_rows: { help: "Usage counters waiting for the next flush.", value: runtime.meter.pendingCount },
+    trustlist_metering_deferred_flushes: {
+      help: "Metering flushes put off to the next second because another process held the write lock.",
+      value: runtime.meter.deferredFlushes,
+    },
     trustlist_limiter_buckets: { help: "Token buckets held in memory.", value: runtime.buckets.size + runtime.ipBuckets.size },
     trustlist_badge_cache_entries: { help: "Rendered badges kept for reuse.", value: services.badges.cacheSize },
     trustlist_process_resident_memory_bytes: { help: "Resident set size.", value: process.memoryUsage().rss },

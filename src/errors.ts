@@ -1,6 +1,6 @@
 // Failures a service reports without knowing about HTTP. The HTTP layer maps each kind to a status
 // and envelope code; the CLI prints the message and exits non-zero.
-export type ServiceErrorKind = "invalid" | "invalid_cursor" | "not_found" | "conflict" | "unprocessable" | "limit";
+export type ServiceErrorKind = "invalid" | "invalid_cursor" | "not_found" | "conflict" | "unprocessable" | "limit" | "busy";
 
 export class ServiceError extends Error {
   constructor(

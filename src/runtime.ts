@@ -27,10 +27,6 @@ export interface Runtime {
   log: Logger;
   cursors: CursorCodec;
   idempotency: IdempotencyGate;
-  /** Drops caches when another process (the CLI, an import) has written to the database. */
-  watchExternalWrites(): boolean;
-  /** Listeners told about another process's writes, after the runtime's own caches are dropped. */
-  onExternalWrite: Array<() => void>;
 }
 
 export interface RuntimeOptions {
@@ -46,10 +42,10 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const clock = options.clock ?? systemClock;
   const now = () => clock.now();
   const keys = new KeyRegistry(store.sqlite);
-  const meter = new Meter(store.sqlite, now);
-  const dataVersion = store.sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
-  let lastDataVersion = dataVersion.get()!.data_version;
-  const runtime: Runtime = {
+  const meter = new Meter(store, now);
+  // Another process may have revoked or rotated a key, or suspended or changed an account.
+  store.changes.onExternalCommit(() => keys.invalidate());
+  return {
     config,
     store,
     clock,
@@ -61,18 +57,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     metrics: new Metrics(),
     log: options.log ?? new Logger({ access: config.accessLog }),
     cursors: new CursorCodec(cursorSecret(store)),
-    idempotency: new IdempotencyGate(new IdempotencyStore(store.sqlite, now, IDEMPOTENCY_KEPT_MS)),
-    onExternalWrite: [],
-    watchExternalWrites() {
-      const version = dataVersion.get()!.data_version;
-      if (version === lastDataVersion) return false;
-      lastDataVersion = version;
-      keys.invalidate();
-      for (const listener of runtime.onExternalWrite) listener();
-      return true;
-    },
+    idempotency: new IdempotencyGate(new IdempotencyStore(store, now, IDEMPOTENCY_KEPT_MS)),
   };
-  return runtime;
 }
 
 /** The HMAC secret of paging cursors, made on first use and kept in the database. */

@@ -294,12 +294,11 @@ describe("the server process", () => {
     copy.close();
     expect(cli(db, "backup", out).code).toBe(2);
 
-    // A key revoked by another process stops working within the watcher's second.
+    // A key revoked by another process stops working from the very next request.
     const key = cliJson(db, "keys", "create", "--account", "operator", "--json");
     const ok = await fetch(`${server.base}/v1/blacklist/check?provider=discord&id=1`, { headers: { authorization: `Bearer ${key.key}` } });
     expect(ok.status).toBe(200);
     cliJson(db, "keys", "revoke", key.id);
-    await Bun.sleep(1500);
     const refused = await fetch(`${server.base}/v1/blacklist/check?provider=discord&id=1`, { headers: { authorization: `Bearer ${key.key}` } });
     expect(refused.status).toBe(401);
 

@@ -53,7 +53,10 @@ export const serve: Command = {
       await server.stop(false);
       const cronJobs = (app.store as { cron?: Record<string, { stop(): void }> }).cron ?? {};
       for (const job of Object.values(cronJobs)) job.stop();
-      runtime.meter.flush();
+      await runtime.meter.flush({ waitForLock: true });
+      if (runtime.meter.pendingCount > 0) {
+        runtime.log.error("usage counts lost: another process held the database lock through shutdown", { pending: runtime.meter.pendingCount });
+      }
       runtime.log.info("stopped", { signal });
       runtime.log.flush();
       store.close();

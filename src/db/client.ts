@@ -5,9 +5,10 @@ import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
-import { recordInTransaction } from "./idempotency";
+import { ExternalChanges } from "./changes";
 import { embeddedMigrations } from "./migrations.generated";
 import * as schema from "./schema";
+import { type WriteOptions, Writer } from "./write";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
@@ -17,6 +18,15 @@ export interface Store {
   /** The drizzle handle every service uses. */
   db: Db;
   path: string;
+  /** Every write goes through here: one transaction that waits for another process's lock (db/write.ts). */
+  write<T>(fn: () => T, options?: WriteOptions): Promise<T>;
+  /** Another process's commits, told to the caches that must drop or catch up (db/changes.ts). */
+  changes: ExternalChanges;
+  /**
+   * For the process that serves requests: the connection never sleeps on a lock (busy_timeout 0),
+   * so writes wait for one asynchronously, for up to `writeWaitMs` (default 5 s).
+   */
+  neverBlockOnLocks(options?: { writeWaitMs?: number }): void;
   close(): void;
 }
 
@@ -52,7 +62,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   if (path !== ":memory:") prepareFile(path, options);
   const sqlite = new Database(path, options.readonly ? { readonly: true } : { create: true, readwrite: true, strict: true });
   // WAL lets readers (the server, `backup`, `export`) run beside one writer; busy_timeout makes a
-  // second process wait for the write lock instead of failing at once.
+  // CLI process wait for the write lock instead of failing at once (the server turns it off).
   sqlite.exec("PRAGMA busy_timeout = 5000");
   if (!options.readonly) {
     sqlite.exec("PRAGMA journal_mode = WAL");
@@ -61,7 +71,6 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA temp_store = MEMORY");
   sqlite.exec("PRAGMA cache_size = -65536");
-  recordKeysInWriteTransactions(sqlite);
   const db = drizzle(sqlite, { schema }) as Db;
   try {
     checkSchema(db, path, options.readonly ? "leave" : (options.migrations ?? "apply"));
@@ -69,10 +78,18 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     sqlite.close();
     throw error;
   }
+  const changes = new ExternalChanges(sqlite);
+  const writer = new Writer(sqlite, changes);
   return {
     sqlite,
     db,
     path,
+    write: (fn, writeOptions) => writer.write(fn, writeOptions),
+    changes,
+    neverBlockOnLocks({ writeWaitMs } = {}) {
+      sqlite.exec("PRAGMA busy_timeout = 0");
+      if (writeWaitMs !== undefined) writer.waitMs = writeWaitMs;
+    },
     close() {
       sqlite.close();
     },
@@ -157,19 +174,6 @@ function checkSchema(db: Db, path: string, policy: NonNullable<OpenOptions["migr
 
 function isEmpty(sqlite: Database): boolean {
   return !sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1").get();
-}
-
-/**
- * Every write transaction of this connection first records the Idempotency-Key of the request it
- * answers, if any, so the key is stored with the write or not at all (see ./idempotency.ts).
- */
-function recordKeysInWriteTransactions(sqlite: Database): void {
-  const transaction = sqlite.transaction.bind(sqlite);
-  sqlite.transaction = ((work: (...args: any[]) => unknown) =>
-    transaction(function (this: unknown, ...args: any[]) {
-      recordInTransaction(sqlite);
-      return work.apply(this, args);
-    })) as Database["transaction"];
 }
 
 /** Applies the migrations embedded in this build; drizzle's own journal table records them. */

@@ -5,6 +5,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { conflict } from "../errors";
+import type { Store } from "./client";
 
 export interface StoredAnswer {
   fingerprint: string;
@@ -59,13 +60,15 @@ export class IdempotencyStore {
   private readonly findRow: Statement<StoredAnswer, [string, string, number]>;
   private readonly upsert: Statement;
   private readonly pruneRows: Statement;
+  readonly sqlite: Database;
 
   constructor(
-    readonly sqlite: Database,
+    private readonly store: Store,
     private readonly now: () => number,
     /** How long an answer is kept, in milliseconds. */
     readonly keptMs: number,
   ) {
+    const sqlite = (this.sqlite = store.sqlite);
     this.findRow = sqlite.prepare(
       "SELECT fingerprint, status, content_type, body FROM idempotency_keys WHERE account_id = ?1 AND key = ?2 AND created_at > ?3",
     );
@@ -107,8 +110,13 @@ export class IdempotencyStore {
     return result.changes > 0;
   }
 
+  /** Completes a record with its answer, in a write of its own (it may wait for another process's lock). */
+  async saveAnswer(pending: PendingKey, answer: { status: number; contentType: string; body: string }): Promise<void> {
+    await this.store.write(() => this.save(pending, answer));
+  }
+
   /** Deletes up to `limit` expired records; returns how many. */
-  pruneSlice(limit: number): number {
-    return this.pruneRows.run(this.now() - this.keptMs, limit).changes;
+  pruneSlice(limit: number): Promise<number> {
+    return this.store.write(() => this.pruneRows.run(this.now() - this.keptMs, limit).changes);
   }
 }

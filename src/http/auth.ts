@@ -46,7 +46,7 @@ interface KeyRow {
 /**
  * Valid keys, cached in memory after a lookup by hash. Another process (the CLI) may revoke a key
  * or suspend an account at any time, so the cache is dropped whenever SQLite reports that someone
- * else wrote (`watchExternalWrites`), and by this process's own admin writes.
+ * else committed (the store's change notifier, src/db/changes.ts), and by this process's own admin writes.
  */
 export class KeyRegistry {
   private readonly cache = new Map<string, Caller>();

@@ -119,6 +119,8 @@ export function conventions(runtime: Runtime) {
     .onRequest((ctx) => {
       const { request, set, server } = ctx;
       (ctx as { startedAt?: number }).startedAt = performance.now();
+      // Before anything reads a cache: another process's revoke, suspend or blacklist add applies now.
+      runtime.store.changes.check();
       const incoming = request.headers.get("x-request-id");
       set.headers["x-request-id"] = incoming && REQUEST_ID.test(incoming) ? incoming : newRequestId();
       const path = pathOf(request.url);

@@ -21,6 +21,7 @@ export type ErrorCode =
   | "idempotency_key_reused"
   | "rate_limited"
   | "quota_exceeded"
+  | "busy"
   | "internal";
 
 /** A failure that services and guards throw; the error handler turns it into the envelope. */
@@ -58,11 +59,16 @@ const SERVICE_ERROR_STATUS: Record<ServiceErrorKind, [number, ErrorCode]> = {
   conflict: [409, "conflict"],
   unprocessable: [422, "unprocessable"],
   limit: [409, "conflict"],
+  busy: [503, "busy"],
 };
+
+/** Seconds a client is told to wait after `busy`: the write already waited 5 s for the lock. */
+const BUSY_RETRY_AFTER_S = 1;
 
 export function fromServiceError(error: ServiceError): ApiError {
   const [status, code] = SERVICE_ERROR_STATUS[error.kind];
-  return new ApiError(status, code, error.message);
+  const headers = error.kind === "busy" ? { "retry-after": String(BUSY_RETRY_AFTER_S) } : undefined;
+  return new ApiError(status, code, error.message, headers);
 }
 
 export function envelope(code: ErrorCode, message: string, requestId: string) {

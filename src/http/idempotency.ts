@@ -83,18 +83,22 @@ export class IdempotencyGate {
     answering.slot.pending = undefined;
     if (status >= 500 || value instanceof Response) return;
     const json = typeof value !== "string";
-    this.store.save(answering.pending, {
-      status,
-      contentType: json ? "application/json" : "text/plain; charset=utf-8",
-      body: json ? JSON.stringify(value ?? null) : value,
-    });
+    // Until the answer is stored, a repeat finds the record without one and gets 409 `conflict`;
+    // a write that cannot get the lock at all leaves it that way, never a second write.
+    void this.store
+      .saveAnswer(answering.pending, {
+        status,
+        contentType: json ? "application/json" : "text/plain; charset=utf-8",
+        body: json ? JSON.stringify(value ?? null) : value,
+      })
+      .catch(() => {});
   }
 
   /** Deletes records older than 24 h, in slices that give way to requests; run by cron. */
   async prune(slice = 1000): Promise<number> {
     let total = 0;
     for (;;) {
-      const deleted = this.store.pruneSlice(slice);
+      const deleted = await this.store.pruneSlice(slice);
       total += deleted;
       if (deleted < slice) return total;
       await yieldToRequests();

@@ -1,7 +1,10 @@
 // Write-behind metering: each metered call bumps an in-memory counter; `flush` persists all of
 // them in one transaction (every second and on shutdown), so a call never costs a disk write.
-import type { Database } from "bun:sqlite";
+// While another process holds the write lock, a flush keeps every count and tries again next time.
+import type { Statement } from "bun:sqlite";
 import { utcDay } from "../clock";
+import type { Store } from "../db/client";
+import { DatabaseBusy } from "../db/write";
 
 /** One key's calls of one UTC day, by route pattern. */
 interface KeyDay {
@@ -25,32 +28,25 @@ export class Meter {
   private current: Day = { day: "", keys: new Map() };
   /** Days that ended, or flushes that failed, waiting for the next flush. */
   private waiting: Day[] = [];
-  private readonly persist;
+  /** Days a flush is writing: still pending until their transaction commits. */
+  private flushing: Day[] = [];
+  /** Flushes put off because another process held the write lock (a Prometheus counter). */
+  deferredFlushes = 0;
+  private readonly upsertEndpoint: Statement;
+  private readonly upsertAccount: Statement;
 
   constructor(
-    sqlite: Database,
+    private readonly store: Store,
     private readonly now: () => number,
   ) {
-    const upsertEndpoint = sqlite.prepare(
+    this.upsertEndpoint = store.sqlite.prepare(
       `INSERT INTO usage_endpoints (key_id, day, endpoint, count) VALUES (?1, ?2, ?3, ?4)
        ON CONFLICT (key_id, day, endpoint) DO UPDATE SET count = count + excluded.count`,
     );
-    const upsertAccount = sqlite.prepare(
+    this.upsertAccount = store.sqlite.prepare(
       `INSERT INTO usage_daily (account_id, day, count) VALUES (?1, ?2, ?3)
        ON CONFLICT (account_id, day) DO UPDATE SET count = count + excluded.count`,
     );
-    this.persist = sqlite.transaction((days: Day[]) => {
-      for (const { day, keys } of days) {
-        for (const [keyId, usage] of keys) {
-          let total = 0;
-          for (const [endpoint, count] of usage.counts) {
-            upsertEndpoint.run(keyId, day, endpoint, count);
-            total += count;
-          }
-          upsertAccount.run(usage.accountId, day, total);
-        }
-      }
-    });
   }
 
   /** Counts one call: two Map lookups, no string building. */
@@ -71,7 +67,7 @@ export class Meter {
   /** Calls of one key not yet persisted, by day and endpoint. */
   pendingFor(keyId: string): PendingUsage[] {
     const rows: PendingUsage[] = [];
-    for (const { day, keys } of [...this.waiting, this.current]) {
+    for (const { day, keys } of [...this.flushing, ...this.waiting, this.current]) {
       const usage = keys.get(keyId);
       if (usage) for (const [endpoint, count] of usage.counts) rows.push({ keyId, day, endpoint, count });
     }
@@ -93,22 +89,51 @@ export class Meter {
   /** Counters waiting for the next flush. */
   get pendingCount(): number {
     let rows = 0;
-    for (const { keys } of [...this.waiting, this.current]) for (const usage of keys.values()) rows += usage.counts.size;
+    for (const { keys } of [...this.flushing, ...this.waiting, this.current]) for (const usage of keys.values()) rows += usage.counts.size;
     return rows;
   }
 
-  /** Persists everything buffered. On failure the counts wait for the next try. */
-  flush(): number {
+  /**
+   * Persists everything buffered; resolves to the number of key-days written. The per-second
+   * flush makes one try: while another process holds the lock it resolves to 0 and the counts wait
+   * for the next one. Shutdown passes `waitForLock` (up to 5 s). Any other failure keeps the counts
+   * too, and is thrown.
+   */
+  async flush(options: { waitForLock?: boolean } = {}): Promise<number> {
     const days = [...this.waiting, this.current].filter((d) => d.keys.size > 0);
     if (days.length === 0) return 0;
+    this.flushing.push(...days);
     this.waiting = [];
     this.current = { day: this.current.day, keys: new Map() };
+    const done = () => (this.flushing = this.flushing.filter((d) => !days.includes(d)));
     try {
-      this.persist(days);
+      await this.store.write(() => {
+        this.persist(days);
+        // In the transaction, so no reader ever sees these counts both persisted and pending.
+        done();
+      }, options.waitForLock ? {} : { waitMs: 0 });
     } catch (error) {
+      done();
       this.waiting = [...days, ...this.waiting];
+      if (error instanceof DatabaseBusy) {
+        this.deferredFlushes++;
+        return 0;
+      }
       throw error;
     }
     return days.reduce((n, d) => n + d.keys.size, 0);
+  }
+
+  private persist(days: Day[]) {
+    for (const { day, keys } of days) {
+      for (const [keyId, usage] of keys) {
+        let total = 0;
+        for (const [endpoint, count] of usage.counts) {
+          this.upsertEndpoint.run(keyId, day, endpoint, count);
+          total += count;
+        }
+        this.upsertAccount.run(usage.accountId, day, total);
+      }
+    }
   }
 }

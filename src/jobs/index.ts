@@ -13,15 +13,11 @@ export interface Job {
 
 export function jobs(runtime: Runtime, services: Services): Job[] {
   return [
-    {
-      // Write-behind metering, and noticing another process's writes (CLI revokes, imports).
-      name: "flush-metering",
-      pattern: Patterns.EVERY_SECOND,
-      run: () => {
-        runtime.meter.flush();
-        runtime.watchExternalWrites();
-      },
-    },
+    // Write-behind metering; while another process holds the lock, the counts wait for the next tick.
+    { name: "flush-metering", pattern: Patterns.EVERY_SECOND, run: () => runtime.meter.flush() },
+    // Requests notice another process's commits themselves; this lets caches (the subject filter
+    // after an import) catch up while no request comes.
+    { name: "notice-external-writes", pattern: Patterns.EVERY_SECOND, run: () => runtime.store.changes.check() },
     { name: "expire-entries", pattern: Patterns.EVERY_MINUTE, run: () => services.blacklist.expireDue() },
     {
       name: "prune-limiters",

@@ -83,7 +83,7 @@ export class AccountsService {
   private readonly sqlite: Database;
 
   constructor(
-    store: Store,
+    private readonly store: Store,
     private readonly clock: Clock,
     /** Called after any change that a cached key may reflect (revoke, rotate, tier, status). */
     private readonly onKeysChanged: () => void = () => {},
@@ -104,7 +104,7 @@ export class AccountsService {
       status: input.status ?? "active",
       createdAt: this.clock.now(),
     };
-    this.db.insert(accounts).values(row).run();
+    await this.store.write(() => this.db.insert(accounts).values(row).run());
     return toAccountView(row);
   }
 
@@ -130,7 +130,7 @@ export class AccountsService {
     if (changes.daily_quota !== undefined) patch.dailyQuota = changes.daily_quota;
     if (changes.status !== undefined) patch.status = changes.status;
     if (Object.keys(patch).length > 0) {
-      this.db.update(accounts).set(patch).where(eq(accounts.id, row.id)).run();
+      await this.store.write(() => this.db.update(accounts).set(patch).where(eq(accounts.id, row.id)).run());
       this.onKeysChanged();
     }
     return toAccountView({ ...row, ...patch });
@@ -160,7 +160,7 @@ export class AccountsService {
       revokedAt: null,
     };
     // The cap check and the insert share one transaction so two concurrent creates cannot both pass.
-    this.sqlite.transaction(() => {
+    await this.store.write(() => {
       const live = this.db
         .select({ id: apiKeys.id })
         .from(apiKeys)
@@ -171,7 +171,7 @@ export class AccountsService {
         throw new ServiceError("limit", `Account '${account.name}' already holds ${live} keys, the most a ${account.tier} plan allows (${cap}). Revoke one first.`);
       }
       this.db.insert(apiKeys).values(row).run();
-    })();
+    });
     return { ...toKeyView(row), key };
   }
 
@@ -193,7 +193,7 @@ export class AccountsService {
     if (!row) throw notFound(`No key ${id}.`);
     if (row.revokedAt !== null) return toKeyView(row);
     const revokedAt = this.clock.now();
-    this.db.update(apiKeys).set({ revokedAt }).where(eq(apiKeys.id, id)).run();
+    await this.store.write(() => this.db.update(apiKeys).set({ revokedAt }).where(eq(apiKeys.id, id)).run());
     this.onKeysChanged();
     return toKeyView({ ...row, revokedAt });
   }
@@ -205,7 +205,7 @@ export class AccountsService {
     if (row.revokedAt !== null) throw conflict(`Key ${id} is revoked; create a new one instead.`);
     const key = generateKey();
     const patch = { hash: hashKey(key), prefix: key.slice(0, 12) };
-    this.db.update(apiKeys).set(patch).where(eq(apiKeys.id, id)).run();
+    await this.store.write(() => this.db.update(apiKeys).set(patch).where(eq(apiKeys.id, id)).run());
     this.onKeysChanged();
     return { ...toKeyView({ ...row, ...patch }), key };
   }
@@ -239,7 +239,7 @@ export class UsageService {
   private readonly sqlite: Database;
 
   constructor(
-    store: Store,
+    private readonly store: Store,
     private readonly clock: Clock,
     private readonly meter: Meter,
     private readonly quota: QuotaCounter,
@@ -291,8 +291,10 @@ export class UsageService {
   /** Deletes per-endpoint usage older than `days` days; run by cron. */
   async prune(days = 93): Promise<number> {
     const cutoff = iso(this.clock.now() - days * 86_400_000).slice(0, 10);
-    const a = this.sqlite.run("DELETE FROM usage_endpoints WHERE day < ?", [cutoff]).changes;
-    const b = this.sqlite.run("DELETE FROM usage_daily WHERE day < ?", [cutoff]).changes;
-    return a + b;
+    return this.store.write(
+      () =>
+        this.sqlite.run("DELETE FROM usage_endpoints WHERE day < ?", [cutoff]).changes +
+        this.sqlite.run("DELETE FROM usage_daily WHERE day < ?", [cutoff]).changes,
+    );
   }
 }

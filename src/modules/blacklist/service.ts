@@ -206,13 +206,14 @@ export class BlacklistService {
   private readonly listeners: EntryListener[] = [];
 
   constructor(
-    store: Store,
+    private readonly store: Store,
     private readonly clock: Clock,
     private readonly cursors: CursorCodec,
     private readonly outbox: Outbox,
   ) {
     this.sqlite = store.sqlite;
     this.subjects = new SubjectFilter(store.sqlite);
+    store.changes.onExternalCommit(() => this.subjects.noticeExternalWrite());
     const db = this.sqlite;
     this.subjectRows = db.prepare(
       `SELECT id, severity, scope, vertical, reason_code, summary, issued_at, appealable, high_risk, watchlist
@@ -507,7 +508,7 @@ export class BlacklistService {
   async add(input: NewEntry, reporter: string): Promise<EntryRow> {
     const row = this.prepareEntry({ ...input, id: undefined, status: undefined }, reporter);
     try {
-      this.sqlite.transaction(() => this.storeEntry(row, true))();
+      await this.store.write(() => this.storeEntry(row, true));
     } catch (error) {
       if (String(error).includes("UNIQUE")) throw conflict(`Entry ${row.id} already exists.`);
       throw error;
@@ -517,7 +518,7 @@ export class BlacklistService {
 
   async overturn(id: string, reason: string | null): Promise<{ id: string; status: "overturned"; overturned_at: string }> {
     const now = this.clock.now();
-    this.sqlite.transaction(() => {
+    await this.store.write(() => {
       const row = this.byId.get(id);
       if (!row) throw notFound(`No blacklist entry ${id}.`);
       if (row.status !== "active") throw conflict(`Entry ${id} is ${row.status}, not active.`);
@@ -527,7 +528,7 @@ export class BlacklistService {
         this.outbox.write("blacklist.overturned", toPublicEntry(row), now);
       }
       this.notify({ ...row, status: "overturned" }, "overturned", true);
-    })();
+    });
     return { id, status: "overturned", overturned_at: iso(now) };
   }
 
@@ -536,7 +537,7 @@ export class BlacklistService {
     const now = this.clock.now();
     let total = 0;
     for (;;) {
-      const done = this.sqlite.transaction(() => {
+      const done = await this.store.write(() => {
         const rows = this.dueForExpiry.all(now, batch);
         for (const row of rows) {
           this.markExpired.run(row.id);
@@ -544,7 +545,7 @@ export class BlacklistService {
           this.notify({ ...row, status: "expired" }, "expired", true);
         }
         return rows.length;
-      })();
+      });
       total += done;
       if (done < batch) return total;
     }

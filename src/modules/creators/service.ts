@@ -151,7 +151,7 @@ export class CreatorsService {
   private deferred: Set<string> | null = null;
 
   constructor(
-    store: Store,
+    private readonly store: Store,
     private readonly clock: Clock,
     private readonly outbox: Outbox,
     blacklist: BlacklistService,
@@ -318,7 +318,7 @@ export class CreatorsService {
   async upsert(rawHandle: string, input: CreatorInput): Promise<{ created: boolean; profile: CreatorProfile }> {
     const handle = requireHandle(rawHandle);
     const now = this.clock.now();
-    const created = this.sqlite.transaction(() => this.upsertNow(handle, input, now))();
+    const created = await this.store.write(() => this.upsertNow(handle, input, now));
     return { created, profile: this.toProfile(this.byHandle.get(handle)!) };
   }
 
@@ -361,11 +361,11 @@ export class CreatorsService {
    */
   async link(rawHandle: string, input: ConnectionInput): Promise<{ created: boolean; connection: ConnectionRow }> {
     const now = this.clock.now();
-    return this.sqlite.transaction(() => {
+    return this.store.write(() => {
       const creator = this.byHandle.get(requireHandle(rawHandle));
       if (!creator) throw creatorNotFound(rawHandle);
       return this.linkNow(creator, input, now);
-    })();
+    });
   }
 
   linkNow(creator: CreatorRow, input: ConnectionInput, now: number): { created: boolean; connection: ConnectionRow } {
@@ -400,7 +400,7 @@ export class CreatorsService {
   /** Unlinks a platform account from a creator; the score is recomputed without it. */
   async unlink(rawHandle: string, provider: string, rawAccountId: string): Promise<ConnectionRow> {
     const now = this.clock.now();
-    return this.sqlite.transaction(() => {
+    return this.store.write(() => {
       const creator = this.byHandle.get(requireHandle(rawHandle));
       if (!creator) throw creatorNotFound(rawHandle);
       const accountId = isProvider(provider) ? normalizeAccountId(provider, rawAccountId) : null;
@@ -409,7 +409,7 @@ export class CreatorsService {
       this.deleteConnection.run(existing.id);
       this.recompute(creator.id, now, true);
       return existing;
-    })();
+    });
   }
 
   // ---- the score ------------------------------------------------------------------------------
@@ -525,9 +525,9 @@ export class CreatorsService {
       const page = ids.all(after, batch);
       if (page.length === 0) return total;
       const now = this.clock.now();
-      this.sqlite.transaction(() => {
+      await this.store.write(() => {
         for (const { id } of page) this.recompute(id, now, true);
-      })();
+      });
       total += page.length;
       after = page[page.length - 1]!.id;
       await yieldToRequests();

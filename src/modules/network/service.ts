@@ -1,7 +1,7 @@
 // What creators do with each other: vouches, deals and their transitions, reviews of completed
 // deals, referrals; and the community servers that run a bot against this instance. Each write is
 // one transaction with the Trust Score recomputation and the events it causes.
-import type { Database, Statement } from "bun:sqlite";
+import type { Statement } from "bun:sqlite";
 import { type Clock, iso } from "../../clock";
 import type { Store } from "../../db/client";
 import type { DealStatus } from "../../db/schema";
@@ -79,7 +79,6 @@ const TRANSITIONS: Record<DealAction, { from: DealStatus; to: DealStatus }> = {
 const DEAL_ID = /^deal_[0-9a-z]{1,60}$/;
 
 export class NetworkService {
-  private readonly sqlite: Database;
   private readonly insertVouch: Statement;
   private readonly vouchPair: Statement<{ id: string }, [string, string]>;
   private readonly insertDeal: Statement;
@@ -95,12 +94,12 @@ export class NetworkService {
   private readonly deleteServer: Statement;
 
   constructor(
-    store: Store,
+    private readonly store: Store,
     private readonly clock: Clock,
     private readonly outbox: Outbox,
     private readonly creators: CreatorsService,
   ) {
-    const db = (this.sqlite = store.sqlite);
+    const db = store.sqlite;
     this.insertVouch = db.prepare(
       "INSERT INTO vouches (id, from_creator_id, to_creator_id, message, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
     );
@@ -149,9 +148,9 @@ export class NetworkService {
   }
 
   /** Runs `work` in one transaction, at one instant. */
-  private write<T>(work: (now: number) => T): T {
+  private write<T>(work: (now: number) => T): Promise<T> {
     const now = this.clock.now();
-    return this.sqlite.transaction(() => work(now))();
+    return this.store.write(() => work(now));
   }
 
   // ---- vouches --------------------------------------------------------------------------------

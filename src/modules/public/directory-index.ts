@@ -5,8 +5,10 @@
 // query's rarest trigram names the candidates, `includes` confirms them, and a bounded selection
 // picks the page. SQLite stays the truth: writes only mark creators dirty, and they are re-read
 // (committed state) before the next query; when another process has written to creators (the
-// `creators_version` counter moved), the index is rebuilt, in slices so requests keep flowing.
+// store's change notifier announced a commit and the `creators_version` counter moved), the index
+// is rebuilt, in slices so requests keep flowing.
 import type { Database, Statement } from "bun:sqlite";
+import type { ExternalChanges } from "../../db/changes";
 import { yieldToRequests } from "../../yield";
 
 export type DirectorySortKey = "newest" | "trust" | "vouches" | "deals";
@@ -76,19 +78,31 @@ export class DirectoryIndex {
   private stamp = 0;
   private staleAppends = 0;
   private built = false;
+  /** Another process changed creators since the index was built. */
+  private stale = false;
+  /** This process changed creators in the transaction now open. */
+  private ownWrite = false;
   private building: Promise<void> | null = null;
   private readonly dirty = new Set<string>();
   private readonly rowsAfter: Statement<IndexRow, [number, number]>;
   private readonly rowById: Statement<IndexRow, [string]>;
   private readonly rowidsByHandlePrefix: Statement<{ rowid: number }, [string, string]>;
-  private readonly dataVersion: Statement<{ data_version: number }, []>;
   private readonly creatorsVersion: Statement<{ value: string }, []>;
-  private lastDataVersion = -1;
+  /** The counter as of everything the index reflects or has marked dirty. */
   private lastCreatorsVersion = "";
 
-  constructor(sqlite: Database) {
-    this.dataVersion = sqlite.prepare("PRAGMA data_version");
+  constructor(sqlite: Database, changes: ExternalChanges) {
     this.creatorsVersion = sqlite.prepare("SELECT value FROM meta WHERE key = 'creators_version'");
+    // Every write moves the counter, this process's own too; those are recorded as they commit
+    // (below), so a moved counter here is another process's change to creators.
+    changes.onExternalCommit(() => {
+      if (this.readCreatorsVersion() !== this.lastCreatorsVersion) this.stale = true;
+    });
+    changes.onOwnCommit(() => {
+      if (!this.ownWrite) return;
+      this.ownWrite = false;
+      this.lastCreatorsVersion = this.readCreatorsVersion();
+    });
     const columns = "rowid, id, search_text, created_at, trust_score, vouch_count, deal_count, platforms";
     this.rowsAfter = sqlite.prepare(`SELECT ${columns} FROM creators WHERE rowid > ? ORDER BY rowid LIMIT ?`);
     this.rowById = sqlite.prepare(`SELECT ${columns} FROM creators WHERE id = ?`);
@@ -102,6 +116,7 @@ export class DirectoryIndex {
 
   /** A creator changed (inside a transaction that may still roll back): re-read it before the next query. */
   markDirty(creatorId: string): void {
+    this.ownWrite = true;
     if (this.built || this.building) this.dirty.add(creatorId);
   }
 
@@ -110,14 +125,7 @@ export class DirectoryIndex {
    * process wrote to creators, and re-reads the creators this process changed since the last call.
    */
   async refresh(): Promise<void> {
-    // data_version moves only when another connection (the CLI, an import) has committed;
-    // creators_version tells whether that write touched creators.
-    const dataVersion = this.dataVersion.get()!.data_version;
-    if (dataVersion !== this.lastDataVersion) {
-      this.lastDataVersion = dataVersion;
-      if (this.creatorsVersion.get()?.value !== this.lastCreatorsVersion) this.built = false;
-    }
-    if (!this.built || this.staleAppends > STALE_POSTINGS_LIMIT || this.dirty.size > this.rowids.length / 4) {
+    if (!this.built || this.stale || this.staleAppends > STALE_POSTINGS_LIMIT || this.dirty.size > this.rowids.length / 4) {
       this.building ??= this.build().finally(() => {
         this.building = null;
       });
@@ -129,9 +137,6 @@ export class DirectoryIndex {
         if (row) this.put(row);
       }
       this.dirty.clear();
-      // No other connection wrote since data_version was read (it would have moved), so the
-      // counter now reflects this process's own writes, which are all applied.
-      this.lastCreatorsVersion = this.creatorsVersion.get()?.value ?? "";
     }
   }
 
@@ -292,7 +297,8 @@ export class DirectoryIndex {
   private async build() {
     // Changes made during the build are marked dirty and re-read after it.
     this.dirty.clear();
-    this.lastCreatorsVersion = this.creatorsVersion.get()?.value ?? "";
+    this.stale = false;
+    this.lastCreatorsVersion = this.readCreatorsVersion();
     this.rowids = [];
     this.ids = [];
     this.haystacks = [];
@@ -314,6 +320,10 @@ export class DirectoryIndex {
     for (const [gram, slots] of this.recent) this.packed.set(gram, Int32Array.from(slots));
     this.recent = new Map();
     this.built = true;
+  }
+
+  private readCreatorsVersion(): string {
+    return this.creatorsVersion.get()?.value ?? "";
   }
 
   private put(row: IndexRow) {

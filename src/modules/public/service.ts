@@ -161,7 +161,7 @@ export class PublicService {
     // The index's vocabulary as a table; temporary, so it lives with this connection only.
     db.run("CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_names_vocab USING fts5vocab(main, search_names_fts, 'row')");
     this.gramSlice = db.prepare("SELECT term, doc FROM temp.search_names_vocab WHERE term > ? ORDER BY term LIMIT ?");
-    this.directoryIndex = new DirectoryIndex(db);
+    this.directoryIndex = new DirectoryIndex(db, store.changes);
     creators.onChange((id) => this.directoryIndex.markDirty(id));
     this.creatorsByRowid = db.prepare("SELECT rowid, * FROM creators WHERE rowid IN (SELECT value FROM json_each(?))");
     this.directoryPage = Object.fromEntries(

@@ -1,0 +1,58 @@
+// Another process's commits (a CLI revoke, rotate, suspend, blacklist add, an import) reach every
+// in-memory cache through this one notifier. SQLite's `PRAGMA data_version` moves only when
+// another connection has committed; it is read once at the start of every request (and by every
+// write, once it holds the lock), and when it moved each subscriber is told before the request
+// reads anything: the key cache drops its entries, the subject filter catches up, the directory
+// index checks whether creators changed. So another process's change applies from the very next
+// request, with no polling interval to wait out.
+//
+// Cost: the PRAGMA is a read transaction of its own (two fcntl calls on the -shm lock), 1.7-2.2 µs
+// alone (bench/profile.ts). On `GET /v1/blacklist/check` over the 1M-entry bench database (wrk,
+// 16 connections, 6 alternating 5 s rounds, shared 2 cores) the server spent a median 30.1 µs CPU
+// per request with it and 27.6 µs without it (+2.5 µs, about 9 %); the code before it, which read
+// data_version only on the subject filter's "no" (half the queries), spent 28.3 µs.
+import type { Database, Statement } from "bun:sqlite";
+
+export class ExternalChanges {
+  private readonly dataVersion: Statement<unknown, []>;
+  private seen: number;
+  private readonly external: Array<() => void> = [];
+  private readonly ownCommit: Array<() => void> = [];
+
+  constructor(sqlite: Database) {
+    this.dataVersion = sqlite.prepare("PRAGMA data_version");
+    this.seen = this.read();
+  }
+
+  /** `listener` runs whenever another process has committed since the last check. */
+  onExternalCommit(listener: () => void): void {
+    this.external.push(listener);
+  }
+
+  /**
+   * `listener` runs inside each of this process's write transactions, just before COMMIT: the
+   * lock keeps every other writer out, so what it reads is this process's writes plus exactly the
+   * external commits already announced (a counter read there cannot swallow another's change).
+   */
+  onOwnCommit(listener: () => void): void {
+    this.ownCommit.push(listener);
+  }
+
+  /** Tells the subscribers when another process has committed since the last call; true then. */
+  check(): boolean {
+    const version = this.read();
+    if (version === this.seen) return false;
+    this.seen = version;
+    for (const listener of this.external) listener();
+    return true;
+  }
+
+  /** Called by the write function inside its transaction, right before COMMIT. */
+  beforeCommit(): void {
+    for (const listener of this.ownCommit) listener();
+  }
+
+  private read(): number {
+    return this.dataVersion.values()[0]![0] as number;
+  }
+}
