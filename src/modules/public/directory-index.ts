@@ -91,14 +91,20 @@ export class DirectoryIndex {
     }
     if (this.building) await this.building;
     if (this.dirty.size > 0) {
+      // No other connection wrote since data_version was read (it would have moved), so the
+      // counter reflects this process's own writes, all of which are dirty now and applied below.
+      // Read before the first yield: a later value might include another process's write.
+      const creatorsVersion = this.creatorsVersion.get()?.value ?? "";
+      // A job that rewrites many creators (the daily trust refresh) can leave tens of thousands
+      // dirty: they are re-read a slice at a time. Creators marked meanwhile join the same set.
+      let reread = 0;
       for (const id of this.dirty) {
+        this.dirty.delete(id);
         const row = this.rowById.get(id);
         if (row) this.put(row);
+        if (++reread % BUILD_SLICE === 0) await yieldToRequests();
       }
-      this.dirty.clear();
-      // No other connection wrote since data_version was read (it would have moved), so the
-      // counter now reflects this process's own writes, which are all applied.
-      this.lastCreatorsVersion = this.creatorsVersion.get()?.value ?? "";
+      this.lastCreatorsVersion = creatorsVersion;
     }
   }
 
