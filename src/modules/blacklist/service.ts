@@ -187,6 +187,13 @@ export interface Change {
 export type EntryListener = (row: EntryRow, change: ChangeType, emit: boolean) => void;
 
 /**
+ * Told, at the end of a bulk write (an import) and inside its transaction, that the active
+ * entries stored past `afterRowid` were added: listeners catch up in one pass instead of one
+ * look-up per entry.
+ */
+export type BulkEntriesListener = (afterRowid: number) => void;
+
+/**
  * Entries expired per transaction by the expiry job. Each costs the row update, its feed row, the
  * suggestion-name trigger and a look-up of the creators it names: TODO ms per slice at 1M entries.
  */
@@ -208,6 +215,9 @@ export class BlacklistService {
   private readonly dueForExpiry: Statement<EntryRow, [number, number]>;
   private readonly markExpired: Statement;
   private readonly listeners: EntryListener[] = [];
+  private readonly bulkListeners: BulkEntriesListener[] = [];
+  /** Inside a bulk write: the largest rowid before it began; feed rows and listeners wait for `endBulk`. */
+  private bulkAfterRowid: number | null = null;
 
   constructor(
     store: Store,
@@ -255,6 +265,43 @@ export class BlacklistService {
 
   onEntryChange(listener: EntryListener): void {
     this.listeners.push(listener);
+  }
+
+  onBulkEntries(listener: BulkEntriesListener): void {
+    this.bulkListeners.push(listener);
+  }
+
+  /**
+   * Stores entries without their feed rows and listener calls until `endBulk`, which writes them
+   * in one pass: at a million imported entries, one INSERT ... SELECT and one catch-up query per
+   * listener instead of a million of each. The caller holds the transaction throughout.
+   */
+  beginBulk(): void {
+    this.bulkAfterRowid = this.storedCount();
+  }
+
+  /** Rows ever stored (the largest rowid): a free upper bound of the table's size. */
+  storedCount(): number {
+    return this.sqlite.query<{ n: number }, []>("SELECT coalesce(max(rowid), 0) AS n FROM blacklist_entries").get()!.n;
+  }
+
+  /** Writes the feed rows of the entries stored since `beginBulk`, in storing order, and tells the listeners. */
+  endBulk(): void {
+    const after = this.bulkAfterRowid;
+    this.bulkAfterRowid = null;
+    if (after === null) return;
+    this.sqlite.run(
+      `INSERT INTO blacklist_changes (type, entry_id, at)
+       SELECT 'added', id, created_at FROM blacklist_entries
+       WHERE rowid > ?1 AND status = 'active' AND watchlist = 0 ORDER BY rowid`,
+      [after],
+    );
+    for (const listener of this.bulkListeners) listener(after);
+  }
+
+  /** Leaves bulk mode without writing anything (the bulk write was rolled back). */
+  abandonBulk(): void {
+    this.bulkAfterRowid = null;
   }
 
   private notify(row: EntryRow, change: ChangeType, emit: boolean) {
@@ -469,7 +516,7 @@ export class BlacklistService {
   /**
    * Stores a prepared entry with its change-feed row and, when `emit`, its outbox event. The
    * caller holds the transaction. Watchlist rows are unconfirmed reports: they stay off the list
-   * and the feed.
+   * and the feed. Inside a bulk write the feed row waits for `endBulk`, and no event is written.
    */
   storeEntry(row: EntryRow, emit: boolean): void {
     this.insertEntry.run(
@@ -496,6 +543,7 @@ export class BlacklistService {
     );
     if (row.status !== "active") return;
     this.subjects.add(row.provider, row.provider_user_id);
+    if (this.bulkAfterRowid !== null) return;
     if (!row.watchlist) {
       this.insertChange.run("added", row.id, row.created_at);
       if (emit) this.outbox.write("blacklist.added", toPublicEntry(row), row.created_at);
