@@ -87,7 +87,10 @@ test("a large import computes every creator, the feed and the indexes exactly as
     if (i % 10 === 0) rows.push({ ...entry, provider_user_id: String(900_000 + i), creator: `maker${i}`, high_risk: true });
     if (i % 10 === 0) entries.push({ provider_user_id: String(900_000 + i), watchlist, status });
   }
-  expect(await importLines(rows, 0)).toMatchObject({ creators: N, entries: entries.length });
+  // A link given twice (the second line updates it) and a creator without links.
+  rows.push({ type: "connection", creator: "maker7", provider: "roblox", provider_user_id: "100007", provider_username: "renamed_seven", public: true });
+  rows.push({ type: "creator", handle: "loner", verification_level: 0, joined_at: "2025-01-01T00:00:00Z" });
+  expect(await importLines(rows, 0)).toMatchObject({ creators: N + 1, entries: entries.length });
 
   const sqlite = t.runtime.store.sqlite;
   const columns =
@@ -109,6 +112,18 @@ test("a large import computes every creator, the feed and the indexes exactly as
   expect(feed).toEqual(entries.filter((e) => !e.watchlist && e.status === "active").map((e) => e.provider_user_id));
   sqlite.run("INSERT INTO search_names_fts(search_names_fts) VALUES ('integrity-check')");
   expect(sqlite.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+
+  // The suggestion names, recounted from the tables, are what the row-by-row triggers keep.
+  const names = "SELECT name, refs FROM search_names ORDER BY name";
+  const rowByRow = await createTestApp();
+  try {
+    const file = join(rowByRow.dir, "same.jsonl");
+    writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    await new TransferService(rowByRow.runtime.store, rowByRow.services, rowByRow.clock, { rebuildIndexesFromBytes: Infinity }).importFile(file);
+    expect(sqlite.query(names).all()).toEqual(rowByRow.runtime.store.sqlite.query(names).all());
+  } finally {
+    rowByRow.close();
+  }
 
   // Search, suggestions and the directory find what was imported.
   const hit = await search("rbx_maker1");

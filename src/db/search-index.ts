@@ -1,10 +1,12 @@
-// Bulk writes: the FTS5 suggestion index and the blacklist's secondary indexes. Triggers keep the
-// trigram index in step row by row, which costs about 40% of a large import; rebuilding it once
-// at the end is several times cheaper. Likewise a million entries inserted into five secondary
-// indexes in key order that is random for most of them cost 13.5 s of CPU, against 5.1 s without
-// them plus 2.9 s to create them afterwards from sorted runs (measured with 1M entries of the
-// bench data set, bun:sqlite 3.54). Everything happens inside the caller's transaction, so a
-// failed import leaves the triggers and the indexes exactly as they were.
+// Bulk writes: the FTS5 suggestion index, the names it indexes and the blacklist's secondary
+// indexes. Triggers keep the trigram index in step row by row, which costs about 40% of a large
+// import; rebuilding it once at the end is several times cheaper. Likewise a million entries
+// inserted into five secondary indexes in key order that is random for most of them cost 13.5 s
+// of CPU, against 5.1 s without them plus 2.9 s to create them afterwards from sorted runs, and
+// the name triggers (one upsert into search_names per row) cost about 2.6 s more than one
+// grouped insert (measured with 1M entries of the bench data set, bun:sqlite 3.54). Everything
+// happens inside the caller's transaction, so a failed import leaves the triggers and the indexes
+// exactly as they were.
 import type { Database } from "bun:sqlite";
 
 /** Triggers that write into the FTS5 tables (the tables they read stay maintained). */
@@ -12,19 +14,39 @@ const INDEX_TRIGGERS = ["search_names_ai", "search_names_ad"];
 const INDEXES = ["search_names_fts"];
 /** Tables whose secondary indexes a bulk write may drop and re-create; none of them is read while it runs. */
 const BULK_TABLES = ["blacklist_entries"];
+/** Triggers that keep search_names' reference counts in step with creators, connections and entries. */
+const NAME_TRIGGERS = [
+  "creators_name_ai",
+  "connections_name_ai",
+  "connections_name_au_old",
+  "connections_name_au_new",
+  "connections_name_ad",
+  "entries_name_ai",
+  "entries_name_au",
+];
+/**
+ * Every name those triggers count, once per row that feeds it: it must say exactly what they do
+ * (test/transfer.test.ts compares a rebuilt search_names with one the triggers kept).
+ */
+const NAME_SOURCES = `
+  SELECT handle AS name FROM creators
+  UNION ALL SELECT lower(provider_username) FROM connections WHERE public AND provider_username IS NOT NULL
+  UNION ALL SELECT lower(username) FROM blacklist_entries WHERE status = 'active' AND username IS NOT NULL`;
 
 /**
- * Drops the index-writing triggers and, with `secondaryIndexes`, the non-unique indexes of the
- * bulk tables; the returned function re-creates them and rebuilds the FTS5 index. Unique indexes
- * stay: they are what refuses a duplicate line.
+ * Drops the index-writing triggers and, with `rebuildTables` (a write large next to what is
+ * stored), the name triggers and the non-unique indexes of the bulk tables; the returned function
+ * re-creates them, recounts search_names from the tables when its triggers were off, and rebuilds
+ * the FTS5 index. Unique indexes stay: they are what refuses a duplicate line.
  */
-export function suspendSearchIndexing(sqlite: Database, options: { secondaryIndexes?: boolean } = {}): () => void {
+export function suspendSearchIndexing(sqlite: Database, options: { rebuildTables?: boolean } = {}): () => void {
+  const suspended = options.rebuildTables ? [...INDEX_TRIGGERS, ...NAME_TRIGGERS] : INDEX_TRIGGERS;
   const triggers = sqlite
     .query<{ name: string; sql: string }, []>(
-      `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (${INDEX_TRIGGERS.map((n) => `'${n}'`).join(", ")})`,
+      `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (${suspended.map((n) => `'${n}'`).join(", ")})`,
     )
     .all();
-  const indexes = options.secondaryIndexes
+  const indexes = options.rebuildTables
     ? sqlite
         .query<{ name: string; sql: string }, []>(
           `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%'
@@ -36,6 +58,10 @@ export function suspendSearchIndexing(sqlite: Database, options: { secondaryInde
   for (const { name } of indexes) sqlite.run(`DROP INDEX "${name}"`);
   return () => {
     for (const { sql } of indexes) sqlite.run(sql);
+    if (options.rebuildTables) {
+      sqlite.run("DELETE FROM search_names");
+      sqlite.run(`INSERT INTO search_names (name, refs) SELECT name, count(*) FROM (${NAME_SOURCES}) GROUP BY name`);
+    }
     for (const { sql } of triggers) sqlite.run(sql);
     for (const index of INDEXES) sqlite.run(`INSERT INTO "${index}"("${index}") VALUES ('rebuild')`);
   };
