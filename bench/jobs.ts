@@ -6,6 +6,7 @@
 //      requests are already being answered;
 //   2. runs each job through POST /v1/admin/jobs/{name}, one after the other, recording the job's
 //      duration and what it worked through next to the worst wait of any request in flight meanwhile;
+//      (prune-usage finds 200,000 old usage rows the bench seeds in its copy);
 //   3. for the expiry job, makes `--due` entries lapse just after a minute boundary (so the
 //      scheduled per-minute run has not taken them yet) and runs it then, as after an import.
 // Prints one JSON object; bench/report.ts renders it.
@@ -48,9 +49,24 @@ const cli = (...argv: string[]) => {
   if (run.exitCode !== 0) throw new Error(`${argv.join(" ")}: ${run.stderr.toString()}`);
   return JSON.parse(run.stdout.toString());
 };
-cli("accounts", "create", "--name", "jobs-bench", "--tier", "enterprise", "--daily-quota", "1000000000", "--json");
-const key: string = cli("keys", "create", "--account", "jobs-bench", "--scope", "admin", "--rate-tier", "partner", "--burst", "1000000", "--json").key;
-const auth = { authorization: `Bearer ${key}` };
+const account: string = cli("accounts", "create", "--name", "jobs-bench", "--tier", "enterprise", "--daily-quota", "1000000000", "--json").id;
+const issued = cli("keys", "create", "--account", "jobs-bench", "--scope", "admin", "--rate-tier", "partner", "--burst", "1000000", "--json");
+const auth = { authorization: `Bearer ${issued.key}` };
+
+// Usage history past the 93 days kept, so prune-usage has rows to delete: USAGE_ROWS per-endpoint
+// counters and one daily counter per day, ten years back.
+const USAGE_ROWS = 200_000;
+{
+  const seed = new Database(db);
+  const day = (n: number) => new Date(Date.now() - (100 + n) * 86_400_000).toISOString().slice(0, 10);
+  const endpoint = seed.prepare("INSERT INTO usage_endpoints (key_id, day, endpoint, count) VALUES (?, ?, ?, 1)");
+  const daily = seed.prepare("INSERT INTO usage_daily (account_id, day, count) VALUES (?, ?, 1)");
+  seed.transaction(() => {
+    for (let i = 0; i < USAGE_ROWS; i++) endpoint.run(issued.id, day(i % 3650), `GET /route-${Math.floor(i / 3650)}`);
+    for (let i = 0; i < 3650; i++) daily.run(account, day(i));
+  })();
+  seed.close();
+}
 
 const checks = readFileSync(join(args.data!, "queries.txt"), "utf8").split("\n").filter(Boolean).slice(0, 20_000);
 const directory = readFileSync(join(args.data!, "directory.txt"), "utf8")
