@@ -7,6 +7,7 @@
 //   round-<n>-<target>.txt         wrk output with the RESULT line of bench/check.lua
 //   keyless-<n>-<route>.txt        the same for the keyless rounds (check, then every keyless route)
 //   probe.json                     bench/keyless-probe.ts: each query kind timed alone
+//   jobs.json                      bench/jobs.ts: the worst request wait behind each periodic job
 // Usage: bun bench/report.ts RUN_DIR
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -361,6 +362,30 @@ if (keyless.length > 0) {
     out.push("");
   }
 }
+const jobs = readJson("jobs.json");
+out.push(`## Requests behind jobs (bench/jobs.ts)`);
+out.push("");
+if (jobs?.jobs) {
+  const budget = (ms: number) => (ms <= 100 ? "PASS" : "FAIL");
+  const kinds = (w: any) => Object.entries<number>(w.worst_by_kind ?? {}).map(([k, ms]) => `${k} ${f(ms, 1)}`).join(", ");
+  out.push(
+    `Each job run now through \`POST /v1/admin/jobs/{name}\` while ${jobs.connections} lanes each send /healthz, the keyed check and a directory query (2 ms apart); a wait counts for a job when the request was in flight while it ran. Target: no request waits more than 100 ms behind a job. The idle row is the same stream with no job running: this machine's noise floor.`,
+  );
+  out.push("");
+  out.push(`| job | worked | duration | requests | p50 ms | p99 ms | worst ms | worst by kind (ms) | budget |`);
+  out.push(`|---|---:|---:|---:|---:|---:|---:|---|---|`);
+  const row = (name: string, w: any, worked: string, duration: string, judged: boolean) =>
+    out.push(
+      `| ${name} | ${worked} | ${duration} | ${f(w.requests)} | ${f(w.p50_ms, 1)} | ${f(w.p99_ms, 1)} | ${f(w.worst_ms, 1)} | ${kinds(w)} | ${judged ? budget(w.worst_ms) : "-"} |`,
+    );
+  if (jobs.startup) row(`start (warm-ups, first ${jobs.startup.window_s} s)`, jobs.startup, "-", `first answer ${f(jobs.startup.first_answer_ms)} ms`, false);
+  if (jobs.idle) row("idle (no job)", jobs.idle, "-", "-", false);
+  for (const j of jobs.jobs) row(j.job, j, j.worked === null ? "-" : f(j.worked), `${f(j.duration_ms / 1000, 1)} s`, true);
+  out.push("");
+  if (jobs.loadavg) out.push(`- load average at the end: ${jobs.loadavg}; ${f(jobs.due_entries)} entries made to lapse for expire-entries`);
+  out.push("");
+} else out.push(`- jobs bench did not run or failed (see jobs.err)`);
+out.push("");
 out.push(`## Full list walk (GET /v1/blacklist?limit=100 following next_cursor)`);
 out.push("");
 if (walk) {

@@ -13,6 +13,8 @@
 #     trust, vouches, leaderboard, stats, badge); then every query kind timed alone (keyless-probe.ts)
 #  6. walk the whole list with limit=100; read the server's peak RSS
 #  7. a few pairs of rounds (ceiling, trustlist with --access-log off), for comparison
+#  7b. jobs: on a copy of the database, each periodic job run now (POST /v1/admin/jobs/{name})
+#     while a stream of cheap requests goes on: the worst request wait behind each (bench/jobs.ts)
 #  8. write bench/results/latest.md (and the raw files in bench/results/run-*/) and print it
 #
 # Knobs (environment): BENCH_ENTRIES (1000000), BENCH_QUERY_COUNT (200000), BENCH_CREATORS
@@ -22,7 +24,8 @@
 # BENCH_NOISE_MAX_S (1.5: other processes' CPU seconds that make a round "noisy"),
 # BENCH_EXTRA_ROUNDS (3: pairs run at most beyond BENCH_ROUNDS to replace noisy ones),
 # BENCH_KEYLESS_ROUNDS (3), BENCH_KEYLESS_CONNECTIONS (16), BENCH_PROBE_PER_KIND (300 queries of
-# each kind timed alone), BENCH_DATA (bench/data: where the data set, query lists and database live).
+# each kind timed alone), BENCH_JOBS (1: run step 7b), BENCH_JOBS_DUE (50000 entries made to lapse
+# for the expiry job), BENCH_DATA (bench/data: where the data set, query lists and database live).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -46,6 +49,9 @@ EXTRA_ROUNDS=${BENCH_EXTRA_ROUNDS:-3}
 TL_PORT=${BENCH_PORT:-18080}
 CE_PORT=${BENCH_CEILING_PORT:-18081}
 COLD_PORT=$((TL_PORT + 10))
+JOBS_PORT=$((TL_PORT + 15))
+RUN_JOBS=${BENCH_JOBS:-1}
+JOBS_DUE=${BENCH_JOBS_DUE:-50000}
 HOST=127.0.0.1
 
 DATA=${BENCH_DATA:-bench/data}
@@ -99,7 +105,7 @@ wait_healthy() { # url pid
 }
 vm() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
 
-for p in "$TL_PORT" "$CE_PORT" "$COLD_PORT"; do
+for p in "$TL_PORT" "$CE_PORT" "$COLD_PORT" "$JOBS_PORT"; do
   port_free "$p" || { say "port $p on $HOST is in use; set BENCH_PORT / BENCH_CEILING_PORT"; exit 1; }
 done
 
@@ -274,6 +280,15 @@ if [ "$NOLOG_ROUNDS" -gt 0 ]; then
   stop_pid "$TL_PID"
 fi
 stop_pid "$CE_PID"
+
+# ---- 7b. jobs -----------------------------------------------------------------------------
+# Its own copy of the imported database (the expiry step makes JOBS_DUE entries lapse in it) and
+# its own server; the copy is removed afterwards.
+if [ "$RUN_JOBS" = 1 ]; then
+  say "jobs: each job run now on a copy of the database while requests stream (about 2 minutes)"
+  bun bench/jobs.ts --bin "$BIN" --db "$DB" --data "$DATA" --port "$JOBS_PORT" --due "$JOBS_DUE" >"$RUN/jobs.json" 2>"$RUN/jobs.err" ||
+    say "  jobs bench failed (see jobs.err)"
+fi
 
 # ---- 8. report ----------------------------------------------------------------------------
 fact loadavg_after "$(cut -d' ' -f1-3 /proc/loadavg)"

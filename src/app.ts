@@ -6,13 +6,14 @@ import { Elysia } from "elysia";
 import scalarScript from "../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
 import { conventions, isKeyedPath } from "./http/conventions";
 import { idempotencyHeaderReferences } from "./http/idempotency";
-import { scheduler } from "./jobs";
+import { jobRunner, scheduler } from "./jobs";
 import { adminRoutes, usageRoutes } from "./modules/accounts";
 import { badgeRoutes } from "./modules/badge";
 import { blacklistRoutes, partnerBlacklistRoutes } from "./modules/blacklist";
 import { partnerCreatorRoutes, userRoutes } from "./modules/creators";
 import { partnerNetworkRoutes } from "./modules/network";
 import { leaderboardRoutes, publicRoutes } from "./modules/public";
+import { jobRoutes } from "./modules/jobs";
 import { healthRoutes, metricsRoutes } from "./modules/ops";
 import { widgetRoutes } from "./modules/widgets";
 import type { Runtime } from "./runtime";
@@ -30,6 +31,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
   const services = options.services ?? createServices(runtime);
   // Requests run on one thread: another process's lock must never put it to sleep (db/write.ts).
   runtime.store.neverBlockOnLocks();
+  const jobs = jobRunner(runtime, services);
   const { plugin, routeTable } = conventions(runtime);
   // Counting a million active entries takes 15 ms or more on the request thread: once a minute at
   // most, not on every scrape.
@@ -98,7 +100,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
             { name: "Public", description: "Keyless: search, trust tiers, directory, vouches, counters, leaderboard, badge. Limited per client IP." },
             { name: "Partner", description: "Write-scoped keys: blacklist entries, creators, linked accounts, vouches, deals, reviews, referrals, servers." },
             { name: "Account", description: "The calling key's usage." },
-            { name: "Admin", description: "Admin-scoped keys: accounts and keys." },
+            { name: "Admin", description: "Admin-scoped keys: accounts, keys and running a job now." },
             { name: "Ops", description: "Health and metrics." },
           ],
           components: {
@@ -123,9 +125,10 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(badgeRoutes(services.badges))
     .use(widgetRoutes())
     .use(usageRoutes(runtime, services.usage))
-    .use(adminRoutes(runtime, services.accounts));
+    .use(adminRoutes(runtime, services.accounts))
+    .use(jobRoutes(runtime, jobs));
 
-  if (options.jobs) app.use(scheduler(runtime, services));
+  if (options.jobs) app.use(scheduler(jobs));
   routeTable.routes = app.routes.map((r) => ({ method: r.method, path: r.path }));
   return app;
 }

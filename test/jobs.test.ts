@@ -93,3 +93,62 @@ test("the 00:05 trust job snapshots every creator for the day; the 5-minute job 
   await job("public-stats").run();
   expect(await t.services.public.publicStats()).toMatchObject({ creators_verified: 4, cached: true });
 });
+
+test("the expiry job gives way to requests between slices, and its result is exact", async () => {
+  t = await createTestApp();
+  const { key } = await t.account({ tier: "pro", burst: 10_000 });
+  // A creator blacklisted through a linked account whose ban lapses with the others.
+  await t.services.creators.upsert("lapsing", { verification_level: 1 });
+  await t.services.creators.link("lapsing", { provider: "discord", provider_user_id: "7000", public: true });
+  const due: string[] = [];
+  for (let i = 0; i < 1_500; i++) {
+    const row = await t.services.blacklist.add(
+      { provider: "discord", provider_user_id: String(7000 + i), severity: "ban", reason_code: "scam", expires_at: "2026-11-21T11:00:00Z" },
+      "test",
+    );
+    due.push(row.id);
+  }
+  const kept = await t.services.blacklist.add({ provider: "discord", provider_user_id: "9", severity: "ban", reason_code: "scam" }, "test");
+  expect((await t.services.creators.profile("lapsing")).blacklisted).toBe(true);
+  t.clock.set("2026-11-21T11:00:01Z");
+
+  let finished = false;
+  const run = Promise.resolve(job("expire-entries").run()).then((n) => ((finished = true), n));
+  const answer = await t.json("GET", "/v1/blacklist/check?provider=discord&id=9", { key });
+  // The request was answered while the job was still between its slices.
+  expect(answer.body.banned).toBe(true);
+  expect(finished).toBe(false);
+  expect(await run).toBe(1_500);
+
+  const sqlite = t.runtime.store.sqlite;
+  const expired = sqlite.query<{ entry_id: string; n: number }, []>(
+    "SELECT entry_id, count(*) AS n FROM blacklist_changes WHERE type = 'expired' GROUP BY entry_id ORDER BY entry_id",
+  );
+  expect(expired.all()).toEqual([...due].sort().map((entry_id) => ({ entry_id, n: 1 })));
+  expect(sqlite.query("SELECT status, count(*) AS n FROM blacklist_entries GROUP BY status ORDER BY status").all()).toEqual([
+    { status: "active", n: 1 },
+    { status: "expired", n: 1_500 },
+  ]);
+  expect((await t.services.blacklist.get(kept.id))?.id).toBe(kept.id);
+  expect((await t.services.creators.profile("lapsing")).blacklisted).toBe(false);
+  expect(await job("expire-entries").run()).toBe(0);
+});
+
+test("the daily trust refresh and the usage prune give way to requests between slices", async () => {
+  t = await createTestApp();
+  const { key, keyId } = await t.account({ burst: 10_000 });
+  for (let i = 0; i < 300; i++) await t.services.creators.upsert(`creator${i}`, { verification_level: 1 });
+  const sqlite = t.runtime.store.sqlite;
+  const insert = sqlite.prepare("INSERT INTO usage_endpoints (key_id, day, endpoint, count) VALUES (?, ?, ?, 1)");
+  sqlite.transaction(() => {
+    for (let i = 0; i < 5_000; i++) insert.run(keyId, "2026-01-01", `GET /route-${i}`);
+  })();
+  for (const [name, expected] of [["trust-snapshots", 300], ["prune-usage", 5_000]] as const) {
+    let finished = false;
+    const run = Promise.resolve(job(name).run()).then((n) => ((finished = true), n));
+    expect((await t.call("GET", "/v1/blacklist/check?provider=roblox&id=5", { key })).status).toBe(200);
+    expect(finished, name).toBe(false);
+    expect(await run).toBe(expected);
+  }
+  expect(sqlite.query("SELECT count(*) AS n FROM usage_endpoints").get()).toEqual({ n: 0 });
+});

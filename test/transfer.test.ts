@@ -27,14 +27,17 @@ function importLines(rows: unknown[], rebuildIndexesFromBytes: number) {
   return new TransferService(t.runtime.store, t.services, t.clock, { rebuildIndexesFromBytes }).importFile(file);
 }
 
+const indexNames = () => t.runtime.store.sqlite.query("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").all();
 const triggerCount = () => (t.runtime.store.sqlite.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger'").get() as { n: number }).n;
 const search = async (q: string) => (await t.json("GET", `/v1/public/blacklist/check?q=${q}`)).body;
 const directory = async (q: string) => (await t.json("GET", `/v1/public/directory?q=${q}`)).body;
 
 test("a bulk import rebuilds the suggestion index: names, usernames and haystacks are all searchable", async () => {
   const before = triggerCount();
+  const indexes = indexNames();
   expect(await importLines(lines, 0)).toMatchObject({ creators: 1, connections: 1, entries: 1 });
   expect(triggerCount()).toBe(before);
+  expect(indexNames()).toEqual(indexes);
   expect((await directory("forge%20studio")).items.map((i: any) => i.handle)).toEqual(["lotusforge"]);
   expect((await directory("lotusrbx")).total).toBe(1);
   expect((await search("scamhydr")).suggestions).toContain("scamhydra");
@@ -48,10 +51,86 @@ test("a bulk import rebuilds the suggestion index: names, usernames and haystack
 
 test("a failed bulk import leaves triggers, indexes and data as they were", async () => {
   const before = triggerCount();
+  const indexes = indexNames();
   await expect(importLines([...lines, { type: "vouch", from: "lotusforge", to: "lotusforge" }], 0)).rejects.toThrow("line 4");
   expect(triggerCount()).toBe(before);
+  expect(indexNames()).toEqual(indexes);
   expect((await directory("lotus")).total).toBe(0);
   await t.json("PUT", "/v1/partner/creators/nightowl", { key: writer, body: { display_name: "Night Owl Builds" } });
   expect((await directory("night%20owl")).total).toBe(1);
   expect((await search("nightow")).suggestions).toContain("nightowl");
+});
+
+test("a large import computes every creator, the feed and the indexes exactly as line-by-line writes would", async () => {
+  // Enough creators for the grouped recomputation, with every input of the score present.
+  const rows: unknown[] = [];
+  const N = 1_200;
+  for (let i = 0; i < N; i++) {
+    rows.push({ type: "creator", handle: `maker${i}`, display_name: `Maker Number ${i}`, verification_level: i % 5, joined_at: "2025-01-01T00:00:00Z" });
+    rows.push({ type: "connection", creator: `maker${i}`, provider: "roblox", provider_user_id: String(100_000 + i), provider_username: `rbx_maker${i}`, verified_at: "2025-06-01T00:00:00Z", public: i % 3 !== 0 });
+    if (i % 4 === 0) rows.push({ type: "connection", creator: `maker${i}`, provider: "twitch", provider_user_id: String(200_000 + i), provider_username: `tw${i}`, public: true });
+  }
+  for (let i = 0; i + 1 < N; i += 7) {
+    rows.push({ type: "deal", from: `maker${i}`, to: `maker${i + 1}`, status: i % 2 ? "completed" : "pending" });
+    if (i % 2) rows.push({ type: "review", from: `maker${i}`, to: `maker${i + 1}`, rating: 1 + (i % 5) });
+    rows.push({ type: "vouch", from: `maker${i}`, to: `maker${i + 1}` });
+  }
+  const entries: Array<{ provider_user_id: string; watchlist: boolean; status: string }> = [];
+  for (let i = 0; i < N; i += 5) {
+    const severity = ["ban", "warn", "restrict"][i % 3]!;
+    const watchlist = i % 25 === 0;
+    const status = i % 35 === 0 ? "overturned" : "active";
+    const entry = { type: "entry", provider: "roblox", provider_user_id: String(100_000 + i), username: `alt_of_${i}`, severity, scope: "global", vertical: "all", reason_code: "scam", appealable: true, watchlist, status };
+    rows.push(entry);
+    entries.push(entry);
+    // Named through the creator field too: counted once.
+    if (i % 10 === 0) rows.push({ ...entry, provider_user_id: String(900_000 + i), creator: `maker${i}`, high_risk: true });
+    if (i % 10 === 0) entries.push({ provider_user_id: String(900_000 + i), watchlist, status });
+  }
+  // A link given twice (the second line updates it) and a creator without links.
+  rows.push({ type: "connection", creator: "maker7", provider: "roblox", provider_user_id: "100007", provider_username: "renamed_seven", public: true });
+  rows.push({ type: "creator", handle: "loner", verification_level: 0, joined_at: "2025-01-01T00:00:00Z" });
+  expect(await importLines(rows, 0)).toMatchObject({ creators: N + 1, entries: entries.length });
+
+  const sqlite = t.runtime.store.sqlite;
+  const columns =
+    "handle, trust_score, trust_band, blacklisted, linked_accounts, verified_connections, vouch_count, deal_count, review_count, review_sum, search_text, platforms";
+  const imported = sqlite.query(`SELECT ${columns} FROM creators ORDER BY handle`).all();
+  expect(imported.some((c: any) => c.blacklisted)).toBe(true);
+  expect(imported.some((c: any) => c.review_count > 0 && c.deal_count > 0 && c.vouch_count > 0)).toBe(true);
+  // Recomputing each creator on its own, as every single write does, changes nothing.
+  await t.services.creators.refreshAll();
+  expect(sqlite.query(`SELECT ${columns} FROM creators ORDER BY handle`).all()).toEqual(imported);
+
+  // One `added` per confirmed active entry, in file order.
+  const feed = sqlite
+    .query<{ provider_user_id: string }, []>(
+      "SELECT e.provider_user_id FROM blacklist_changes c JOIN blacklist_entries e ON e.id = c.entry_id WHERE c.type = 'added' ORDER BY c.seq",
+    )
+    .all()
+    .map((r) => r.provider_user_id);
+  expect(feed).toEqual(entries.filter((e) => !e.watchlist && e.status === "active").map((e) => e.provider_user_id));
+  sqlite.run("INSERT INTO search_names_fts(search_names_fts) VALUES ('integrity-check')");
+  expect(sqlite.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+
+  // The suggestion names, recounted from the tables, are what the row-by-row triggers keep: every
+  // count column, whatever the table's shape.
+  const names = (db: typeof sqlite) => db.query<{ id: number }, []>("SELECT * FROM search_names ORDER BY name").all().map(({ id: _, ...row }) => row);
+  const rowByRow = await createTestApp();
+  try {
+    const file = join(rowByRow.dir, "same.jsonl");
+    writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    await new TransferService(rowByRow.runtime.store, rowByRow.services, rowByRow.clock, { rebuildIndexesFromBytes: Infinity }).importFile(file);
+    expect(names(sqlite)).toEqual(names(rowByRow.runtime.store.sqlite));
+  } finally {
+    rowByRow.close();
+  }
+
+  // Search, suggestions and the directory find what was imported.
+  const hit = await search("rbx_maker1");
+  expect(hit.platforms.map((p: any) => p.id)).toEqual(["100001"]);
+  expect((await search("rbx_maker1x")).suggestions).toContain("rbx_maker1");
+  expect((await search("alt_of_5")).platforms[0]).toMatchObject({ id: "100005", severity: "restrict" });
+  expect((await directory("maker%20number%201199")).items.map((i: any) => i.handle)).toEqual(["maker1199"]);
+  expect((await t.json("GET", "/v1/blacklist/check?provider=roblox&id=900030", { key: writer })).body.severity).toBe("ban");
 });

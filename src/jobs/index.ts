@@ -1,15 +1,15 @@
 // Periodic work, scheduled with @elysiajs/cron on the serving app: the metering flush, entry
-// expiry, pruning of usage history and of idle limiter state.
+// expiry, pruning of usage history and of idle limiter state. Every job that walks stored rows
+// works in slices bounded by a row count and yields to requests between them (SPEC section 2,
+// Availability): no request waits more than 100 ms behind a job, whatever the data size.
 import { cron, Patterns } from "@elysiajs/cron";
 import { Elysia } from "elysia";
 import type { Runtime } from "../runtime";
 import type { Services } from "../services";
+import { type Job, JobRunner } from "./runner";
 
-export interface Job {
-  name: string;
-  pattern: string;
-  run(): unknown;
-}
+export type { Job, JobRun } from "./runner";
+export { JobRunner } from "./runner";
 
 export function jobs(runtime: Runtime, services: Services): Job[] {
   return [
@@ -32,29 +32,28 @@ export function jobs(runtime: Runtime, services: Services): Job[] {
     { name: "prune-usage", pattern: "10 0 * * *", run: () => services.usage.prune() },
     // Account age moves scores without any write; this also records every creator's daily snapshot.
     { name: "trust-snapshots", pattern: "5 0 * * *", run: () => services.creators.refreshAll() },
-    { name: "public-stats", pattern: Patterns.EVERY_5_MINUTES, run: () => services.public.refreshStats() },
+    { name: "public-stats", pattern: Patterns.EVERY_5_MINUTES, run: async () => void (await services.public.refreshStats()) },
     // Which trigrams are rare only steers where suggestions look; hourly is fresh enough.
     { name: "suggestion-index-stats", pattern: "17 * * * *", run: () => services.public.refreshGramCountsInSlices() },
   ];
 }
 
-/** The jobs as cron plugins; errors are logged, never thrown into the scheduler. */
-export function scheduler(runtime: Runtime, services: Services) {
+/** The jobs of one app: what the scheduler and `POST /v1/admin/jobs/{name}` both run. */
+export function jobRunner(runtime: Runtime, services: Services): JobRunner {
+  return new JobRunner(jobs(runtime, services), runtime.clock, runtime.log);
+}
+
+/** The jobs as cron plugins; a tick while the job's last run is still going is skipped. */
+export function scheduler(runner: JobRunner) {
   let app = new Elysia({ name: "jobs" });
-  for (const job of jobs(runtime, services)) {
+  for (const job of runner.jobs) {
     app = app.use(
       cron({
         name: job.name,
         pattern: job.pattern,
         timezone: "UTC",
         protect: true,
-        async run() {
-          try {
-            await job.run();
-          } catch (error) {
-            runtime.log.error("job failed", { job: job.name, error: String(error) });
-          }
-        },
+        run: () => runner.tick(job.name),
       }),
     ) as unknown as typeof app;
   }

@@ -16,6 +16,10 @@ import { generateKey, hashKey } from "../../http/auth";
 import { PLAN_DAILY_QUOTA, type QuotaCounter } from "../../http/limits";
 import type { Meter } from "../../http/metering";
 import { newId } from "../../ids";
+import { yieldToRequests } from "../../yield";
+
+/** Usage rows deleted (or, for usage_daily, rowids walked) per slice of the daily prune. */
+const PRUNE_SLICE_ROWS = 2_000;
 
 /** Most keys (revoked ones excluded) an account of each plan may hold. */
 export const KEY_CAP: Record<ApiTier, number> = { free: 2, pro: 5, max: 10, enterprise: 25 };
@@ -288,13 +292,30 @@ export class UsageService {
     };
   }
 
-  /** Deletes per-endpoint usage older than `days` days; run by cron. */
-  async prune(days = 93): Promise<number> {
+  /** Deletes usage rows older than `days` days, a slice at a time; run by cron. */
+  async prune(days = 93, sliceRows = PRUNE_SLICE_ROWS): Promise<number> {
     const cutoff = iso(this.clock.now() - days * 86_400_000).slice(0, 10);
-    return this.store.write(
-      () =>
-        this.sqlite.run("DELETE FROM usage_endpoints WHERE day < ?", [cutoff]).changes +
-        this.sqlite.run("DELETE FROM usage_daily WHERE day < ?", [cutoff]).changes,
+    let deleted = 0;
+    // usage_endpoints: the oldest rows through its day index, a slice at a time.
+    const endpoints = this.sqlite.prepare<unknown, [string, number]>(
+      "DELETE FROM usage_endpoints WHERE rowid IN (SELECT rowid FROM usage_endpoints WHERE day < ?1 LIMIT ?2)",
     );
+    for (;;) {
+      const n = await this.store.write(() => endpoints.run(cutoff, sliceRows).changes);
+      deleted += n;
+      if (n < sliceRows) break;
+      await yieldToRequests();
+    }
+    // usage_daily has no day index (its key leads with the account): walked in rowid ranges, so a
+    // slice reads a bounded number of rows whatever the table holds.
+    const last = this.sqlite.query<{ n: number }, []>("SELECT coalesce(max(rowid), 0) AS n FROM usage_daily").get()!.n;
+    const daily = this.sqlite.prepare<unknown, [string, number, number]>(
+      "DELETE FROM usage_daily WHERE rowid > ?2 AND rowid <= ?3 AND day < ?1",
+    );
+    for (let from = 0; from < last; from += sliceRows) {
+      deleted += await this.store.write(() => daily.run(cutoff, from, from + sliceRows).changes);
+      await yieldToRequests();
+    }
+    return deleted;
   }
 }

@@ -18,6 +18,7 @@ import { ServiceError, conflict, notFound, unprocessable } from "../../errors";
 import { newId } from "../../ids";
 import type { Outbox } from "../../outbox";
 import { parseTime, requireHandle } from "../../values";
+import { yieldToRequests } from "../../yield";
 import { SubjectFilter } from "./subject-filter";
 
 export interface EntryRow {
@@ -188,6 +189,21 @@ export interface Change {
  */
 export type EntryListener = (row: EntryRow, change: ChangeType, emit: boolean) => void;
 
+/**
+ * Told, at the end of a bulk write (an import) and inside its transaction, that the active
+ * entries stored past `afterRowid` were added: listeners catch up in one pass instead of one
+ * look-up per entry.
+ */
+export type BulkEntriesListener = (afterRowid: number) => void;
+
+/**
+ * Entries expired per transaction by the expiry job. Each costs the row update, its feed row, the
+ * suggestion-name trigger and a look-up of the creators it names: at 1M entries of the bench data
+ * set, 250 rows held the request thread for up to 48 ms and 100 rows for 29 ms, and 20,000 due
+ * entries took 2.25 s either way.
+ */
+const EXPIRY_SLICE_ROWS = 100;
+
 const CLEAN: CheckVerdict = Object.freeze({ hit: null, highRisk: false, watchlist: false });
 
 export class BlacklistService {
@@ -204,6 +220,9 @@ export class BlacklistService {
   private readonly dueForExpiry: Statement<EntryRow, [number, number]>;
   private readonly markExpired: Statement;
   private readonly listeners: EntryListener[] = [];
+  private readonly bulkListeners: BulkEntriesListener[] = [];
+  /** Inside a bulk write: the largest rowid before it began; feed rows and listeners wait for `endBulk`. */
+  private bulkAfterRowid: number | null = null;
 
   constructor(
     private readonly store: Store,
@@ -252,6 +271,43 @@ export class BlacklistService {
 
   onEntryChange(listener: EntryListener): void {
     this.listeners.push(listener);
+  }
+
+  onBulkEntries(listener: BulkEntriesListener): void {
+    this.bulkListeners.push(listener);
+  }
+
+  /**
+   * Stores entries without their feed rows and listener calls until `endBulk`, which writes them
+   * in one pass: at a million imported entries, one INSERT ... SELECT and one catch-up query per
+   * listener instead of a million of each. The caller holds the transaction throughout.
+   */
+  beginBulk(): void {
+    this.bulkAfterRowid = this.storedCount();
+  }
+
+  /** Rows ever stored (the largest rowid): a free upper bound of the table's size. */
+  storedCount(): number {
+    return this.sqlite.query<{ n: number }, []>("SELECT coalesce(max(rowid), 0) AS n FROM blacklist_entries").get()!.n;
+  }
+
+  /** Writes the feed rows of the entries stored since `beginBulk`, in storing order, and tells the listeners. */
+  endBulk(): void {
+    const after = this.bulkAfterRowid;
+    this.bulkAfterRowid = null;
+    if (after === null) return;
+    this.sqlite.run(
+      `INSERT INTO blacklist_changes (type, entry_id, at)
+       SELECT 'added', id, created_at FROM blacklist_entries
+       WHERE rowid > ?1 AND status = 'active' AND watchlist = 0 ORDER BY rowid`,
+      [after],
+    );
+    for (const listener of this.bulkListeners) listener(after);
+  }
+
+  /** Leaves bulk mode without writing anything (the bulk write was rolled back). */
+  abandonBulk(): void {
+    this.bulkAfterRowid = null;
   }
 
   private notify(row: EntryRow, change: ChangeType, emit: boolean) {
@@ -470,7 +526,7 @@ export class BlacklistService {
   /**
    * Stores a prepared entry with its change-feed row and, when `emit`, its outbox event. The
    * caller holds the transaction. Watchlist rows are unconfirmed reports: they stay off the list
-   * and the feed.
+   * and the feed. Inside a bulk write the feed row waits for `endBulk`, and no event is written.
    */
   storeEntry(row: EntryRow, emit: boolean): void {
     this.insertEntry.run(
@@ -497,6 +553,7 @@ export class BlacklistService {
     );
     if (row.status !== "active") return;
     this.subjects.add(row.provider, row.provider_user_id);
+    if (this.bulkAfterRowid !== null) return;
     if (!row.watchlist) {
       this.insertChange.run("added", row.id, row.created_at);
       if (emit) this.outbox.write("blacklist.added", toPublicEntry(row), row.created_at);
@@ -532,13 +589,18 @@ export class BlacklistService {
     return { id, status: "overturned", overturned_at: iso(now) };
   }
 
-  /** Marks lapsed entries `expired` and records them in the feed; run by cron. */
-  async expireDue(batch = 1000): Promise<number> {
+  /**
+   * Marks lapsed entries `expired` and records each in the feed once; run by cron. Works one short
+   * transaction of at most `sliceRows` rows at a time and lets requests in between, so 50k due rows
+   * after an import no longer hold the server for seconds. A row overturned between slices is no
+   * longer active and is left alone.
+   */
+  async expireDue(sliceRows = EXPIRY_SLICE_ROWS): Promise<number> {
     const now = this.clock.now();
     let total = 0;
     for (;;) {
       const done = await this.store.write(() => {
-        const rows = this.dueForExpiry.all(now, batch);
+        const rows = this.dueForExpiry.all(now, sliceRows);
         for (const row of rows) {
           this.markExpired.run(row.id);
           if (!row.watchlist) this.insertChange.run("expired", row.id, row.expires_at ?? now);
@@ -547,7 +609,8 @@ export class BlacklistService {
         return rows.length;
       });
       total += done;
-      if (done < batch) return total;
+      if (done < sliceRows) return total;
+      await yieldToRequests();
     }
   }
 

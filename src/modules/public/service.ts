@@ -241,10 +241,11 @@ export class PublicService {
    * its whole posting list, and the full scan of a million names blocks for about 100 ms. The
    * hourly job and serve's warm-up use this.
    */
-  async refreshGramCountsInSlices(): Promise<void> {
+  async refreshGramCountsInSlices(): Promise<number> {
     const counts = new Map<string, number>();
     for (const _ of this.gramCountSlices(counts)) await yieldToRequests();
     this.gramCounts = counts;
+    return counts.size;
   }
 
   /** Fills `counts` from the index's vocabulary, a hundred trigrams per step. */

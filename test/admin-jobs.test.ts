@@ -1,0 +1,94 @@
+// POST /v1/admin/jobs/{name}: an operator runs a periodic job now and gets what it did; a second
+// run of the same job while one is under way is refused, whoever started the first.
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { createTestApp, expectEnvelope, type TestApp } from "./helpers";
+
+let t: TestApp;
+let admin: string;
+beforeEach(async () => {
+  t = await createTestApp();
+  admin = (await t.account({ tier: "enterprise", scope: "admin", burst: 10_000, dailyQuota: 1_000_000 })).key;
+});
+afterEach(() => t.close());
+
+/** `count` entries that lapse at 11:00 on the test clock's day. */
+async function entriesLapsingAt11(count: number) {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const row = await t.services.blacklist.add(
+      { provider: "discord", provider_user_id: String(5000 + i), severity: "ban", reason_code: "scam", expires_at: "2026-11-21T11:00:00Z" },
+      "test",
+    );
+    ids.push(row.id);
+  }
+  return ids;
+}
+
+test("happy: the expiry job runs now and answers what it worked through", async () => {
+  await entriesLapsingAt11(3);
+  t.clock.set("2026-11-21T11:00:01Z");
+  const res = await t.json("POST", "/v1/admin/jobs/expire-entries", { key: admin });
+  expect(res.status).toBe(200);
+  expect(res.body).toEqual({
+    job: "expire-entries",
+    worked: 3,
+    started_at: "2026-11-21T11:00:01.000Z",
+    finished_at: "2026-11-21T11:00:01.000Z",
+    duration_ms: expect.any(Number),
+  });
+  const statuses = t.runtime.store.sqlite.query("SELECT DISTINCT status FROM blacklist_entries").all();
+  expect(statuses).toEqual([{ status: "expired" }]);
+  // Nothing left to do: a second run works through nothing.
+  expect((await t.json("POST", "/v1/admin/jobs/expire-entries", { key: admin })).body.worked).toBe(0);
+});
+
+test("happy: every job can be run by name; jobs that count nothing answer worked null", async () => {
+  for (const name of ["prune-usage", "trust-snapshots", "public-stats", "suggestion-index-stats", "prune-limiters", "flush-metering"]) {
+    const res = await t.json("POST", `/v1/admin/jobs/${name}`, { key: admin });
+    expect(res.status, name).toBe(200);
+    expect(res.body.job).toBe(name);
+  }
+  expect((await t.json("POST", "/v1/admin/jobs/public-stats", { key: admin })).body.worked).toBeNull();
+  expect((await t.json("POST", "/v1/admin/jobs/prune-usage", { key: admin })).body.worked).toBe(0);
+});
+
+test("error: an unknown job is 404 naming the jobs there are", async () => {
+  const res = await t.json("POST", "/v1/admin/jobs/vacuum", { key: admin });
+  expectEnvelope(res, 404, "not_found");
+  expect(res.body.error.message).toContain("expire-entries");
+});
+
+test("error: a second run of a job while the first is under way is 409, and the first finishes exactly", async () => {
+  const ids = await entriesLapsingAt11(1_200);
+  t.clock.set("2026-11-21T11:00:01Z");
+  const first = t.json("POST", "/v1/admin/jobs/expire-entries", { key: admin });
+  // The first run is between two slices now: a second one would walk the same due rows.
+  await new Promise((resolve) => setImmediate(resolve));
+  const second = await t.json("POST", "/v1/admin/jobs/expire-entries", { key: admin });
+  expectEnvelope(second, 409, "conflict");
+  expect(second.body.error.message).toContain("expire-entries");
+  // Another job is not held up by it.
+  expect((await t.json("POST", "/v1/admin/jobs/public-stats", { key: admin })).status).toBe(200);
+  expect((await first).body.worked).toBe(1_200);
+  const expired = t.runtime.store.sqlite
+    .query<{ entry_id: string }, []>("SELECT entry_id FROM blacklist_changes WHERE type = 'expired' ORDER BY entry_id")
+    .all()
+    .map((r) => r.entry_id);
+  expect(expired).toEqual([...ids].sort());
+  // Once it is done, the job can run again.
+  expect((await t.json("POST", "/v1/admin/jobs/expire-entries", { key: admin })).status).toBe(200);
+});
+
+test("security: no key is 401, a read or write key is 403, and nothing runs", async () => {
+  await entriesLapsingAt11(2);
+  t.clock.set("2026-11-21T11:00:01Z");
+  expectEnvelope(await t.json("POST", "/v1/admin/jobs/expire-entries"), 401, "unauthorized");
+  expectEnvelope(await t.json("POST", "/v1/admin/jobs/expire-entries", { key: "tl_live_" + "x".repeat(32) }), 401, "unauthorized");
+  for (const scope of ["read", "write"] as const) {
+    const { key } = await t.account({ tier: "enterprise", scope, burst: 10_000 });
+    expectEnvelope(await t.json("POST", "/v1/admin/jobs/expire-entries", { key }), 403, "forbidden");
+    expectEnvelope(await t.json("POST", "/v1/admin/jobs/vacuum", { key }), 403, "forbidden");
+  }
+  const active = t.runtime.store.sqlite.query("SELECT count(*) AS n FROM blacklist_entries WHERE status = 'active'").get();
+  expect(active).toEqual({ n: 2 });
+});
