@@ -2,6 +2,7 @@
 // shows no error page): an unknown handle gets a neutral "Not Verified" badge. CDN-cached for an hour.
 // `/badge/{handle}.json` answers the same badge in shields.io's endpoint format (endpoint.ts).
 import { Elysia, t } from "elysia";
+import { BadgeParams, BadgeQuery, BadgeSvg, ShieldsEndpoint } from "./model";
 import type { CreatorsService } from "../creators/service";
 import { TIER_COLORS, tierLabel } from "../creators/trust";
 import { shieldsEndpoint } from "./endpoint";
@@ -40,10 +41,12 @@ export function badgeRoutes(creators: CreatorsService) {
       return new Response(render(theme, content.label, content.message, content.color), { headers: HEADERS });
     },
     {
-      params: t.Object({ handle: t.String({ description: "Creator handle; a leading @ and a trailing .svg are ignored; a trailing .json asks for shields.io's endpoint format.", examples: ["shadowbuilds.svg"] }) }),
-      query: t.Object({ theme: t.Optional(t.String({ description: "`dark` (default) or `light`.", examples: ["light"] })) }),
-      response: { 200: t.String({ description: "An SVG image (image/svg+xml)." }) },
+      params: BadgeParams,
+      query: BadgeQuery,
+      // Documentation only: a Response is not validated. Each branch names its media type.
+      response: { 200: t.Union([BadgeSvg, ShieldsEndpoint], { description: "The badge: SVG, or shields.io endpoint JSON for a `.json` handle." }) },
       detail: {
+        operationId: "getBadge",
         security: [],
         summary: "Trust badge",
         description:

@@ -23,7 +23,7 @@ const PublicCheckHit = t.Object({
   reason_code: t.Nullable(t.String({ examples: ["scam_trade"] })),
   summary: t.Nullable(t.String()),
   source: t.Optional(t.Nullable(literals(["blacklist", "creator", "external"] as const, { description: "Where the answer comes from." }))),
-});
+}, { $id: "PublicCheckHit" });
 
 export const PublicCheckResult = t.Object(
   {
@@ -33,7 +33,7 @@ export const PublicCheckResult = t.Object(
     suggestions: t.Array(t.String(), { description: "Up to 5 similar known names when nothing matched." }),
     checked_at: DateTime("When the answer was computed (UTC)."),
   },
-  { description: "Unified search across every platform." },
+  { $id: "PublicCheckResult", description: "Unified search across every platform." },
 );
 
 export const PublicTrust = t.Object(
@@ -47,7 +47,7 @@ export const PublicTrust = t.Object(
     blacklisted: t.Optional(t.Boolean()),
     checked_at: t.Optional(DateTime("When the answer was computed (UTC).")),
   },
-  { description: "Trust tier of one handle. When `found` is false only `handle` and `found` are returned." },
+  { $id: "PublicTrust", description: "Trust tier of one handle. When `found` is false only `handle` and `found` are returned." },
 );
 
 export const ResolveQuery = t.Object({
@@ -65,7 +65,7 @@ export const ResolveResult = t.Object(
     blacklisted: t.Optional(t.Boolean()),
     profile_url: t.Optional(t.String({ format: "uri" })),
   },
-  { description: "The creator a public linked account belongs to; only `found: false` when none." },
+  { $id: "ResolveResult", description: "The creator a public linked account belongs to; only `found: false` when none." },
 );
 
 export const DirectoryQuery = t.Object({
@@ -91,7 +91,7 @@ const DirectoryItem = t.Object({
   deal_count: t.Integer({ description: "Completed deals." }),
   platforms: t.Array(t.String(), { description: "Platforms of public linked accounts." }),
   match: t.String({ description: "The haystack `q` is matched against." }),
-});
+}, { $id: "DirectoryItem" });
 
 export const DirectoryPage = t.Object({
   items: t.Array(DirectoryItem),
@@ -102,7 +102,7 @@ export const DirectoryPage = t.Object({
   total_pages: t.Integer(),
   has_more: t.Boolean(),
   sort: literals(DIRECTORY_SORTS),
-});
+}, { $id: "DirectoryPage" });
 
 export const VouchesQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
@@ -125,7 +125,7 @@ export const VouchesPage = t.Object({
     }),
     { description: "Newest first." },
   ),
-});
+}, { $id: "VouchesPage" });
 
 export const PublicStats = t.Object({
   creators_verified: t.Integer({ description: "Creators at verification level 1 or higher." }),
@@ -133,7 +133,7 @@ export const PublicStats = t.Object({
   entries_listed: t.Integer({ description: "Active, confirmed blacklist entries." }),
   deals_completed: t.Integer(),
   cached: t.Boolean({ description: "True when served from the cache the 5-minute job refreshes." }),
-});
+}, { $id: "PublicStats" });
 
 export const LeaderboardQuery = t.Object({ period: t.Optional(literals(LEADERBOARD_PERIODS, { description: "all (default) or this UTC month." })) });
 
@@ -148,4 +148,4 @@ export const ReferralLeaderboard = t.Object({
     }),
     { description: "Top 25. Earnings are never included." },
   ),
-});
+}, { $id: "ReferralLeaderboard" });
