@@ -9,21 +9,53 @@
 
 type Json = Record<string, any>;
 
-/** Codes each error status can carry (SPEC section 2). */
-export const ERROR_RESPONSES: Record<string, { name: string; summary: string; codes: string[] }> = {
-  400: { name: "BadRequest", summary: "Malformed request", codes: ["invalid_request", "invalid_cursor"] },
-  401: { name: "Unauthorized", summary: "Missing, invalid or revoked API key", codes: ["unauthorized"] },
-  402: { name: "PaymentRequired", summary: "Account suspended or plan too small", codes: ["subscription_required", "plan_upgrade_required"] },
-  403: { name: "Forbidden", summary: "Key scope or plan does not allow this", codes: ["forbidden", "not_entitled"] },
-  404: { name: "NotFound", summary: "No such resource", codes: ["not_found"] },
-  405: { name: "MethodNotAllowed", summary: "Method not allowed on this path", codes: ["method_not_allowed"] },
-  409: { name: "Conflict", summary: "Conflicts with the current state", codes: ["conflict"] },
-  410: { name: "Gone", summary: "No longer available", codes: ["gone"] },
-  413: { name: "PayloadTooLarge", summary: "Body over 1 MiB", codes: ["payload_too_large"] },
-  422: { name: "Unprocessable", summary: "A value of the wrong type, range or enum", codes: ["unprocessable", "idempotency_key_reused"] },
-  429: { name: "TooManyRequests", summary: "Burst limit or daily quota reached", codes: ["rate_limited", "quota_exceeded"] },
-  500: { name: "InternalError", summary: "Unexpected failure", codes: ["internal"] },
-  503: { name: "ServiceUnavailable", summary: "The database stayed locked", codes: ["busy"] },
+/** Each error status as one shared response: its name and the codes it can carry, with a sample message (SPEC section 2). */
+const ERROR_RESPONSES: Record<string, { name: string; summary: string; codes: Record<string, string> }> = {
+  400: {
+    name: "BadRequest",
+    summary: "Malformed request",
+    codes: { invalid_request: "Missing required query parameter 'id'.", invalid_cursor: "Invalid or tampered cursor." },
+  },
+  401: { name: "Unauthorized", summary: "Missing, invalid or revoked API key", codes: { unauthorized: "Invalid or revoked API key." } },
+  402: {
+    name: "PaymentRequired",
+    summary: "Account suspended or plan too small",
+    codes: {
+      subscription_required: "This account is suspended: its subscription is required to use the API.",
+      plan_upgrade_required: "This route needs a Pro plan or higher.",
+    },
+  },
+  403: {
+    name: "Forbidden",
+    summary: "Key scope or plan does not allow this",
+    codes: {
+      forbidden: "This key's scope 'read' does not allow this route; it needs 'write'.",
+      not_entitled: "Batch checks need a Pro plan or higher, or a Partner key.",
+    },
+  },
+  404: { name: "NotFound", summary: "No such resource", codes: { not_found: "No active blacklist entry bl_01jd5x8q3m7k2c9v4n6p8r0s1t." } },
+  405: { name: "MethodNotAllowed", summary: "Method not allowed on this path", codes: { method_not_allowed: "DELETE is not allowed here; use GET." } },
+  409: { name: "Conflict", summary: "Conflicts with the current state", codes: { conflict: "Entry bl_01jd5x8q3m7k2c9v4n6p8r0s1t is already overturned." } },
+  410: { name: "Gone", summary: "No longer available", codes: { gone: "This resource is gone." } },
+  413: { name: "PayloadTooLarge", summary: "Body over 1 MiB", codes: { payload_too_large: "Request body is larger than 1048576 bytes." } },
+  422: {
+    name: "Unprocessable",
+    summary: "A value of the wrong type, range or enum",
+    codes: {
+      unprocessable: "Invalid query parameter 'limit': must be at most 100.",
+      idempotency_key_reused: "This Idempotency-Key was used with another request.",
+    },
+  },
+  429: {
+    name: "TooManyRequests",
+    summary: "Burst limit or daily quota reached",
+    codes: {
+      rate_limited: "Too many requests for this key; retry in 1 s.",
+      quota_exceeded: "Daily quota of 1000 calls used up; it resets at midnight UTC.",
+    },
+  },
+  500: { name: "InternalError", summary: "Unexpected failure", codes: { internal: "Internal error. Quote the request id when reporting it." } },
+  503: { name: "ServiceUnavailable", summary: "The database stayed locked", codes: { busy: "The database is busy; retry shortly." } },
 };
 
 /** The envelope model's name; error responses whose schema is this model become shared responses. */
@@ -53,17 +85,17 @@ const HEADERS: Json = {
 };
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const EVERY_RESPONSE_HEADERS = ["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"];
+/** Errors that say when to come back: 429, and 503 `busy`. (The health check's 503 is not an error envelope.) */
 const RETRY_STATUSES = new Set(["429", "503"]);
 
-function responseHeaders(status: string) {
-  const names = RETRY_STATUSES.has(status) ? [...EVERY_RESPONSE_HEADERS, "Retry-After"] : EVERY_RESPONSE_HEADERS;
+function responseHeaders(retry: boolean) {
+  const names = retry ? [...EVERY_RESPONSE_HEADERS, "Retry-After"] : EVERY_RESPONSE_HEADERS;
   return Object.fromEntries(names.map((name) => [name, headerRef(name)]));
 }
 
 /** Elysia's string forms of coerced query values; they say nothing a client should send or expect. */
 const COERCION_FORMATS = new Set(["integer", "numeric", "boolean"]);
-const isCoercionBranch = (s: unknown) =>
-  isObject(s) && s.type === "string" && COERCION_FORMATS.has(s.format as string) && !("$id" in s);
+const isCoercionBranch = (s: unknown) => isObject(s) && s.type === "string" && COERCION_FORMATS.has(s.format as string);
 
 function isObject(value: unknown): value is Json {
   return !!value && typeof value === "object" && !Array.isArray(value);
@@ -137,19 +169,15 @@ function finishContent(content: Json, schemas: Json): Json {
   return out;
 }
 
-function errorResponse(status: string): Json {
-  const { summary, codes } = ERROR_RESPONSES[status] ?? { summary: `Error ${status}`, codes: [] };
+function errorResponse(status: string, { summary, codes }: (typeof ERROR_RESPONSES)[string]): Json {
   return {
-    description: `${summary}. \`error.code\` is ${codes.map((c) => `\`${c}\``).join(" or ")}.`,
-    headers: responseHeaders(status),
+    description: `${summary}. \`error.code\` is ${Object.keys(codes).map((c) => `\`${c}\``).join(" or ")}.`,
+    headers: responseHeaders(RETRY_STATUSES.has(status)),
     content: {
       "application/json": {
         schema: { $ref: `#/components/schemas/${ERROR_SCHEMA}` },
         examples: Object.fromEntries(
-          codes.map((code) => [
-            code,
-            { summary: code, value: { error: { code, message: `A ${code.replaceAll("_", " ")} error.`, request_id: "req_k2j4h1" } } },
-          ]),
+          Object.entries(codes).map(([code, message]) => [code, { summary: code, value: { error: { code, message, request_id: "req_k2j4h1" } } }]),
         ),
       },
     },
@@ -183,16 +211,16 @@ export function finishDocument(generated: Json, settings: DocumentSettings): Jso
       }
       finished.responses = {};
       for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
-        if (isErrorEnvelope(response.content) && ERROR_RESPONSES[status]) {
+        const shared = ERROR_RESPONSES[status];
+        if (shared && isErrorEnvelope(response.content)) {
           finishSchema(response.content["application/json"].schema, schemas);
-          const { name } = ERROR_RESPONSES[status]!;
-          responses[name] ??= errorResponse(status);
-          finished.responses[status] = { $ref: `#/components/responses/${name}` };
+          responses[status] ??= errorResponse(status, shared);
+          finished.responses[status] = { $ref: `#/components/responses/${shared.name}` };
           continue;
         }
         finished.responses[status] = {
           ...response,
-          headers: { ...responseHeaders(status), ...response.headers },
+          headers: { ...responseHeaders(status === "429"), ...response.headers },
           ...(response.content ? { content: finishContent(response.content, schemas) } : {}),
         };
       }
@@ -206,7 +234,8 @@ export function finishDocument(generated: Json, settings: DocumentSettings): Jso
     components: {
       ...generated.components,
       schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),
-      responses,
+      // By status, under their names.
+      responses: Object.fromEntries(Object.entries(responses).map(([status, response]) => [ERROR_RESPONSES[status]!.name, response])),
       headers: HEADERS,
     },
   };

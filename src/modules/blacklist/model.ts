@@ -41,7 +41,7 @@ export const BlacklistEntryPage = t.Object(
     next_cursor: t.Nullable(t.String({ description: "Opaque cursor of the next page; null on the last page." })),
     has_more: t.Boolean(),
   },
-  { $id: "BlacklistEntryPage" },
+  { $id: "BlacklistEntryPage", description: "A page of active, confirmed entries in issue order." },
 );
 
 export const ListQuery = t.Object({
@@ -169,7 +169,7 @@ export const BatchResponse = t.Object(
     results: t.Array(BatchCheckResult),
     checked_at: DateTime("When the answers were computed (UTC)."),
   },
-  { $id: "BatchResponse" },
+  { $id: "BatchResponse", description: "One answer per account, in input order." },
 );
 
 export const EntryParams = t.Object({ id: t.String({ maxLength: 64, description: "Entry id." }) });
@@ -190,7 +190,7 @@ export const ChangesPage = t.Object(
           at: DateTime("When the change happened."),
           entry: t.Optional(BlacklistEntry),
         },
-        { $id: "BlacklistChange" },
+        { $id: "BlacklistChange", description: "One change: an entry added, overturned or expired." },
       ),
     ),
     next_cursor: t.Nullable(
@@ -198,7 +198,7 @@ export const ChangesPage = t.Object(
     ),
     has_more: t.Boolean({ description: "More changes are available right now." }),
   },
-  { $id: "ChangesPage" },
+  { $id: "ChangesPage", description: "A page of the change feed, in `seq` order." },
 );
 
 /** Fields of a new entry: the partner write body and the `entry` line of the import format. */
@@ -245,5 +245,5 @@ export const OverturnResult = t.Object(
     status: t.Literal("overturned"),
     overturned_at: DateTime("When it was overturned."),
   },
-  { $id: "OverturnResult" },
+  { $id: "OverturnResult", description: "The entry, now overturned." },
 );

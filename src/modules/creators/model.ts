@@ -17,7 +17,7 @@ export const TrustBand = literals(TRUST_BANDS, {
 export const ReviewsSummary = t.Object({
   count: t.Integer({ description: "Reviews received.", examples: [4] }),
   average: t.Nullable(t.Number({ description: "Mean rating 1-5, two decimals; null without reviews.", examples: [4.5] })),
-}, { $id: "ReviewsSummary" });
+}, { $id: "ReviewsSummary", description: "Reviews a creator received." });
 
 const VerificationLevel = BodyInteger({
   minimum: 0,
@@ -78,9 +78,9 @@ export const Connection = t.Object({
   provider_username: t.Optional(t.Nullable(t.String({ examples: ["ShadowBuilds"] }))),
   provider_url: t.Optional(t.Nullable(t.String({ format: "uri", examples: ["https://www.roblox.com/users/1234567/profile"] }))),
   verified_at: t.Optional(t.Nullable(DateTime("When the link was verified; null if never."))),
-}, { $id: "Connection" });
+}, { $id: "Connection", description: "A public linked platform account." });
 
-export const ConnectionList = t.Object({ connections: t.Array(Connection, { description: "Public linked accounts, oldest first." }) }, { $id: "ConnectionList" });
+export const ConnectionList = t.Object({ connections: t.Array(Connection, { description: "Public linked accounts, oldest first." }) }, { $id: "ConnectionList", description: "A creator's public linked accounts." });
 
 /** Profile fields a partner may set; also the `creator` import line. */
 export const CreatorFields = {
@@ -118,4 +118,4 @@ export const WrittenConnection = t.Object({
   provider_url: t.Nullable(t.String()),
   verified_at: t.Nullable(DateTime("When the link was verified.")),
   public: t.Boolean(),
-}, { $id: "WrittenConnection" });
+}, { $id: "WrittenConnection", description: "The linked account as stored." });

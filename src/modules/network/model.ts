@@ -19,7 +19,7 @@ export const Vouch = t.Object({
   to: t.String(),
   message: t.Nullable(t.String()),
   created_at: DateTime("When the vouch was given."),
-}, { $id: "Vouch" });
+}, { $id: "Vouch", description: "A vouch one creator gave another." });
 
 export const DealStatus = literals(DEAL_STATUSES, {
   description: "pending → confirmed → completed, or pending → declined.",
@@ -55,14 +55,14 @@ export const Review = t.Object({
   to: t.String(),
   rating: t.Integer({ minimum: 1, maximum: 5 }),
   created_at: DateTime("When the review was written."),
-}, { $id: "Review" });
+}, { $id: "Review", description: "A review attached to a completed deal." });
 
 export const ReferralFields = {
   referrer: HandleRef("Handle of the creator who referred.", "alicemakes"),
   referred: HandleRef("Handle of the creator referred; referred at most once.", "newbuilder"),
 };
 export const ReferralBody = t.Object(ReferralFields, { $id: "ReferralBody", additionalProperties: t.Never() });
-export const Referral = t.Object({ referrer: t.String(), referred: t.String(), created_at: DateTime("When the referral was recorded.") }, { $id: "Referral" });
+export const Referral = t.Object({ referrer: t.String(), referred: t.String(), created_at: DateTime("When the referral was recorded.") }, { $id: "Referral", description: "A recorded referral." });
 
 export const ServerParams = t.Object({
   platform: literals(["discord", "roblox", "minecraft", "uefn"] as const, { description: "Where the community lives.", examples: ["discord"] }),

@@ -4,7 +4,7 @@ import { requireKey } from "../../http/guards";
 import { errors, KEYED_ERRORS } from "../../http/model";
 import type { Runtime } from "../../runtime";
 
-const Health = t.Object({ ok: t.Boolean({ description: "Whether the database answered." }) }, { $id: "Health" });
+const Health = t.Object({ ok: t.Boolean({ description: "Whether the database answered." }) }, { $id: "Health", description: "Whether the service and its database answer." });
 
 export function healthRoutes(runtime: Runtime) {
   const ping = runtime.store.sqlite.prepare("SELECT 1 AS ok");
