@@ -32,7 +32,23 @@ export const BlacklistEntry = t.Object(
     expires_at: t.Nullable(DateTime("When the entry lapses; null means permanent.", "2027-11-21T10:00:00.000Z")),
     appealable: t.Boolean({ description: "Whether the subject may appeal." }),
   },
-  { $id: "BlacklistEntry", description: "Public-safe view of an active, confirmed blacklist entry." },
+  {
+    $id: "BlacklistEntry",
+    description: "Public-safe view of an active, confirmed blacklist entry.",
+    examples: [
+      {
+        id: "bl_01jd5x8q3m7k2c9v4n6p8r0s1t",
+        severity: "ban",
+        scope: "global",
+        vertical: "all",
+        reason_code: "scam_trade",
+        summary: "Took payment for a map and never delivered.",
+        issued_at: "2026-11-21T10:00:00.000Z",
+        expires_at: null,
+        appealable: true,
+      },
+    ],
+  },
 );
 
 export const BlacklistEntryPage = t.Object(
