@@ -20,6 +20,16 @@ export const Provider = literals(PROVIDERS, {
   "x-invalid-status": 400,
 });
 
+/** The documents' example entry: a confirmed ban (SPEC section 4: only a ban makes `banned` true). */
+const BAN_HIT_EXAMPLE = {
+  id: "bl_01jd5x8q3m7k2c9v4n6p8r0s1t",
+  severity: "ban",
+  scope: "global",
+  vertical: "all",
+  reason_code: "scam_trade",
+  summary: "Took payment for a map and never delivered.",
+};
+
 export const BlacklistEntry = t.Object(
   {
     id: t.String({ description: "Entry id.", examples: ["bl_01jd5x8q3m7k2c9v4n6p8r0s1t"] }),
@@ -37,12 +47,7 @@ export const BlacklistEntry = t.Object(
     description: "Public-safe view of an active, confirmed blacklist entry.",
     examples: [
       {
-        id: "bl_01jd5x8q3m7k2c9v4n6p8r0s1t",
-        severity: "ban",
-        scope: "global",
-        vertical: "all",
-        reason_code: "scam_trade",
-        summary: "Took payment for a map and never delivered.",
+        ...BAN_HIT_EXAMPLE,
         issued_at: "2026-11-21T10:00:00.000Z",
         expires_at: null,
         appealable: true,
@@ -115,14 +120,7 @@ export const CheckResult = t.Object(
         reason_code: "scam_trade",
         summary: "Took payment for a map and never delivered.",
         appealable: true,
-        entry: {
-          id: "bl_01jd5x8q3m7k2c9v4n6p8r0s1t",
-          severity: "ban",
-          scope: "global",
-          vertical: "all",
-          reason_code: "scam_trade",
-          summary: "Took payment for a map and never delivered.",
-        },
+        entry: BAN_HIT_EXAMPLE,
       },
       { provider: "discord", id: "80351110224678913", banned: false, checked_at: "2026-11-21T10:00:00.000Z" },
     ],
