@@ -1,11 +1,8 @@
 // Builds the Elysia app from the feature modules. It never listens: `serve` does, and tests call
 // `app.handle(request)` directly.
-import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
-// The docs UI's script, embedded in the binary: self-hosters may have no CDN.
-import scalarScript from "../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
-import { conventions, isKeyedPath } from "./http/conventions";
-import { idempotencyHeaderReferences } from "./http/idempotency";
+import { conventions } from "./http/conventions";
+import { apiDocs } from "./http/openapi";
 import { jobRunner, scheduler } from "./jobs";
 import { adminRoutes, usageRoutes } from "./modules/accounts";
 import { badgeRoutes } from "./modules/badge";
@@ -24,8 +21,6 @@ export interface AppOptions {
   jobs?: boolean;
   services?: Services;
 }
-
-const SCALAR_PATH = "/docs/assets/scalar.js";
 
 export function buildApp(runtime: Runtime, options: AppOptions = {}) {
   const services = options.services ?? createServices(runtime);
@@ -64,55 +59,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
 
   const app = new Elysia({ name: "trustlist" })
     .use(plugin)
-    .use(
-      openapi({
-        path: "/docs",
-        specPath: "/openapi.json",
-        provider: "scalar",
-        // The script comes from the binary and the page uses system fonts: /docs makes no request
-        // to another host, so it works where a self-hoster has no internet access.
-        // Scalar's hosted extras (telemetry, AI chat, MCP, deploy toolbar) are switched off for the same reason.
-        scalar: {
-          cdn: SCALAR_PATH,
-          withDefaultFonts: false,
-          telemetry: false,
-          showDeveloperTools: "never",
-          showToolbar: "never",
-          mcp: { disabled: true },
-          agent: { disabled: true },
-        } as unknown as NonNullable<Parameters<typeof openapi>[0]>["scalar"],
-        exclude: { paths: ["/docs", SCALAR_PATH, "/openapi.json"] },
-        // Read when the description is first generated, once every route is mounted.
-        // (The plugin's type asks for every part of a route; only the headers are given.)
-        references: (() => idempotencyHeaderReferences(routeTable.routes, isKeyedPath)) as unknown as NonNullable<
-          Parameters<typeof openapi>[0]
-        >["references"],
-        documentation: {
-          info: {
-            title: "trustlist",
-            version: "1.0.0",
-            description:
-              "Creator Trust and Blacklist API. Keyed routes take `Authorization: Bearer <key>`; every error is `{error: {code, message, request_id}}`; every response carries `X-Request-Id` and `X-RateLimit-Remaining`.",
-          },
-          tags: [
-            { name: "Blacklist", description: "Keyed reads of the global blacklist." },
-            { name: "Creators", description: "Keyed reads of creator profiles and Trust Scores." },
-            { name: "Public", description: "Keyless: search, trust tiers, directory, vouches, counters, leaderboard, badge. Limited per client IP." },
-            { name: "Partner", description: "Write-scoped keys: blacklist entries, creators, linked accounts, vouches, deals, reviews, referrals, servers." },
-            { name: "Account", description: "The calling key's usage." },
-            { name: "Admin", description: "Admin-scoped keys: accounts, keys and running a job now." },
-            { name: "Ops", description: "Health and metrics." },
-          ],
-          components: {
-            securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "An API key, `tl_live_…`." } },
-          },
-          security: [{ apiKey: [] }],
-        },
-      }),
-    )
-    .get(SCALAR_PATH, () => new Response(Bun.file(scalarScript), {
-      headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" },
-    }), { detail: { hide: true } })
+    .use(apiDocs(runtime))
     .use(healthRoutes(runtime))
     .use(metricsRoutes(runtime, gauges))
     .use(blacklistRoutes(runtime, services.blacklist))

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildApp } from "../src/app";
 import { ManualClock } from "../src/clock";
+import type { Config } from "../src/config";
 import { openStore } from "../src/db/client";
 import type { ApiTier, KeyScope, RateTier } from "../src/db/schema";
 import { createRuntime, type Runtime } from "../src/runtime";
@@ -33,12 +34,12 @@ export function tempDir(prefix = "trustlist-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-export async function createTestApp(options: { clock?: ManualClock; dir?: string } = {}): Promise<TestApp> {
+export async function createTestApp(options: { clock?: ManualClock; dir?: string; config?: Partial<Config> } = {}): Promise<TestApp> {
   const dir = options.dir ?? tempDir();
   const dbPath = join(dir, "trustlist.db");
   const clock = options.clock ?? new ManualClock();
   const store = openStore(dbPath);
-  const runtime = createRuntime({ store, clock, config: { dbPath, accessLog: false } });
+  const runtime = createRuntime({ store, clock, config: { dbPath, accessLog: false, ...options.config } });
   const services = createServices(runtime);
   const app = buildApp(runtime, { services });
   // As `serve` does: checks of unlisted subjects are answered from the filter, not SQLite.

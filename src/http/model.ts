@@ -27,7 +27,7 @@ export const ErrorEnvelope = t.Object(
       request_id: t.String({ description: "Equals the X-Request-Id response header.", examples: ["req_k2j4h1"] }),
     }),
   },
-  { description: "Every error has this shape." },
+  { $id: "ErrorEnvelope", description: "Every error has this shape." },
 );
 
 /** Response map entries for the listed error statuses, for OpenAPI. */

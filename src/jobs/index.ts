@@ -17,7 +17,7 @@ export function jobs(runtime: Runtime, services: Services): Job[] {
     { name: "flush-metering", pattern: Patterns.EVERY_SECOND, run: () => runtime.meter.flush() },
     // Requests notice another process's commits themselves; this lets caches (the subject filter
     // after an import) catch up while no request comes.
-    { name: "notice-external-writes", pattern: Patterns.EVERY_SECOND, run: () => runtime.store.changes.check() },
+    { name: "notice-external-writes", pattern: Patterns.EVERY_SECOND, run: () => void runtime.store.changes.check() },
     { name: "expire-entries", pattern: Patterns.EVERY_MINUTE, run: () => services.blacklist.expireDue() },
     {
       name: "prune-limiters",

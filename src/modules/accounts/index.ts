@@ -23,7 +23,7 @@ export function usageRoutes(runtime: Runtime, usage: UsageService) {
     .use(requireKey(runtime, "read"))
     .get("/usage", ({ caller }) => usage.forKey(caller), {
       response: { 200: UsageStats, ...errors(...KEYED_ERRORS) },
-      detail: { summary: "Usage of the calling key", description: "Includes this call. The daily window is shared by all keys of the account." },
+      detail: { operationId: "getUsage", summary: "Usage of the calling key", description: "Includes this call. The daily window is shared by all keys of the account." },
     });
 }
 
@@ -37,18 +37,18 @@ export function adminRoutes(runtime: Runtime, accounts: AccountsService) {
         set.status = 201;
         return account;
       },
-      { body: NewAccountBody, parse: "json", response: { 201: Account, ...errors(400, ...KEYED_ERRORS, 403, 409, 422) }, detail: { summary: "Create an account" } },
+      { body: NewAccountBody, parse: "json", response: { 201: Account, ...errors(400, ...KEYED_ERRORS, 403, 409, 422) }, detail: { operationId: "createAccount", summary: "Create an account" } },
     )
     .get("/accounts", async () => ({ data: await accounts.listAccounts() }), {
       response: { 200: AccountList, ...errors(...KEYED_ERRORS, 403) },
-      detail: { summary: "List accounts" },
+      detail: { operationId: "listAccounts", summary: "List accounts" },
     })
     .patch("/accounts/:id", ({ params, body }) => accounts.updateAccount(params.id, body), {
       params: IdParams,
       body: AccountPatchBody,
       parse: "json",
       response: { 200: Account, ...errors(400, ...KEYED_ERRORS, 403, 404, 422) },
-      detail: { summary: "Change tier, quota or status", description: "`status: suspended` makes every key of the account answer 402." },
+      detail: { operationId: "updateAccount", summary: "Change tier, quota or status", description: "`status: suspended` makes every key of the account answer 402." },
     })
     .post(
       "/accounts/:id/keys",
@@ -62,22 +62,22 @@ export function adminRoutes(runtime: Runtime, accounts: AccountsService) {
         body: NewKeyBody,
         parse: "json",
         response: { 201: IssuedKey, ...errors(400, ...KEYED_ERRORS, 403, 404, 409, 422) },
-        detail: { summary: "Create a key", description: "The secret is in `key`, returned only here. 409 past the plan's key cap." },
+        detail: { operationId: "createKey", summary: "Create a key", description: "The secret is in `key`, returned only here. 409 past the plan's key cap." },
       },
     )
     .get("/keys", async ({ query }) => ({ data: await accounts.listKeys(query.account) }), {
       query: KeysQuery,
       response: { 200: KeyList, ...errors(...KEYED_ERRORS, 403, 404) },
-      detail: { summary: "List keys", description: "Never includes secrets." },
+      detail: { operationId: "listKeys", summary: "List keys", description: "Never includes secrets." },
     })
     .delete("/keys/:id", ({ params }) => accounts.revokeKey(params.id), {
       params: IdParams,
       response: { 200: ApiKey, ...errors(...KEYED_ERRORS, 403, 404) },
-      detail: { summary: "Revoke a key" },
+      detail: { operationId: "revokeKey", summary: "Revoke a key" },
     })
     .post("/keys/:id/rotate", ({ params }) => accounts.rotateKey(params.id), {
       params: IdParams,
       response: { 200: IssuedKey, ...errors(...KEYED_ERRORS, 403, 404, 409) },
-      detail: { summary: "Rotate a key's secret", description: "Same key id, new secret; the old secret stops working at once." },
+      detail: { operationId: "rotateKey", summary: "Rotate a key's secret", description: "Same key id, new secret; the old secret stops working at once." },
     });
 }

@@ -15,9 +15,9 @@ export const Account = t.Object({
   daily_quota_override: t.Nullable(t.Integer({ description: "Operator override; null means the plan's quota." })),
   status: AccountStatus,
   created_at: DateTime("When the account was created."),
-});
+}, { $id: "Account", description: "An API account." });
 
-export const AccountList = t.Object({ data: t.Array(Account) });
+export const AccountList = t.Object({ data: t.Array(Account) }, { $id: "AccountList", description: "Every account." });
 
 export const NewAccountBody = t.Object(
   {
@@ -25,7 +25,7 @@ export const NewAccountBody = t.Object(
     tier: ApiTier,
     daily_quota: t.Optional(t.Nullable(BodyInteger({ minimum: 0, maximum: 1_000_000_000 }))),
   },
-  { additionalProperties: t.Never() },
+  { $id: "NewAccountBody", additionalProperties: t.Never() },
 );
 
 export const AccountPatchBody = t.Object(
@@ -34,7 +34,7 @@ export const AccountPatchBody = t.Object(
     daily_quota: t.Optional(t.Nullable(BodyInteger({ minimum: 0, maximum: 1_000_000_000, description: "Null restores the plan's quota." }))),
     status: t.Optional(AccountStatus),
   },
-  { additionalProperties: t.Never() },
+  { $id: "AccountPatchBody", additionalProperties: t.Never() },
 );
 
 export const ApiKey = t.Object({
@@ -47,14 +47,14 @@ export const ApiKey = t.Object({
   burst: t.Nullable(t.Integer({ description: "Operator burst override in requests per second." })),
   created_at: DateTime("When the key was created."),
   revoked_at: t.Nullable(DateTime("When the key was revoked.")),
-});
+}, { $id: "ApiKey", description: "An API key, without its secret." });
 
 export const IssuedKey = t.Composite([
   ApiKey,
   t.Object({ key: t.String({ description: "The secret. Shown only in this response.", examples: ["tl_live_3kP9xQ2mV8nR4tY7wZ1aB5cD6eF0gH2j"] }) }),
-]);
+], { $id: "IssuedKey", description: "A key with its secret, shown only when issued or rotated." });
 
-export const KeyList = t.Object({ data: t.Array(ApiKey) });
+export const KeyList = t.Object({ data: t.Array(ApiKey) }, { $id: "KeyList", description: "Keys, without secrets." });
 
 export const NewKeyBody = t.Object(
   {
@@ -63,7 +63,7 @@ export const NewKeyBody = t.Object(
     rate_tier: t.Optional(RateTier),
     burst: t.Optional(t.Nullable(BodyInteger({ minimum: 1, maximum: 1_000_000, description: "Requests per second; the bucket holds 4x." }))),
   },
-  { additionalProperties: t.Never() },
+  { $id: "NewKeyBody", additionalProperties: t.Never() },
 );
 
 export const IdParams = t.Object({ id: t.String({ maxLength: 64 }) });
@@ -85,4 +85,4 @@ export const UsageStats = t.Object({
   by_endpoint: t.Array(t.Object({ endpoint: t.String({ examples: ["GET /v1/blacklist/check"] }), count: t.Integer() }), {
     description: "Descending by count.",
   }),
-});
+}, { $id: "UsageStats", description: "Usage of the calling key and its account's daily quota." });

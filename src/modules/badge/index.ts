@@ -2,6 +2,7 @@
 // shows no error page): an unknown handle gets a neutral "Not Verified" badge. CDN-cached for an hour.
 // `/badge/{handle}.json` answers the same badge in shields.io's endpoint format (endpoint.ts).
 import { Elysia, t } from "elysia";
+import { BadgeParams, BadgeQuery, BadgeSvg, ShieldsEndpoint } from "./model";
 import type { BadgeTheme } from "./render";
 import type { BadgeService } from "./service";
 
@@ -18,10 +19,12 @@ export function badgeRoutes(badges: BadgeService) {
       return new Response(badges.svgFor(params.handle, theme), { headers: HEADERS });
     },
     {
-      params: t.Object({ handle: t.String({ description: "Creator handle; a leading @ and a trailing .svg are ignored; a trailing .json asks for shields.io's endpoint format.", examples: ["shadowbuilds.svg"] }) }),
-      query: t.Object({ theme: t.Optional(t.String({ description: "`dark` (default) or `light`.", examples: ["light"] })) }),
-      response: { 200: t.String({ description: "An SVG image (image/svg+xml)." }) },
+      params: BadgeParams,
+      query: BadgeQuery,
+      // Documentation only: a Response is not validated. Each branch names its media type.
+      response: { 200: t.Union([BadgeSvg, ShieldsEndpoint], { description: "The badge: SVG, or shields.io endpoint JSON for a `.json` handle." }) },
       detail: {
+        operationId: "getBadge",
         security: [],
         summary: "Trust badge",
         description:

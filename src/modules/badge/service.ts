@@ -4,7 +4,8 @@
 import type { CreatorsService } from "../creators/service";
 import { TIER_COLORS, tierLabel } from "../creators/trust";
 import { normalizeHandle } from "../../values";
-import { type ShieldsEndpoint, shieldsEndpoint } from "./endpoint";
+import { shieldsEndpoint } from "./endpoint";
+import type { ShieldsEndpoint } from "./model";
 import { type BadgeTheme, renderBadge } from "./render";
 
 const NEUTRAL = "#9f9f9f";
@@ -67,7 +68,7 @@ export class BadgeService {
   }
 
   /** The same badge in shields.io's endpoint format; nothing is rendered, so nothing is cached. */
-  endpointFor(requested: string): ShieldsEndpoint {
+  endpointFor(requested: string): typeof ShieldsEndpoint.static {
     const handle = badgeHandle(requested);
     return shieldsEndpoint(handle === null ? IMPOSSIBLE : this.contentOf(handle));
   }

@@ -32,6 +32,7 @@ export function blacklistRoutes(runtime: Runtime, blacklist: BlacklistService) {
       query: ListQuery,
       response: { 200: BlacklistEntryPage, ...errors(400, ...KEYED_ERRORS, 422) },
       detail: {
+        operationId: "listEntries",
         summary: "List active entries",
         description:
           "Active, confirmed entries in issue order with an opaque keyset cursor. A full walk sees every entry exactly once, even while entries are added. `since` keeps entries issued strictly after it.",
@@ -41,6 +42,7 @@ export function blacklistRoutes(runtime: Runtime, blacklist: BlacklistService) {
       query: CheckQuery,
       response: { 200: CheckResult, ...errors(400, ...KEYED_ERRORS, 422) },
       detail: {
+        operationId: "checkAccount",
         summary: "Check one account",
         description:
           "Whether a platform account is banned. `banned` is true only for an active, confirmed `ban`; a `warn` or `restrict` hit answers `banned: false` with the hit's fields so a bot can act on the severity.",
@@ -59,6 +61,7 @@ export function blacklistRoutes(runtime: Runtime, blacklist: BlacklistService) {
         parse: "json",
         response: { 200: BatchResponse, ...errors(400, ...KEYED_ERRORS, 403, 422) },
         detail: {
+          operationId: "batchCheckAccounts",
           summary: "Check up to 50 accounts",
           description: "Pro plans and higher, or Partner keys. One row per account in input order; a malformed row carries `error: invalid_account` and does not fail the call.",
         },
@@ -76,7 +79,11 @@ export function blacklistRoutes(runtime: Runtime, blacklist: BlacklistService) {
         body: BatchBody,
         parse: "json",
         response: { 200: BatchResponse, ...errors(400, ...KEYED_ERRORS, 422) },
-        detail: { summary: "Check up to 50 accounts (items)", description: "Pro plans and higher. Same answer as `/check/batch`, with the array named `items`." },
+        detail: {
+          operationId: "batchCheckItems",
+          summary: "Check up to 50 accounts (items)",
+          description: "Pro plans and higher. Same answer as `/check/batch`, with the array named `items`.",
+        },
       },
     )
     .get(
@@ -89,13 +96,14 @@ export function blacklistRoutes(runtime: Runtime, blacklist: BlacklistService) {
       {
         params: EntryParams,
         response: { 200: BlacklistEntry, ...errors(...KEYED_ERRORS, 404) },
-        detail: { summary: "Get one active entry" },
+        detail: { operationId: "getEntry", summary: "Get one active entry" },
       },
     )
     .get("/changes", ({ query }) => blacklist.changes(query), {
       query: ChangesQuery,
       response: { 200: ChangesPage, ...errors(400, ...KEYED_ERRORS, 422) },
       detail: {
+        operationId: "listChanges",
         summary: "Follow list changes",
         description: "An ordered feed of additions, overturns and expiries so a mirror can follow removals too. Keep the last `next_cursor` and poll with it.",
       },
@@ -117,6 +125,7 @@ export function partnerBlacklistRoutes(runtime: Runtime, blacklist: BlacklistSer
         parse: "json",
         response: { 201: WrittenEntry, ...errors(400, ...KEYED_ERRORS, 403, 409, 422) },
         detail: {
+          operationId: "addEntry",
           summary: "Add an entry",
           description: "Write-scoped keys. Records the entry, its change-feed row and a `blacklist.added` event in one transaction.",
         },
@@ -127,6 +136,6 @@ export function partnerBlacklistRoutes(runtime: Runtime, blacklist: BlacklistSer
       body: OverturnBody,
       parse: "json",
       response: { 200: OverturnResult, ...errors(...KEYED_ERRORS, 403, 404, 409) },
-      detail: { summary: "Overturn an entry", description: "Emits `blacklist.overturned`; a second overturn is 409." },
+      detail: { operationId: "overturnEntry", summary: "Overturn an entry", description: "Emits `blacklist.overturned`; a second overturn is 409." },
     });
 }

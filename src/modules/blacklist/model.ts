@@ -20,6 +20,16 @@ export const Provider = literals(PROVIDERS, {
   "x-invalid-status": 400,
 });
 
+/** The documents' example entry: a confirmed ban (SPEC section 4: only a ban makes `banned` true). */
+const BAN_HIT_EXAMPLE = {
+  id: "bl_01jd5x8q3m7k2c9v4n6p8r0s1t",
+  severity: "ban",
+  scope: "global",
+  vertical: "all",
+  reason_code: "scam_trade",
+  summary: "Took payment for a map and never delivered.",
+};
+
 export const BlacklistEntry = t.Object(
   {
     id: t.String({ description: "Entry id.", examples: ["bl_01jd5x8q3m7k2c9v4n6p8r0s1t"] }),
@@ -32,14 +42,28 @@ export const BlacklistEntry = t.Object(
     expires_at: t.Nullable(DateTime("When the entry lapses; null means permanent.", "2027-11-21T10:00:00.000Z")),
     appealable: t.Boolean({ description: "Whether the subject may appeal." }),
   },
-  { description: "Public-safe view of an active, confirmed blacklist entry." },
+  {
+    $id: "BlacklistEntry",
+    description: "Public-safe view of an active, confirmed blacklist entry.",
+    examples: [
+      {
+        ...BAN_HIT_EXAMPLE,
+        issued_at: "2026-11-21T10:00:00.000Z",
+        expires_at: null,
+        appealable: true,
+      },
+    ],
+  },
 );
 
-export const BlacklistEntryPage = t.Object({
-  data: t.Array(BlacklistEntry),
-  next_cursor: t.Nullable(t.String({ description: "Opaque cursor of the next page; null on the last page." })),
-  has_more: t.Boolean(),
-});
+export const BlacklistEntryPage = t.Object(
+  {
+    data: t.Array(BlacklistEntry),
+    next_cursor: t.Nullable(t.String({ description: "Opaque cursor of the next page; null on the last page." })),
+    has_more: t.Boolean(),
+  },
+  { $id: "BlacklistEntryPage", description: "A page of active, confirmed entries in issue order." },
+);
 
 export const ListQuery = t.Object({
   cursor: t.Optional(t.String({ description: "`next_cursor` of the previous page." })),
@@ -64,7 +88,7 @@ const HitSummary = t.Object(
     reason_code: t.String(),
     summary: t.Nullable(t.String()),
   },
-  { description: "The hit that decided the answer." },
+  { $id: "CheckHit", description: "The hit that decided the answer." },
 );
 
 export const CheckResult = t.Object(
@@ -82,7 +106,25 @@ export const CheckResult = t.Object(
     appealable: t.Optional(t.Boolean()),
     entry: t.Optional(t.Nullable(HitSummary)),
   },
-  { description: "Answer for one account. Fields after `checked_at` appear only on a hit." },
+  {
+    $id: "CheckResult",
+    description: "Answer for one account. Fields after `checked_at` appear only on a hit.",
+    examples: [
+      {
+        provider: "discord",
+        id: "80351110224678912",
+        banned: true,
+        checked_at: "2026-11-21T10:00:00.000Z",
+        severity: "ban",
+        scope: "global",
+        reason_code: "scam_trade",
+        summary: "Took payment for a map and never delivered.",
+        appealable: true,
+        entry: BAN_HIT_EXAMPLE,
+      },
+      { provider: "discord", id: "80351110224678913", banned: false, checked_at: "2026-11-21T10:00:00.000Z" },
+    ],
+  },
 );
 
 const BatchAccount = t.Object(
@@ -91,6 +133,7 @@ const BatchAccount = t.Object(
     id: t.Optional(t.Nullable(t.String({ description: "Native user id.", examples: ["1234567"] }))),
   },
   {
+    $id: "BatchAccount",
     additionalProperties: t.Never(),
     description: "A row lacking provider or id, or naming an unknown provider, answers `error: invalid_account`.",
   },
@@ -101,7 +144,7 @@ export const CheckBatchBody = t.Object(
     accounts: t.Array(BatchAccount, { minItems: 1, maxItems: 50, description: "1-50 accounts, answered in this order." }),
     vertical: t.Optional(Vertical),
   },
-  { additionalProperties: t.Never() },
+  { $id: "CheckBatchBody", additionalProperties: t.Never() },
 );
 
 export const BatchBody = t.Object(
@@ -109,25 +152,39 @@ export const BatchBody = t.Object(
     items: t.Array(BatchAccount, { minItems: 1, maxItems: 50, description: "1-50 accounts, answered in this order." }),
     vertical: t.Optional(Vertical),
   },
-  { additionalProperties: t.Never() },
+  { $id: "BatchBody", additionalProperties: t.Never() },
 );
 
-export const BatchCheckResult = t.Object({
-  provider: t.Nullable(t.String()),
-  id: t.Nullable(t.String()),
-  banned: t.Boolean(),
-  high_risk: t.Optional(t.Boolean({ description: "Present and true when flagged high-risk." })),
-  watchlist: t.Optional(t.Boolean({ description: "Present and true when on a watchlist." })),
-  severity: t.Optional(Severity),
-  scope: t.Optional(Scope),
-  reason_code: t.Optional(t.String()),
-  error: t.Optional(t.String({ description: "Why this row could not be checked.", examples: ["invalid_account"] })),
-});
+export const BatchCheckResult = t.Object(
+  {
+    provider: t.Nullable(t.String()),
+    id: t.Nullable(t.String()),
+    banned: t.Boolean(),
+    high_risk: t.Optional(t.Boolean({ description: "Present and true when flagged high-risk." })),
+    watchlist: t.Optional(t.Boolean({ description: "Present and true when on a watchlist." })),
+    severity: t.Optional(Severity),
+    scope: t.Optional(Scope),
+    reason_code: t.Optional(t.String()),
+    error: t.Optional(t.String({ description: "Why this row could not be checked.", examples: ["invalid_account"] })),
+  },
+  {
+    $id: "BatchCheckResult",
+    description: "One row of a batch answer, in input order.",
+    examples: [
+      { provider: "roblox", id: "1234567", banned: false, severity: "warn", scope: "global", reason_code: "spam" },
+      { provider: "discord", id: "80351110224678912", banned: false, watchlist: true },
+      { provider: null, id: "42", banned: false, error: "invalid_account" },
+    ],
+  },
+);
 
-export const BatchResponse = t.Object({
-  results: t.Array(BatchCheckResult),
-  checked_at: DateTime("When the answers were computed (UTC)."),
-});
+export const BatchResponse = t.Object(
+  {
+    results: t.Array(BatchCheckResult),
+    checked_at: DateTime("When the answers were computed (UTC)."),
+  },
+  { $id: "BatchResponse", description: "One answer per account, in input order." },
+);
 
 export const EntryParams = t.Object({ id: t.String({ maxLength: 64, description: "Entry id." }) });
 
@@ -136,21 +193,27 @@ export const ChangesQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: 100 })),
 });
 
-export const ChangesPage = t.Object({
-  data: t.Array(
-    t.Object({
-      seq: t.Integer({ description: "Strictly increasing position in the feed.", examples: [42] }),
-      type: literals(["added", "overturned", "expired"] as const),
-      entry_id: t.String(),
-      at: DateTime("When the change happened."),
-      entry: t.Optional(BlacklistEntry),
-    }),
-  ),
-  next_cursor: t.Nullable(
-    t.String({ description: "Where to resume. Unlike the list, the feed always returns one: poll it later for new changes." }),
-  ),
-  has_more: t.Boolean({ description: "More changes are available right now." }),
-});
+export const ChangesPage = t.Object(
+  {
+    data: t.Array(
+      t.Object(
+        {
+          seq: t.Integer({ description: "Strictly increasing position in the feed.", examples: [42] }),
+          type: literals(["added", "overturned", "expired"] as const),
+          entry_id: t.String(),
+          at: DateTime("When the change happened."),
+          entry: t.Optional(BlacklistEntry),
+        },
+        { $id: "BlacklistChange", description: "One change: an entry added, overturned or expired." },
+      ),
+    ),
+    next_cursor: t.Nullable(
+      t.String({ description: "Where to resume. Unlike the list, the feed always returns one: poll it later for new changes." }),
+    ),
+    has_more: t.Boolean({ description: "More changes are available right now." }),
+  },
+  { $id: "ChangesPage", description: "A page of the change feed, in `seq` order." },
+);
 
 /** Fields of a new entry: the partner write body and the `entry` line of the import format. */
 export const EntryFields = {
@@ -171,7 +234,7 @@ export const EntryFields = {
   evidence: t.Optional(t.Nullable(t.String({ maxLength: 4000, description: "Private notes; never returned by reads." }))),
 };
 
-export const NewEntryBody = t.Object(EntryFields, { additionalProperties: t.Never() });
+export const NewEntryBody = t.Object(EntryFields, { $id: "NewEntryBody", additionalProperties: t.Never() });
 
 export const WrittenEntry = t.Composite([
   BlacklistEntry,
@@ -180,18 +243,21 @@ export const WrittenEntry = t.Composite([
     provider_user_id: t.String(),
     username: t.Nullable(t.String()),
   }),
-]);
+], { $id: "WrittenEntry", description: "The entry as written, with its subject." });
 
 /** Optional: an overturn needs no body. */
 export const OverturnBody = t.Optional(
   t.Object(
     { reason: t.Optional(t.String({ maxLength: 500, description: "Why the entry was overturned (kept private)." })) },
-    { additionalProperties: t.Never() },
+    { $id: "OverturnBody", additionalProperties: t.Never() },
   ),
 );
 
-export const OverturnResult = t.Object({
-  id: t.String(),
-  status: t.Literal("overturned"),
-  overturned_at: DateTime("When it was overturned."),
-});
+export const OverturnResult = t.Object(
+  {
+    id: t.String(),
+    status: t.Literal("overturned"),
+    overturned_at: DateTime("When it was overturned."),
+  },
+  { $id: "OverturnResult", description: "The entry, now overturned." },
+);

@@ -14,12 +14,13 @@ export function userRoutes(runtime: Runtime, creators: CreatorsService) {
     .get("/:handle", ({ params }) => creators.profile(params.handle), {
       params: HandleParams,
       response: { 200: CreatorProfile, ...errors(...KEYED_ERRORS, 404) },
-      detail: { summary: "Creator profile", description: "Public profile with the Trust Score and its band." },
+      detail: { operationId: "getCreator", summary: "Creator profile", description: "Public profile with the Trust Score and its band." },
     })
     .get("/:handle/trust", ({ params }) => creators.trust(params.handle), {
       params: HandleParams,
       response: { 200: TrustBreakdown, ...errors(...KEYED_ERRORS, 404) },
       detail: {
+        operationId: "getCreatorTrust",
         summary: "Trust Score breakdown",
         description: "The score, band, 30-day trend and public basis. The basis is what the score was computed from; penalties are never shown.",
       },
@@ -27,7 +28,7 @@ export function userRoutes(runtime: Runtime, creators: CreatorsService) {
     .get("/:handle/connections", async ({ params }) => ({ connections: await creators.connections(params.handle) }), {
       params: HandleParams,
       response: { 200: ConnectionList, ...errors(...KEYED_ERRORS, 404) },
-      detail: { summary: "Public linked accounts" },
+      detail: { operationId: "listCreatorConnections", summary: "Public linked accounts" },
     });
 }
 
@@ -47,6 +48,7 @@ export function partnerCreatorRoutes(runtime: Runtime, creators: CreatorsService
         parse: "json",
         response: { 200: CreatorProfile, 201: CreatorProfile, ...errors(400, ...KEYED_ERRORS, 403, 422) },
         detail: {
+          operationId: "upsertCreator",
           summary: "Create or update a creator",
           description: "201 when the handle is new, 200 when it existed. Fields left out keep their value. The Trust Score is recomputed in the same transaction.",
         },
@@ -65,6 +67,7 @@ export function partnerCreatorRoutes(runtime: Runtime, creators: CreatorsService
         parse: "json",
         response: { 200: WrittenConnection, 201: WrittenConnection, ...errors(400, ...KEYED_ERRORS, 403, 404, 409, 422) },
         detail: {
+          operationId: "linkConnection",
           summary: "Link a platform account",
           description:
             "201 for a new link, 200 when this creator already had it (fields given are updated). An account linked to another creator is 409. A ban on the account blacklists the creator.",
@@ -77,7 +80,7 @@ export function partnerCreatorRoutes(runtime: Runtime, creators: CreatorsService
       {
         params: ConnectionParams,
         response: { 200: WrittenConnection, ...errors(...KEYED_ERRORS, 403, 404, 422) },
-        detail: { summary: "Unlink a platform account", description: "Answers the link removed; the creator's score is recomputed without it." },
+        detail: { operationId: "unlinkConnection", summary: "Unlink a platform account", description: "Answers the link removed; the creator's score is recomputed without it." },
       },
     );
 }

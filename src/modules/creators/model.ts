@@ -17,7 +17,7 @@ export const TrustBand = literals(TRUST_BANDS, {
 export const ReviewsSummary = t.Object({
   count: t.Integer({ description: "Reviews received.", examples: [4] }),
   average: t.Nullable(t.Number({ description: "Mean rating 1-5, two decimals; null without reviews.", examples: [4.5] })),
-});
+}, { $id: "ReviewsSummary", description: "Reviews a creator received." });
 
 const VerificationLevel = BodyInteger({
   minimum: 0,
@@ -42,7 +42,7 @@ export const CreatorProfile = t.Object(
     joined_at: DateTime("When the creator joined."),
     profile_url: t.String({ format: "uri", examples: ["https://trust.example.com/u/shadowbuilds"] }),
   },
-  { description: "Public creator profile." },
+  { $id: "CreatorProfile", description: "Public creator profile." },
 );
 
 export const TrustBreakdown = t.Object(
@@ -70,7 +70,7 @@ export const TrustBreakdown = t.Object(
     ),
     computed_at: DateTime("When the score was last computed."),
   },
-  { description: "The Trust Score with its public basis and 30-day trend." },
+  { $id: "TrustBreakdown", description: "The Trust Score with its public basis and 30-day trend." },
 );
 
 export const Connection = t.Object({
@@ -78,9 +78,9 @@ export const Connection = t.Object({
   provider_username: t.Optional(t.Nullable(t.String({ examples: ["ShadowBuilds"] }))),
   provider_url: t.Optional(t.Nullable(t.String({ format: "uri", examples: ["https://www.roblox.com/users/1234567/profile"] }))),
   verified_at: t.Optional(t.Nullable(DateTime("When the link was verified; null if never."))),
-});
+}, { $id: "Connection", description: "A public linked platform account." });
 
-export const ConnectionList = t.Object({ connections: t.Array(Connection, { description: "Public linked accounts, oldest first." }) });
+export const ConnectionList = t.Object({ connections: t.Array(Connection, { description: "Public linked accounts, oldest first." }) }, { $id: "ConnectionList", description: "A creator's public linked accounts." });
 
 /** Profile fields a partner may set; also the `creator` import line. */
 export const CreatorFields = {
@@ -91,7 +91,7 @@ export const CreatorFields = {
   avatar_r2_key: t.Optional(t.Nullable(t.String({ maxLength: 256, examples: ["avatars/crt_01/a.png"] }))),
 };
 
-export const CreatorBody = t.Object(CreatorFields, { additionalProperties: t.Never() });
+export const CreatorBody = t.Object(CreatorFields, { $id: "CreatorBody", additionalProperties: t.Never() });
 
 /** A linked platform account as a partner writes it; also the `connection` import line. */
 export const ConnectionFields = {
@@ -103,7 +103,7 @@ export const ConnectionFields = {
   public: t.Optional(t.Boolean({ default: true, description: "Private links count for `blacklisted` but are never shown or searched." })),
 };
 
-export const ConnectionBody = t.Object(ConnectionFields, { additionalProperties: t.Never() });
+export const ConnectionBody = t.Object(ConnectionFields, { $id: "ConnectionBody", additionalProperties: t.Never() });
 
 export const ConnectionParams = t.Object({
   handle: HandleParams.properties.handle,
@@ -118,4 +118,4 @@ export const WrittenConnection = t.Object({
   provider_url: t.Nullable(t.String()),
   verified_at: t.Nullable(DateTime("When the link was verified.")),
   public: t.Boolean(),
-});
+}, { $id: "WrittenConnection", description: "The linked account as stored." });

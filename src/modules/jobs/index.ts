@@ -13,9 +13,10 @@ export function jobRoutes(runtime: Runtime, runner: JobRunner) {
       params: JobParams,
       response: { 200: JobRun, ...errors(...KEYED_ERRORS, 403, 404, 409) },
       detail: {
+        operationId: "runJob",
         summary: "Run a job now",
         description:
-          "Runs one periodic job (expire-entries, prune-usage, trust-snapshots, public-stats, suggestion-index-stats, prune-limiters, flush-metering) and answers when it has finished, with what it worked through. Requests keep being served while it runs. 409 while a run of the same job (scheduled or asked for) is under way.",
+          "Runs one periodic job (expire-entries, prune-usage, trust-snapshots, public-stats, suggestion-index-stats, prune-limiters, prune-idempotency-keys, flush-metering, notice-external-writes) and answers when it has finished, with what it worked through. Requests keep being served while it runs. 409 while a run of the same job (scheduled or asked for) is under way.",
       },
     });
 }

@@ -1,9 +1,10 @@
 import { t } from "elysia";
 import { DateTime } from "../../http/model";
 
-export const JobParams = t.Object({
-  name: t.String({ description: "The job's name, as listed in the README.", examples: ["expire-entries"] }),
-});
+export const JobParams = t.Object(
+  { name: t.String({ description: "The job's name, as listed in the README.", examples: ["expire-entries"] }) },
+  { $id: "JobParams" },
+);
 
 export const JobRun = t.Object({
   job: t.String({ examples: ["expire-entries"] }),
@@ -13,4 +14,4 @@ export const JobRun = t.Object({
   started_at: DateTime("When the run started."),
   finished_at: DateTime("When the run finished."),
   duration_ms: t.Integer({ description: "Wall time of the run, requests served in between included.", examples: [4200] }),
-});
+}, { $id: "JobRun", description: "One finished run of a periodic job." });

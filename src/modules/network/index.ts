@@ -8,10 +8,11 @@ import type { DealAction, NetworkService } from "./service";
 
 const WRITE_ERRORS = [400, ...KEYED_ERRORS, 403, 404, 409, 422] as const;
 
-const TRANSITION_DOCS: Record<DealAction, { summary: string; description: string }> = {
-  confirm: { summary: "Confirm a deal", description: "pending → confirmed; emits `deal.confirmed`. Any other state is 409." },
-  decline: { summary: "Decline a deal", description: "pending → declined; emits `deal.declined`. Any other state is 409." },
+const TRANSITION_DOCS: Record<DealAction, { operationId: string; summary: string; description: string }> = {
+  confirm: { operationId: "confirmDeal", summary: "Confirm a deal", description: "pending → confirmed; emits `deal.confirmed`. Any other state is 409." },
+  decline: { operationId: "declineDeal", summary: "Decline a deal", description: "pending → declined; emits `deal.declined`. Any other state is 409." },
   complete: {
+    operationId: "completeDeal",
     summary: "Complete a deal",
     description: "confirmed → completed; both parties' Trust Scores are recomputed and either may now review the other. Any other state is 409.",
   },
@@ -36,7 +37,7 @@ export function partnerNetworkRoutes(runtime: Runtime, network: NetworkService) 
         body: VouchBody,
         parse: "json",
         response: { 201: Vouch, ...errors(...WRITE_ERRORS) },
-        detail: { summary: "Vouch for a creator", description: "Vouching for yourself is 422; a second vouch for the same creator is 409." },
+        detail: { operationId: "createVouch", summary: "Vouch for a creator", description: "Vouching for yourself is 422; a second vouch for the same creator is 409." },
       },
     )
     .post(
@@ -49,13 +50,13 @@ export function partnerNetworkRoutes(runtime: Runtime, network: NetworkService) 
         body: DealBody,
         parse: "json",
         response: { 201: Deal, ...errors(...WRITE_ERRORS) },
-        detail: { summary: "Open a deal", description: "A new deal starts `pending`." },
+        detail: { operationId: "openDeal", summary: "Open a deal", description: "A new deal starts `pending`." },
       },
     )
     .get("/deals/:id", ({ params }) => network.getDeal(params.id), {
       params: DealParams,
       response: { 200: Deal, ...errors(...KEYED_ERRORS, 403, 404) },
-      detail: { summary: "Get a deal" },
+      detail: { operationId: "getDeal", summary: "Get a deal" },
     })
     .post(...transition("confirm"))
     .post(...transition("decline"))
@@ -71,6 +72,7 @@ export function partnerNetworkRoutes(runtime: Runtime, network: NetworkService) 
         parse: "json",
         response: { 201: Review, ...errors(...WRITE_ERRORS) },
         detail: {
+          operationId: "createReview",
           summary: "Review a creator",
           description: "Needs a completed deal between the two that the reviewer has not reviewed yet (else 409). The reviewed creator's score is recomputed.",
         },
@@ -86,7 +88,7 @@ export function partnerNetworkRoutes(runtime: Runtime, network: NetworkService) 
         body: ReferralBody,
         parse: "json",
         response: { 201: Referral, ...errors(...WRITE_ERRORS) },
-        detail: { summary: "Record a referral", description: "A creator is referred at most once (409 after that)." },
+        detail: { operationId: "createReferral", summary: "Record a referral", description: "A creator is referred at most once (409 after that)." },
       },
     )
     .put(
@@ -101,7 +103,7 @@ export function partnerNetworkRoutes(runtime: Runtime, network: NetworkService) 
         body: ServerBody,
         parse: "json",
         response: { 200: Server, 201: Server, ...errors(400, ...KEYED_ERRORS, 403, 422) },
-        detail: { summary: "Register a server", description: "A community server running a bot against this instance; 201 when new, 200 when known." },
+        detail: { operationId: "registerServer", summary: "Register a server", description: "A community server running a bot against this instance; 201 when new, 200 when known." },
       },
     )
     .delete(
@@ -110,7 +112,7 @@ export function partnerNetworkRoutes(runtime: Runtime, network: NetworkService) 
       {
         params: ServerParams,
         response: { 200: Server, ...errors(...KEYED_ERRORS, 403, 404) },
-        detail: { summary: "Unregister a server", description: "Answers the record removed." },
+        detail: { operationId: "unregisterServer", summary: "Unregister a server", description: "Answers the record removed." },
       },
     );
 }

@@ -12,14 +12,14 @@ export const VouchFields = {
   to: HandleRef("Handle of the creator vouched for.", "shadowbuilds"),
   message: t.Optional(t.Nullable(t.String({ maxLength: 500, examples: ["Delivered a full map on time."] }))),
 };
-export const VouchBody = t.Object(VouchFields, { additionalProperties: t.Never() });
+export const VouchBody = t.Object(VouchFields, { $id: "VouchBody", additionalProperties: t.Never() });
 export const Vouch = t.Object({
   id: t.String({ examples: ["vch_01jd5x8q3m7k2c9v4n6p8r0s1t"] }),
   from: t.String(),
   to: t.String(),
   message: t.Nullable(t.String()),
   created_at: DateTime("When the vouch was given."),
-});
+}, { $id: "Vouch", description: "A vouch one creator gave another." });
 
 export const DealStatus = literals(DEAL_STATUSES, {
   description: "pending → confirmed → completed, or pending → declined.",
@@ -27,7 +27,7 @@ export const DealStatus = literals(DEAL_STATUSES, {
 });
 export const DealBody = t.Object(
   { from: HandleRef("Handle of the creator opening the deal.", "alicemakes"), to: HandleRef("Handle of the other party.", "shadowbuilds") },
-  { additionalProperties: t.Never() },
+  { $id: "DealBody", additionalProperties: t.Never() },
 );
 export const DealParams = t.Object({ id: t.String({ maxLength: 64, description: "Deal id.", examples: ["deal_01jd5x8q3m7k2c9v4n6p8r0s1t"] }) });
 export const Deal = t.Object(
@@ -39,7 +39,7 @@ export const Deal = t.Object(
     created_at: DateTime("When the deal was opened."),
     updated_at: DateTime("When its status last changed."),
   },
-  { description: "A deal between two creators. A completed deal counts for both in the Trust Score." },
+  { $id: "Deal", description: "A deal between two creators. A completed deal counts for both in the Trust Score." },
 );
 
 export const ReviewFields = {
@@ -47,7 +47,7 @@ export const ReviewFields = {
   to: HandleRef("Handle of the creator reviewed.", "shadowbuilds"),
   rating: BodyInteger({ minimum: 1, maximum: 5, examples: [5] }),
 };
-export const ReviewBody = t.Object(ReviewFields, { additionalProperties: t.Never() });
+export const ReviewBody = t.Object(ReviewFields, { $id: "ReviewBody", additionalProperties: t.Never() });
 export const Review = t.Object({
   id: t.String({ examples: ["rev_01jd5x8q3m7k2c9v4n6p8r0s1t"] }),
   deal_id: t.String({ description: "The completed deal the review is attached to." }),
@@ -55,21 +55,21 @@ export const Review = t.Object({
   to: t.String(),
   rating: t.Integer({ minimum: 1, maximum: 5 }),
   created_at: DateTime("When the review was written."),
-});
+}, { $id: "Review", description: "A review attached to a completed deal." });
 
 export const ReferralFields = {
   referrer: HandleRef("Handle of the creator who referred.", "alicemakes"),
   referred: HandleRef("Handle of the creator referred; referred at most once.", "newbuilder"),
 };
-export const ReferralBody = t.Object(ReferralFields, { additionalProperties: t.Never() });
-export const Referral = t.Object({ referrer: t.String(), referred: t.String(), created_at: DateTime("When the referral was recorded.") });
+export const ReferralBody = t.Object(ReferralFields, { $id: "ReferralBody", additionalProperties: t.Never() });
+export const Referral = t.Object({ referrer: t.String(), referred: t.String(), created_at: DateTime("When the referral was recorded.") }, { $id: "Referral", description: "A recorded referral." });
 
 export const ServerParams = t.Object({
   platform: literals(["discord", "roblox", "minecraft", "uefn"] as const, { description: "Where the community lives.", examples: ["discord"] }),
   server_id: t.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_.:-]+$", description: "The platform's id of the server.", examples: ["1042345678901234567"] }),
 });
 export const ServerBody = t.Optional(
-  t.Object({ name: t.Optional(t.Nullable(t.String({ maxLength: 100, examples: ["Builders Hub"] }))) }, { additionalProperties: t.Never() }),
+  t.Object({ name: t.Optional(t.Nullable(t.String({ maxLength: 100, examples: ["Builders Hub"] }))) }, { $id: "ServerBody", additionalProperties: t.Never() }),
 );
 export const Server = t.Object(
   {
@@ -78,5 +78,5 @@ export const Server = t.Object(
     name: t.Nullable(t.String()),
     created_at: DateTime("When the server was registered."),
   },
-  { description: "A community server protected by this instance; counted in `servers_protected`." },
+  { $id: "Server", description: "A community server protected by this instance; counted in `servers_protected`." },
 );

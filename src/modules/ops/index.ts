@@ -4,6 +4,8 @@ import { requireKey } from "../../http/guards";
 import { errors, KEYED_ERRORS } from "../../http/model";
 import type { Runtime } from "../../runtime";
 
+const Health = t.Object({ ok: t.Boolean({ description: "Whether the database answered." }) }, { $id: "Health", description: "Whether the service and its database answer." });
+
 export function healthRoutes(runtime: Runtime) {
   const ping = runtime.store.sqlite.prepare("SELECT 1 AS ok");
   return new Elysia({ tags: ["Ops"] }).get(
@@ -18,8 +20,8 @@ export function healthRoutes(runtime: Runtime) {
       }
     },
     {
-      response: { 200: t.Object({ ok: t.Boolean() }), 503: t.Object({ ok: t.Boolean() }) },
-      detail: { summary: "Health", description: "200 when the database answers." },
+      response: { 200: Health, 503: Health },
+      detail: { operationId: "getHealth", security: [], summary: "Health", description: "200 when the database answers, else 503." },
     },
   );
 }
@@ -35,7 +37,7 @@ export function metricsRoutes(runtime: Runtime, gauges: () => Record<string, { h
       },
       {
         response: { 200: t.String({ description: "Prometheus text exposition." }), ...errors(...KEYED_ERRORS, 403) },
-        detail: { summary: "Prometheus metrics", description: "Admin-scoped key." },
+        detail: { operationId: "getMetrics", summary: "Prometheus metrics", description: "Admin-scoped key." },
       },
     );
 }

@@ -33,6 +33,7 @@ export function publicRoutes(runtime: Runtime, publicService: PublicService) {
       response: { 200: PublicCheckResult, ...errors(400, 429) },
       detail: {
         ...KEYLESS,
+        operationId: "searchPublic",
         summary: "Search a username, handle or id",
         description:
           "Matches creator handles, public linked usernames and ids, and blacklisted accounts' ids and usernames, on every platform. A watchlist hit with `banned: false` is an unconfirmed external report, not a ban. An account a creator linked privately is shown only when the query names it itself; a creator blacklisted through one shows as its profile hit (`platform: trustlist`). When nothing matches, `suggestions` lists similar public names (handles, public linked usernames, confirmed entries' usernames).",
@@ -41,18 +42,19 @@ export function publicRoutes(runtime: Runtime, publicService: PublicService) {
     .get("/v1/public/trust/:handle", ({ params }) => publicService.publicTrust(params.handle), {
       params: HandleParams,
       response: { 200: PublicTrust, ...errors(429) },
-      detail: { ...KEYLESS, summary: "Trust tier of a handle", description: "Unknown handles answer `found: false`. `trust_score` is given to signed-in (session) callers only." },
+      detail: { ...KEYLESS, operationId: "getPublicTrust", summary: "Trust tier of a handle", description: "Unknown handles answer `found: false`. `trust_score` is given to signed-in (session) callers only." },
     })
     .get("/v1/public/resolve", ({ query }) => publicService.resolve(query), {
       query: ResolveQuery,
       response: { 200: ResolveResult, ...errors(400, 429) },
-      detail: { ...KEYLESS, summary: "Resolve a linked account to its creator", description: "`provider` with `id`, or `username` (optionally with `provider`). Only public links resolve." },
+      detail: { ...KEYLESS, operationId: "resolveAccount", summary: "Resolve a linked account to its creator", description: "`provider` with `id`, or `username` (optionally with `provider`). Only public links resolve." },
     })
     .get("/v1/public/directory", ({ query }) => publicService.directory(query), {
       query: DirectoryQuery,
       response: { 200: DirectoryPage, ...errors(422, 429) },
       detail: {
         ...KEYLESS,
+        operationId: "listDirectory",
         summary: "Creator directory",
         description: `Paged by page number; \`total\` counts every match over all pages. Only the first ${MAX_DIRECTORY_ROWS} rows of a query are listed: a page with \`page\` x \`limit\` over ${MAX_DIRECTORY_ROWS} is 422 \`unprocessable\`; narrow the query with \`q\` or \`platform\`, or sort differently.`,
       },
@@ -61,11 +63,11 @@ export function publicRoutes(runtime: Runtime, publicService: PublicService) {
       params: HandleParams,
       query: VouchesQuery,
       response: { 200: VouchesPage, ...errors(404, 422, 429) },
-      detail: { ...KEYLESS, summary: "Vouches a creator received", description: "Newest first; `count` is the total." },
+      detail: { ...KEYLESS, operationId: "listVouches", summary: "Vouches a creator received", description: "Newest first; `count` is the total." },
     })
     .get("/v1/stats/public", () => publicService.publicStats(), {
       response: { 200: PublicStats, ...errors(429) },
-      detail: { ...KEYLESS, summary: "Public counters", description: "Refreshed every 5 minutes; `cached` is true when served from that cache." },
+      detail: { ...KEYLESS, operationId: "getPublicStats", summary: "Public counters", description: "Refreshed every 5 minutes; `cached` is true when served from that cache." },
     });
 }
 
@@ -75,6 +77,6 @@ export function leaderboardRoutes(runtime: Runtime, publicService: PublicService
     .get("/referrals/leaderboard", ({ query }) => publicService.leaderboard(query.period), {
       query: LeaderboardQuery,
       response: { 200: ReferralLeaderboard, ...errors(422, 429) },
-      detail: { ...KEYLESS, summary: "Referral leaderboard", description: "Top 25 referrers with their badge tier. Earnings are never included." },
+      detail: { ...KEYLESS, operationId: "getReferralLeaderboard", summary: "Referral leaderboard", description: "Top 25 referrers with their badge tier. Earnings are never included." },
     });
 }

@@ -23,7 +23,7 @@ const PublicCheckHit = t.Object({
   reason_code: t.Nullable(t.String({ examples: ["scam_trade"] })),
   summary: t.Nullable(t.String()),
   source: t.Optional(t.Nullable(literals(["blacklist", "creator", "external"] as const, { description: "Where the answer comes from." }))),
-});
+}, { $id: "PublicCheckHit", description: "One matched platform account." });
 
 export const PublicCheckResult = t.Object(
   {
@@ -33,7 +33,44 @@ export const PublicCheckResult = t.Object(
     suggestions: t.Array(t.String(), { description: "Up to 5 similar known names when nothing matched." }),
     checked_at: DateTime("When the answer was computed (UTC)."),
   },
-  { description: "Unified search across every platform." },
+  {
+    $id: "PublicCheckResult",
+    description: "Unified search across every platform.",
+    examples: [
+      {
+        query: "shadow",
+        found: true,
+        platforms: [
+          {
+            platform: "discord",
+            username: "shadow",
+            id: "80351110224678912",
+            banned: true,
+            high_risk: false,
+            watchlist: false,
+            severity: "ban",
+            reason_code: "scam_trade",
+            summary: "Took payment for a map and never delivered.",
+            source: "blacklist",
+          },
+          {
+            platform: "roblox",
+            username: "shadow",
+            id: "1234567",
+            banned: false,
+            high_risk: false,
+            watchlist: true,
+            severity: null,
+            reason_code: null,
+            summary: null,
+            source: "external",
+          },
+        ],
+        suggestions: [],
+        checked_at: "2026-11-21T10:00:00.000Z",
+      },
+    ],
+  },
 );
 
 export const PublicTrust = t.Object(
@@ -47,7 +84,7 @@ export const PublicTrust = t.Object(
     blacklisted: t.Optional(t.Boolean()),
     checked_at: t.Optional(DateTime("When the answer was computed (UTC).")),
   },
-  { description: "Trust tier of one handle. When `found` is false only `handle` and `found` are returned." },
+  { $id: "PublicTrust", description: "Trust tier of one handle. When `found` is false only `handle` and `found` are returned." },
 );
 
 export const ResolveQuery = t.Object({
@@ -65,7 +102,7 @@ export const ResolveResult = t.Object(
     blacklisted: t.Optional(t.Boolean()),
     profile_url: t.Optional(t.String({ format: "uri" })),
   },
-  { description: "The creator a public linked account belongs to; only `found: false` when none." },
+  { $id: "ResolveResult", description: "The creator a public linked account belongs to; only `found: false` when none." },
 );
 
 export const DirectoryQuery = t.Object({
@@ -91,7 +128,7 @@ const DirectoryItem = t.Object({
   deal_count: t.Integer({ description: "Completed deals." }),
   platforms: t.Array(t.String(), { description: "Platforms of public linked accounts." }),
   match: t.String({ description: "The haystack `q` is matched against." }),
-});
+}, { $id: "DirectoryItem", description: "A creator as the directory lists it." });
 
 export const DirectoryPage = t.Object({
   items: t.Array(DirectoryItem),
@@ -102,7 +139,7 @@ export const DirectoryPage = t.Object({
   total_pages: t.Integer(),
   has_more: t.Boolean(),
   sort: literals(DIRECTORY_SORTS),
-});
+}, { $id: "DirectoryPage", description: "A page of the creator directory." });
 
 export const VouchesQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
@@ -125,7 +162,7 @@ export const VouchesPage = t.Object({
     }),
     { description: "Newest first." },
   ),
-});
+}, { $id: "VouchesPage", description: "A page of the vouches a creator received, newest first." });
 
 export const PublicStats = t.Object({
   creators_verified: t.Integer({ description: "Creators at verification level 1 or higher." }),
@@ -133,7 +170,7 @@ export const PublicStats = t.Object({
   entries_listed: t.Integer({ description: "Active, confirmed blacklist entries." }),
   deals_completed: t.Integer(),
   cached: t.Boolean({ description: "True when served from the cache the 5-minute job refreshes." }),
-});
+}, { $id: "PublicStats", description: "Public counters of this instance." });
 
 export const LeaderboardQuery = t.Object({ period: t.Optional(literals(LEADERBOARD_PERIODS, { description: "all (default) or this UTC month." })) });
 
@@ -148,4 +185,4 @@ export const ReferralLeaderboard = t.Object({
     }),
     { description: "Top 25. Earnings are never included." },
   ),
-});
+}, { $id: "ReferralLeaderboard", description: "The top referrers of the period." });

@@ -1,0 +1,92 @@
+// GET /openapi.json and GET /docs. The document is generated from the same route schemas that
+// validate requests (@elysiajs/openapi's generator), then finished by openapi-document.ts; /docs
+// is Scalar's reference, its script served by the binary: self-hosters may have no CDN.
+import { toOpenAPISchema } from "@elysiajs/openapi";
+import { ScalarRender } from "@elysiajs/openapi/scalar";
+import { OptionalKind } from "@sinclair/typebox";
+import { Elysia } from "elysia";
+// The docs UI's script, embedded in the binary.
+import scalarScript from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
+import type { Runtime } from "../runtime";
+import { isKeyedPath } from "./conventions";
+import { idempotencyHeaderReferences } from "./idempotency";
+import { finishDocument } from "./openapi-document";
+
+const SPEC_PATH = "/openapi.json";
+const DOCS_PATH = "/docs";
+const SCALAR_PATH = "/docs/assets/scalar.js";
+
+const INFO = {
+  title: "trustlist",
+  version: "1.0.0",
+  description:
+    "Creator Trust and Blacklist API. Keyed routes take `Authorization: Bearer <key>`; every error is `{error: {code, message, request_id}}`; every response carries `X-Request-Id` and the `X-RateLimit-*` headers, and a 429 carries `Retry-After`.",
+};
+
+const DOCUMENTATION = {
+  info: INFO,
+  tags: [
+    { name: "Blacklist", description: "Keyed reads of the global blacklist." },
+    { name: "Creators", description: "Keyed reads of creator profiles and Trust Scores." },
+    { name: "Public", description: "Keyless: search, trust tiers, directory, vouches, counters, leaderboard, badge. Limited per client IP." },
+    { name: "Partner", description: "Write-scoped keys: blacklist entries, creators, linked accounts, vouches, deals, reviews, referrals, servers." },
+    { name: "Account", description: "The calling key's usage." },
+    { name: "Admin", description: "Admin-scoped keys: accounts, keys and running a job now." },
+    { name: "Ops", description: "Health and metrics." },
+  ],
+  components: {
+    securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "An API key, `tl_live_…`." } },
+  },
+  security: [{ apiKey: [] }],
+};
+
+// The page uses system fonts and makes no request to another host, so it works where a
+// self-hoster has no internet access. Scalar's hosted extras (telemetry, AI chat, MCP, deploy
+// toolbar) are switched off for the same reason.
+const SCALAR_CONFIG = {
+  // Relative, as the generator's own page has it: /docs and /openapi.json sit side by side.
+  url: SPEC_PATH.slice(1),
+  cdn: SCALAR_PATH,
+  withDefaultFonts: false,
+  telemetry: false,
+  showDeveloperTools: "never",
+  showToolbar: "never",
+  mcp: { disabled: true },
+  agent: { disabled: true },
+  _integration: "elysiajs",
+} as unknown as Parameters<typeof ScalarRender>[1];
+
+/** Elysia's `/a/:b` as OpenAPI's `/a/{b}`. */
+export const openApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
+
+export function apiDocs(runtime: Runtime) {
+  const page = ScalarRender(INFO, SCALAR_CONFIG);
+  let cached: { routes: number; document: Record<string, unknown> } | null = null;
+  const app = new Elysia({ name: "api-docs" });
+  return app
+    .get(SPEC_PATH, () => {
+      // Every route of the application, wherever this plugin is mounted (a plugin's own `routes`
+      // are only its three). Generated on first use, again only if routes were added since.
+      const routes = (app as unknown as { getGlobalRoutes(): typeof app.routes }).getGlobalRoutes();
+      if (cached?.routes !== routes.length) {
+        // Every keyed write documents the Idempotency-Key header (http/idempotency.ts).
+        const generated = toOpenAPISchema(app as never, undefined, idempotencyHeaderReferences(routes, isKeyedPath) as never);
+        const document = {
+          openapi: "3.1.2",
+          ...DOCUMENTATION,
+          paths: generated.paths,
+          components: { ...DOCUMENTATION.components, schemas: generated.components.schemas },
+        };
+        // A body declared `t.Optional` may be left out; the generator marks every body required.
+        const optionalBodies = new Set(
+          routes.filter((r) => r.hooks?.body && OptionalKind in r.hooks.body).map((r) => `${r.method.toLowerCase()} ${openApiPath(r.path)}`),
+        );
+        cached = { routes: routes.length, document: finishDocument(document, { baseUrl: runtime.config.baseUrl, optionalBodies }) };
+      }
+      return cached.document;
+    }, { detail: { hide: true } })
+    .get(DOCS_PATH, () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } }), { detail: { hide: true } })
+    .get(SCALAR_PATH, () => new Response(Bun.file(scalarScript), {
+      headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" },
+    }), { detail: { hide: true } });
+}
