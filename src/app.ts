@@ -13,6 +13,7 @@ import { partnerCreatorRoutes, userRoutes } from "./modules/creators";
 import { partnerNetworkRoutes } from "./modules/network";
 import { leaderboardRoutes, publicRoutes } from "./modules/public";
 import { healthRoutes, metricsRoutes } from "./modules/ops";
+import { pageRoutes } from "./modules/pages";
 import { widgetRoutes } from "./modules/widgets";
 import type { Runtime } from "./runtime";
 import { createServices, type Services } from "./services";
@@ -109,6 +110,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(leaderboardRoutes(runtime, services.public))
     .use(badgeRoutes(services.creators))
     .use(widgetRoutes())
+    .use(pageRoutes(runtime, services))
     .use(usageRoutes(runtime, services.usage))
     .use(adminRoutes(runtime, services.accounts));
 

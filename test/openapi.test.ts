@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const HIDDEN = new Set(["/docs", "/docs/assets/scalar.js", "/openapi.json", "/widget/trust.js", "/widget.js"]);
+const HIDDEN = new Set(["/docs", "/docs/assets/scalar.js", "/openapi.json", "/widget/trust.js", "/widget.js", "/", "/u/:handle", "/assets/:file"]);
 const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
 
 test("the description is version 1.0.0 with bearer security", () => {
