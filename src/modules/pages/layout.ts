@@ -66,7 +66,7 @@ ${options.body}
 export function checkForm(q: string, headingId = "check-title"): Html {
   return html`<form id="check-form" class="row" action="/" method="get" role="search" aria-labelledby="${headingId}">
 <div class="field"><label for="q">Username, handle or platform id</label>
-<input id="q" name="q" type="search" value="${q}" maxlength="64" autocomplete="off" spellcheck="false" required placeholder="e.g. shadowbuilds or 80351110224678912"></div>
+<input id="q" name="q" type="search" value="${q}" maxlength="64" autocomplete="off" spellcheck="false" required placeholder="e.g. shadowbuilds"></div>
 <button type="submit">Check</button>
 </form>`;
 }

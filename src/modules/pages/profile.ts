@@ -62,7 +62,7 @@ ${links.length === 0
 function snippet(id: string, title: string, code: string): Html {
   return html`<div class="snippet">
 <div class="snippet-head"><label for="${id}">${title}</label><button type="button" class="quiet" data-copy="${id}" hidden>Copy</button></div>
-<textarea id="${id}" rows="2" readonly spellcheck="false">${code}</textarea>
+<textarea id="${id}" rows="3" readonly spellcheck="false">${code}</textarea>
 </div>`;
 }
 
