@@ -6,20 +6,17 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { join } from "node:path";
+import { launchChromium, noSeriousAxeViolations, root } from "./kit.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const bun = join(root, ".tools", "node_modules", ".bin", "bun");
 const artifacts = join(root, "test", "artifacts");
 const dir = mkdtempSync(join(tmpdir(), "trustlist-pages-"));
 const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
 const HOSTILE = "<img src=x onerror=window.__pwned=1>";
-const AXE_SOURCE = readFileSync(join(root, "node_modules", "axe-core", "axe.min.js"), "utf8");
 
 let server;
 let base;
@@ -60,10 +57,7 @@ before(async () => {
     server.on("exit", (code) => reject(new Error(`server exited with ${code}: ${output}`)));
   }));
   await seed();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {
@@ -134,18 +128,6 @@ function assertHarmless(seen, what) {
   assert.deepEqual([...seen.hosts], [new URL(base).host], `${what}: every request goes to the server itself`);
   assert.deepEqual(seen.dialogs, [], `${what}: no dialog`);
   assert.deepEqual(seen.errors, [], `${what}: no script error or CSP refusal`);
-}
-
-async function noSeriousAxeViolations(page, what) {
-  // Injected by the test, past the page's CSP, which would refuse it as script from the test.
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const result = await window.axe.run(document, { resultTypes: ["violations"] });
-    return result.violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(", ")})`);
-  });
-  assert.deepEqual(violations, [], `${what}: axe found serious or critical violations`);
 }
 
 const PAGES = [
