@@ -78,9 +78,9 @@ function buildAssets() {
   return { byPath: new Map(assets.map((a) => [a.path, a])), paths };
 }
 
-type Set = { headers: Record<string, string | number>; status?: number | string };
+type ResponseSet = { headers: Record<string, string | number>; status?: number | string };
 
-function htmlResponse(set: Set, body: Html, status: number, cacheControl: string): Response {
+function htmlResponse(set: ResponseSet, body: Html, status: number, cacheControl: string): Response {
   return new Response(body.text, {
     status,
     headers: {
@@ -108,7 +108,7 @@ export function pageRoutes(runtime: Runtime, services: Services) {
   const { creators, public: publicService } = services;
 
   /** The HTML 429 page when the caller's bucket is spent, else null. */
-  const refuse = (ctx: Parameters<typeof chargeIp>[3] & { set: Set }): Response | null => {
+  const refuse = (ctx: Parameters<typeof chargeIp>[3] & { set: ResponseSet }): Response | null => {
     const state = chargeIp(runtime, "public", PUBLIC_IP_RULE, ctx);
     if (state.allowed) return null;
     ctx.set.headers["retry-after"] = String(state.retryAfter);
