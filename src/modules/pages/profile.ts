@@ -39,7 +39,7 @@ function trustPanel(trust: TrustBreakdown): Html {
 <dt>Completed deals</dt><dd>${b.completed_deals}</dd>
 <dt>Reviews</dt><dd>${reviews}</dd>
 </dl>
-<p class="muted">Computed ${date(trust.computed_at)}. The score starts at 100; the inputs above raise it, confirmed warnings and restrictions lower it, and a ban sets it to 0.</p>
+<p class="muted">Computed ${date(trust.computed_at)}. Everyone starts at 100; the basis above and vouches add to the score, penalties (never shown) take from it, and a confirmed ban sets it to 0.</p>
 </section>`;
 }
 
@@ -98,10 +98,8 @@ export function profilePage(assets: AssetPaths, view: ProfileView): Html {
   const p = view.profile;
   const name = p.display_name ?? `@${p.handle}`;
   const body = html`<section class="panel" aria-labelledby="profile-title">
-<div class="profile-head"><div>
 <h1 id="profile-title">${name}</h1>
 <p class="handle">@${p.handle}</p>
-</div></div>
 <ul class="chips" aria-label="Profile facts"><li class="chip">${p.verification_label}</li><li class="chip">Joined ${date(p.joined_at)}</li><li class="chip">${p.karma} karma</li></ul>
 ${p.blacklisted ? html`<p class="banner bad">Blacklisted: a confirmed ban names this creator or one of their accounts.</p>` : null}
 </section>
