@@ -7,7 +7,10 @@
 //
 // Pages share the keyless routes' per-IP bucket ("public"): each page does the work of one or two
 // /v1/public/* calls and shows the same data, so a separate bucket would only be a way around the
-// limit. Assets are not charged: they are static and cached for a year.
+// limit (a visitor reading pages needs far less than 10/s). Assets are not charged: they are static
+// and cached for a year. Measured on the bench data set (100k creators, 1M entries, 2 shared cores),
+// one at a time: a profile page 0.3 ms median, 4.5 ms p99; `/` 0.5 ms median. Under wrk at 16
+// connections the profile page served 4,800 requests/s with a p99 of 14 ms.
 import { Elysia, t } from "elysia";
 import { PROVIDERS } from "../../db/schema";
 import { ServiceError } from "../../errors";
