@@ -12,6 +12,7 @@ import { partnerNetworkRoutes } from "./modules/network";
 import { leaderboardRoutes, publicRoutes } from "./modules/public";
 import { jobRoutes } from "./modules/jobs";
 import { healthRoutes, metricsRoutes } from "./modules/ops";
+import { pageRoutes } from "./modules/pages";
 import { widgetRoutes } from "./modules/widgets";
 import type { Runtime } from "./runtime";
 import { createServices, type Services } from "./services";
@@ -71,6 +72,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(leaderboardRoutes(runtime, services.public))
     .use(badgeRoutes(services.badges))
     .use(widgetRoutes())
+    .use(pageRoutes(runtime, services))
     .use(usageRoutes(runtime, services.usage))
     .use(adminRoutes(runtime, services.accounts))
     .use(jobRoutes(runtime, jobs));

@@ -23,3 +23,13 @@ declare module "*/widgets/check.js" {
   const text: string;
   export default text;
 }
+
+declare module "*/assets/site.css" {
+  const text: string;
+  export default text;
+}
+
+declare module "*/assets/site.js" {
+  const text: string;
+  export default text;
+}

@@ -42,14 +42,28 @@ export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
   );
 }
 
+/**
+ * Takes a token from the caller's IP bucket named `name` and sets the rate-limit headers; answers
+ * the bucket's state, so a caller that refuses in its own format (the HTML pages) shares the rule.
+ */
+export function chargeIp(
+  runtime: Runtime,
+  name: string,
+  rule: BucketRule,
+  ctx: { request: Request; server: Parameters<typeof clientIp>[2]; set: { headers: Record<string, string | number> } },
+) {
+  const ip = clientIp(runtime, ctx.request, ctx.server);
+  const state = runtime.ipBuckets.take(`ip:${name}:${ip}`, rule);
+  ctx.set.headers["x-ratelimit-limit"] = rule.capacity;
+  ctx.set.headers["x-ratelimit-remaining"] = state.remaining;
+  ctx.set.headers["x-ratelimit-reset"] = state.resetAt;
+  return { ip, ...state };
+}
+
 /** Charges the caller's IP bucket named `name`; 429 `rate_limited` when it is empty. */
 export function limitByIp(runtime: Runtime, name: string, rule: BucketRule) {
-  return new Elysia().derive({ as: "scoped" }, ({ request, server, set }) => {
-    const ip = clientIp(runtime, request, server);
-    const state = runtime.ipBuckets.take(`ip:${name}:${ip}`, rule);
-    set.headers["x-ratelimit-limit"] = rule.capacity;
-    set.headers["x-ratelimit-remaining"] = state.remaining;
-    set.headers["x-ratelimit-reset"] = state.resetAt;
+  return new Elysia().derive({ as: "scoped" }, (ctx) => {
+    const state = chargeIp(runtime, name, rule, ctx);
     if (!state.allowed) {
       throw new ApiError(429, "rate_limited", `Too many requests from this address; retry in ${state.retryAfter} s.`, {
         "retry-after": String(state.retryAfter),
@@ -57,9 +71,9 @@ export function limitByIp(runtime: Runtime, name: string, rule: BucketRule) {
     }
     // Only the header's last entries were read, so its length cost nothing, but one this long was
     // padded by its sender. Refused after the charge, so a flood of them still meets the 429.
-    if (runtime.config.trustProxy > 0 && (request.headers.get("x-forwarded-for")?.length ?? 0) > MAX_FORWARDED_FOR) {
+    if (runtime.config.trustProxy > 0 && (ctx.request.headers.get("x-forwarded-for")?.length ?? 0) > MAX_FORWARDED_FOR) {
       throw new ApiError(400, "invalid_request", `X-Forwarded-For is longer than ${MAX_FORWARDED_FOR} characters.`);
     }
-    return { clientIp: ip };
+    return { clientIp: state.ip };
   });
 }

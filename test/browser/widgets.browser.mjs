@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { launchChromium, noSeriousAxeViolations } from "./kit.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const bun = join(root, ".tools", "node_modules", ".bin", "bun");
@@ -106,10 +106,7 @@ before(async () => {
   await new Promise((resolve) => hostServer.listen(0, "127.0.0.1", resolve));
   // "localhost" rather than 127.0.0.1: another host and port, so every call is cross-origin.
   host = `http://localhost:${hostServer.address().port}`;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {
@@ -174,17 +171,6 @@ async function settled(page, count) {
 /** The visible text of the card in one slot. */
 const cardText = (page, slot) =>
   page.evaluate((s) => document.querySelector(`[data-slot="${s}"] trustlist-card`).shadowRoot.querySelector(".card").innerText, slot);
-
-async function noSeriousAxeViolations(page, what) {
-  await page.addScriptTag({ path: join(root, "node_modules", "axe-core", "axe.min.js") });
-  const violations = await page.evaluate(async () => {
-    const result = await window.axe.run(document, { resultTypes: ["violations"] });
-    return result.violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(", ")})`);
-  });
-  assert.deepEqual(violations, [], `${what}: axe found serious or critical violations`);
-}
 
 async function screenshotSlots(page, prefix, slots, width) {
   for (const slot of slots) {

@@ -4,6 +4,7 @@
 // account. Every account a keyless route shows comes from this file: it holds the public module's
 // only reads of connections and of entry subjects, and it alone builds search hits and resolves a
 // linked account, so a new route or search path cannot show a private link by forgetting a filter.
+// The public profile pages (/u/{handle}) list a creator's linked accounts from here too.
 // An entry that names a creator (its `creator` field, or one of the creator's private accounts)
 // shows through the creator's profile hit and `blacklisted` only, never through its subject.
 // (The directory shows `creators.search_text` and `platforms`, which the creators service builds
@@ -37,8 +38,18 @@ interface Account {
 
 type PublicLink = { provider: Provider; provider_user_id: string; provider_username: string | null; creator_id: string };
 
+/** A creator's public linked account as its profile page shows it. */
+export interface PublicLinkedAccount {
+  provider: Provider;
+  provider_user_id: string;
+  provider_username: string | null;
+  provider_url: string | null;
+  verified_at: number | null;
+}
+
 export class PublicAccounts {
   private readonly publicLinksOf: Statement<PublicLink, [string]>;
+  private readonly linkedAccountsOf: Statement<PublicLinkedAccount, [string]>;
   private readonly publicLinksByUsername: Statement<PublicLink, [string, number]>;
   private readonly publicLinkByAccount: Statement<PublicLink, [string, string]>;
   private readonly subjectsByUsername: Statement<Account, [string, number, number]>;
@@ -50,6 +61,9 @@ export class PublicAccounts {
   ) {
     const linkColumns = "provider, provider_user_id, provider_username, creator_id";
     this.publicLinksOf = db.prepare(`SELECT ${linkColumns} FROM connections WHERE creator_id = ? AND public ORDER BY created_at, id`);
+    this.linkedAccountsOf = db.prepare(
+      "SELECT provider, provider_user_id, provider_username, provider_url, verified_at FROM connections WHERE creator_id = ? AND public ORDER BY created_at, id",
+    );
     this.publicLinksByUsername = db.prepare(
       `SELECT ${linkColumns} FROM connections INDEXED BY connections_username_idx
        WHERE lower(provider_username) = ? AND public ORDER BY id LIMIT ?`,
@@ -128,6 +142,11 @@ export class PublicAccounts {
       summary: hit?.summary ?? null,
       source: hit ? "blacklist" : watchlist ? "external" : "creator",
     };
+  }
+
+  /** A creator's public linked accounts, oldest first: what its public profile page lists. */
+  linkedAccounts(creatorId: string): PublicLinkedAccount[] {
+    return this.linkedAccountsOf.all(creatorId);
   }
 
   /** The id of the creator a public link belongs to, by provider and id or by username. */

@@ -9,7 +9,7 @@ import { type CreatorRow, type CreatorsService, creatorNotFound } from "../creat
 import { TIER_COLORS, type TrustBand, tierLabel } from "../creators/trust";
 import { DirectoryIndex } from "./directory-index";
 import { type LeaderboardPeriod, ReferralCounts, type ReferralLeaderboard } from "./leaderboard";
-import { type PublicCheckHit, PublicAccounts } from "./disclosure";
+import { type PublicCheckHit, PublicAccounts, type PublicLinkedAccount } from "./disclosure";
 import { yieldToRequests } from "../../yield";
 import { similarity, trigrams } from "./trigrams";
 
@@ -363,6 +363,11 @@ export class PublicService {
     await this.warmDirectory();
     await this.refreshStats();
     await this.referrals.leaders("all", this.clock.now());
+  }
+
+  /** A creator's public linked accounts (never a private one), for its public profile page. */
+  linkedAccounts(creator: CreatorRow): PublicLinkedAccount[] {
+    return this.accounts.linkedAccounts(creator.id);
   }
 
   // ---- vouches --------------------------------------------------------------------------------
