@@ -1,0 +1,43 @@
+// The package as a consumer installs it: built by the build script, imported through its
+// `exports`, carrying its declarations, with openapi-fetch as its only import, and working
+// against a live server. Needs sdk/node_modules (`make sdk` installs it).
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { buildSdk } from "../scripts/build";
+import { liveServer } from "./live";
+
+const SDK = join(import.meta.dir, "..");
+// Inside the package, so the bundle's `import "openapi-fetch"` resolves as it will for a consumer.
+const out = join(SDK, `.test-dist-${process.pid}`);
+const live = liveServer();
+
+beforeAll(async () => {
+  if (!existsSync(join(SDK, "node_modules", ".bin", "tsc"))) throw new Error("sdk/node_modules is missing: run `make sdk` first");
+  await buildSdk(out);
+}, 60_000);
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+test("package.json exports an ESM entry with types, and depends on openapi-fetch alone", () => {
+  const pkg = JSON.parse(readFileSync(join(SDK, "package.json"), "utf8"));
+  expect(pkg).toMatchObject({ name: "@trustlist/sdk", type: "module" });
+  expect(pkg.exports["."]).toMatchObject({ types: "./dist/index.d.ts", import: "./dist/index.js" });
+  expect(Object.keys(pkg.dependencies)).toEqual(["openapi-fetch"]);
+});
+
+test("the bundle imports nothing but openapi-fetch, and the declarations hold the typed paths", () => {
+  const js = readFileSync(join(out, "index.js"), "utf8");
+  const imports = [...js.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]);
+  expect(imports).toEqual(["openapi-fetch"]);
+  const dts = readFileSync(join(out, "index.d.ts"), "utf8");
+  expect(dts).toContain("checkAccount(query: CheckQuery");
+  expect(readFileSync(join(out, "schema.d.ts"), "utf8")).toContain('"/v1/blacklist/check": {');
+});
+
+test("the built client checks an account on a live server", async () => {
+  const { createTrustlist, TrustlistError } = await import(join(out, "index.js"));
+  const tl = createTrustlist({ baseUrl: live.base, apiKey: live.key() });
+  expect(await tl.checkAccount({ provider: "discord", id: "80351110224678912" })).toMatchObject({ banned: false });
+  const error = await createTrustlist({ baseUrl: live.base, apiKey: "tl_live_nope" }).usage().catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(TrustlistError);
+});
