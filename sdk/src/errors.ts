@@ -1,5 +1,6 @@
 // One error class for every failure a call can end in, so a caller writes one `catch`: an answer
 // with the API's envelope `{error: {code, message, request_id}}`, or no answer at all (status 0).
+// The code list mirrors the server's (src/http/errors.ts) because this package ships alone.
 
 /** The codes the API answers with (SPEC section 2), plus `network_error` and `timeout` for calls that got no answer. */
 export type TrustlistErrorCode =
@@ -11,6 +12,7 @@ export type TrustlistErrorCode =
   | "not_entitled"
   | "forbidden"
   | "not_found"
+  | "method_not_allowed"
   | "conflict"
   | "gone"
   | "payload_too_large"

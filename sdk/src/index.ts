@@ -79,6 +79,19 @@ function init(options: CallOptions = {}) {
   };
 }
 
+/** The items of every page from `query` on, following `next_cursor` while `has_more`. */
+async function* walk<Q extends { cursor?: string }, I>(
+  fetchPage: (query: Q) => Promise<{ data: I[]; next_cursor?: string | null; has_more: boolean }>,
+  query: Q,
+): AsyncGenerator<I> {
+  let cursor = query.cursor;
+  do {
+    const page = await fetchPage({ ...query, cursor });
+    yield* page.data;
+    cursor = page.has_more && page.next_cursor ? page.next_cursor : undefined;
+  } while (cursor);
+}
+
 export class Trustlist {
   /**
    * The typed openapi-fetch client for every route in the document, with retries, timeout and
@@ -113,13 +126,8 @@ export class Trustlist {
   }
 
   /** Every entry the list holds from `query` on, page after page. */
-  async *eachEntry(query: EntriesQuery = {}, options?: CallOptions): AsyncGenerator<Entry> {
-    let cursor = query.cursor;
-    do {
-      const page = await this.listEntries({ ...query, cursor }, options);
-      yield* page.data;
-      cursor = page.has_more && page.next_cursor ? page.next_cursor : undefined;
-    } while (cursor);
+  eachEntry(query: EntriesQuery = {}, options?: CallOptions): AsyncGenerator<Entry> {
+    return walk((page) => this.listEntries(page, options), query);
   }
 
   getEntry(id: string, options?: CallOptions): Promise<ResultOf<"/v1/blacklist/entries/{id}">> {
@@ -131,14 +139,9 @@ export class Trustlist {
     return ok(this.api.GET("/v1/blacklist/changes", { params: { query }, ...init(options) }));
   }
 
-  /** Every change from `query.cursor` on; keep the last page's cursor to resume later. */
-  async *eachChange(query: ChangesQuery = {}, options?: CallOptions): AsyncGenerator<Change> {
-    let cursor = query.cursor;
-    do {
-      const page = await this.changes({ ...query, cursor }, options);
-      yield* page.data;
-      cursor = page.has_more && page.next_cursor ? page.next_cursor : undefined;
-    } while (cursor);
+  /** Every change from `query.cursor` on; a mirror keeps the last page's `next_cursor` to resume later. */
+  eachChange(query: ChangesQuery = {}, options?: CallOptions): AsyncGenerator<Change> {
+    return walk((page) => this.changes(page, options), query);
   }
 
   getUser(handle: string, options?: CallOptions): Promise<CreatorProfile> {

@@ -63,3 +63,10 @@ test("the generic typed client answers {data, error, response} without throwing"
   expect(data).toBeUndefined();
   expect(error).toMatchObject({ error: { code: "not_found" } });
 });
+
+test("the change feed walks every added entry in order", async () => {
+  const changes = [];
+  for await (const change of reader.eachChange({ limit: 1 })) changes.push(change);
+  expect(changes.map((c) => c.type)).toEqual(["added", "added"]);
+  expect(Number(changes[0]!.seq)).toBeLessThan(Number(changes[1]!.seq));
+});

@@ -34,6 +34,25 @@ test("the bundle imports nothing but openapi-fetch, and the declarations hold th
   expect(readFileSync(join(out, "schema.d.ts"), "utf8")).toContain('"/v1/blacklist/check": {');
 });
 
+test("a consumer on NodeNext resolution gets the types: a wrong provider does not compile", async () => {
+  const consumer = join(out, "consumer.ts");
+  await Bun.write(
+    consumer,
+    `import { createTrustlist, TrustlistError, type CheckResult } from "./index.js";
+const tl = createTrustlist({ baseUrl: "http://127.0.0.1:8080" });
+export const checked: Promise<CheckResult> = tl.checkAccount({ provider: "discord", id: "1" });
+export const isError = (e: unknown) => e instanceof TrustlistError && e.code === "rate_limited";
+// @ts-expect-error not a provider
+tl.checkAccount({ provider: "myspace", id: "1" });
+`,
+  );
+  const compilerOptions = { noEmit: true, strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", lib: ["es2022", "dom"], types: [] };
+  await Bun.write(join(out, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["consumer.ts"] }));
+  const tsc = Bun.spawnSync([join(SDK, "node_modules", ".bin", "tsc"), "-p", out], { stdout: "pipe", stderr: "pipe" });
+  expect(`${tsc.stdout}${tsc.stderr}`).toBe("");
+  expect(tsc.exitCode).toBe(0);
+});
+
 test("the built client checks an account on a live server", async () => {
   const { createTrustlist, TrustlistError } = await import(join(out, "index.js"));
   const tl = createTrustlist({ baseUrl: live.base, apiKey: live.key() });
