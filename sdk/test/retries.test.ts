@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { cliJson } from "../../test/cli-helpers";
 import { createTrustlist, TrustlistError } from "../src/index";
 import { liveServer } from "./live";
 
@@ -94,6 +95,19 @@ test("with retries off, the 429 is a TrustlistError carrying code and Retry-Afte
   expect(error.retryAfter).toBeGreaterThanOrEqual(1);
   expect(error.requestId).toMatch(/\S+/);
   expect(seen.filter((s) => s.status === 429)).toHaveLength(1);
+});
+
+test("a spent daily quota is thrown at once with its Retry-After, not waited out until midnight", async () => {
+  const account = cliJson(live.db, "accounts", "create", "--name", "tiny-quota", "--tier", "free", "--daily-quota", "1").id;
+  const key = cliJson(live.db, "keys", "create", "--account", account).key;
+  const tl = createTrustlist({ baseUrl: proxyBase, apiKey: key, maxRetryAfter: 5 });
+  seen = [];
+  await tl.checkAccount({ provider: "discord", id: "1" });
+  const error = await tl.checkAccount({ provider: "discord", id: "1" }).catch((e) => e);
+  expect(error).toMatchObject({ status: 429, code: "quota_exceeded" });
+  // Seconds to the next midnight UTC: more than the five this client waits (except in the day's last five).
+  expect(error.retryAfter).toBeGreaterThan(5);
+  expect(seen.map((s) => s.status)).toEqual([200, 429]);
 });
 
 // Needs the server's Idempotency-Key support (SPEC section 2). Until it is merged the repeat writes
