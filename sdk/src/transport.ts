@@ -53,8 +53,8 @@ export function retryingFetch(options: TransportOptions = {}): (request: Request
       const timeout = AbortSignal.timeout(timeoutMs);
       let response: Response;
       try {
-        response = await send(
-          new Request(request.url, { method: request.method, headers, body, redirect: request.redirect, signal: AbortSignal.any([caller, timeout]) }),
+        response = await buffered(
+          await send(new Request(request.url, { method: request.method, headers, body, redirect: request.redirect, signal: AbortSignal.any([caller, timeout]) })),
         );
       } catch (cause) {
         if (caller.aborted) throw caller.reason ?? cause;
@@ -74,7 +74,6 @@ export function retryingFetch(options: TransportOptions = {}): (request: Request
 
       const wait = retryWait(response, attempt);
       if (wait === null || attempt >= attempts) return response;
-      await response.body?.cancel();
       await sleep(wait, caller);
     }
 
@@ -95,6 +94,19 @@ export function retryingFetch(options: TransportOptions = {}): (request: Request
     }
   };
 }
+
+/**
+ * The answer with its body read: the timeout covers the whole answer, and an answer cut off
+ * halfway is retried like one that never came. (The API answers JSON and small SVGs; nothing is
+ * worth streaming.)
+ */
+async function buffered(response: Response): Promise<Response> {
+  const init = { status: response.status, statusText: response.statusText, headers: response.headers };
+  if (response.body === null || NULL_BODY.has(response.status)) return new Response(null, init);
+  return new Response(await response.arrayBuffer(), init);
+}
+
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -15,12 +15,12 @@ interface Seen {
   method: string;
   path: string;
   idempotencyKey: string | undefined;
-  status: number | "dropped" | "withheld";
+  status: number | "dropped" | "cut" | "withheld";
   replayed: string | null;
 }
 
 /** What the proxy does with one request; `forward` passes it on, the others answer in the server's place. */
-type Plan = "forward" | "drop-answer" | "502" | "withhold";
+type Plan = "forward" | "drop-answer" | "cut-answer" | "502" | "withhold";
 
 let proxy: Server;
 let proxyBase = "";
@@ -50,6 +50,13 @@ async function relay(req: IncomingMessage, res: ServerResponse) {
     // The server has done the work and answered; the client never hears it.
     record.status = "dropped";
     return req.socket.destroy();
+  }
+  if (plan === "cut-answer") {
+    // The status line and half the body arrive, then the connection breaks.
+    record.status = "cut";
+    res.writeHead(upstream.status, { "content-type": "application/json", "content-length": String(body.length) });
+    res.write(body.subarray(0, body.length >> 1));
+    return setTimeout(() => req.socket.destroy(), 20);
   }
   record.status = upstream.status;
   const out: Record<string, string> = {};
@@ -162,6 +169,12 @@ test("an attempt that gets no answer times out and is retried; silence throughou
   const error = await silent.checkAccount({ provider: "discord", id: "3" }).catch((e) => e);
   expect(error).toBeInstanceOf(TrustlistError);
   expect(error).toMatchObject({ status: 0, code: "timeout" });
+});
+
+test("an answer cut off halfway is retried like one that never came", async () => {
+  const tl = through(["cut-answer"]);
+  expect((await tl.getUser("keyed_one")).handle).toBe("keyed_one");
+  expect(seen.map((s) => s.status)).toEqual(["cut", 200]);
 });
 
 test("a caller's abort ends the call at once, waits included", async () => {
