@@ -61,8 +61,25 @@ const joins = new JoinQueue({
     }
   },
   onError: (error, members) => void alertModerators(describeFailure(error, { who: members.map((m) => m.user.tag).join(", ") })),
-  onOverflow: (member, pending) => void alertModerators(`Raid? ${pending} joins are waiting to be checked; ${member.user.tag} (${member.id}) was not queued and is not checked.`),
+  onOverflow: (member) => {
+    unchecked.push(member);
+    uncheckedReport ??= setTimeout(reportUnchecked, 30_000);
+  },
 });
+
+// During a raid the overflow is reported as one message every 30 s, not one per member.
+/** @type {GuildMember[]} */
+let unchecked = [];
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let uncheckedReport;
+function reportUnchecked() {
+  const members = unchecked;
+  unchecked = [];
+  uncheckedReport = undefined;
+  const names = members.slice(0, 20).map((m) => `${m.user.tag} (${m.id})`).join(", ");
+  const more = members.length > 20 ? ` and ${members.length - 20} more` : "";
+  void alertModerators(`Raid? ${joins.pending} joins are waiting to be checked, so ${members.length} were not queued and are not checked: ${names}${more}.`);
+}
 
 client.on(Events.GuildMemberAdd, (member) => {
   if (!member.user.bot) joins.push(member);
