@@ -2,7 +2,7 @@
 // the way back repeated with the same Idempotency-Key, 5xx and silence in front of the server.
 // The proxy is a real HTTP server between the SDK and trustlist that can answer in their place or
 // drop an answer the server gave.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { cliJson } from "../../test/cli-helpers";
@@ -20,7 +20,7 @@ interface Seen {
 }
 
 /** What the proxy does with one request; `forward` passes it on, the others answer in the server's place. */
-type Plan = "forward" | "drop-answer" | "cut-answer" | "502" | "withhold";
+type Plan = "forward" | "drop-answer" | "cut-answer" | "502" | "409" | "withhold";
 
 let proxy: Server;
 let proxyBase = "";
@@ -36,6 +36,12 @@ async function relay(req: IncomingMessage, res: ServerResponse) {
   if (plan === "502") {
     record.status = 502;
     return res.writeHead(502, { "content-type": "text/plain" }).end("bad gateway");
+  }
+  if (plan === "409") {
+    // What the server answers a repeat that arrives while the first attempt is still being answered.
+    record.status = 409;
+    const envelope = { error: { code: "conflict", message: "A request with this Idempotency-Key is still being answered.", request_id: "proxy-409" } };
+    return res.writeHead(409, { "content-type": "application/json", "x-request-id": "proxy-409" }).end(JSON.stringify(envelope));
   }
   if (plan === "withhold") {
     record.status = "withheld";
@@ -67,7 +73,12 @@ async function relay(req: IncomingMessage, res: ServerResponse) {
 }
 
 beforeAll(async () => {
-  proxy = createServer((req, res) => void relay(req, res));
+  // One connection per request: a client may silently resend a request whose reused keep-alive
+  // connection broke, which would hide the SDK's own retries from these tests.
+  proxy = createServer((req, res) => {
+    res.shouldKeepAlive = false;
+    void relay(req, res);
+  });
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
   proxyBase = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 });
@@ -76,11 +87,21 @@ afterAll(() => {
   proxy.close();
 });
 
-function through(plan: Plan[], options: { apiKey?: string; attempts?: number; timeoutMs?: number } = {}) {
+/** Requests the SDK itself sent: each must reach the proxy once (no retry hidden inside fetch). */
+let sent = 0;
+
+function through(plan: Plan[], options: { apiKey?: string; attempts?: number; timeoutMs?: number; maxRetryAfter?: number } = {}) {
   plans = plan;
   seen = [];
-  return createTrustlist({ baseUrl: proxyBase, apiKey: options.apiKey ?? live.adminKey, backoffMs: 20, attempts: options.attempts, timeoutMs: options.timeoutMs });
+  sent = 0;
+  const counted = (request: Request) => {
+    sent++;
+    return fetch(request);
+  };
+  return createTrustlist({ baseUrl: proxyBase, apiKey: options.apiKey ?? live.adminKey, backoffMs: 20, attempts: options.attempts, timeoutMs: options.timeoutMs, maxRetryAfter: options.maxRetryAfter, fetch: counted });
 }
+
+afterEach(() => expect(seen.length).toBe(sent));
 
 test("a 429 from a spent burst is waited out for its Retry-After, then the call succeeds", async () => {
   // --burst 1: one request per second, a bucket of four; six calls in a row spend it.
@@ -107,8 +128,7 @@ test("with retries off, the 429 is a TrustlistError carrying code and Retry-Afte
 test("a spent daily quota is thrown at once with its Retry-After, not waited out until midnight", async () => {
   const account = cliJson(live.db, "accounts", "create", "--name", "tiny-quota", "--tier", "free", "--daily-quota", "1").id;
   const key = cliJson(live.db, "keys", "create", "--account", account).key;
-  const tl = createTrustlist({ baseUrl: proxyBase, apiKey: key, maxRetryAfter: 5 });
-  seen = [];
+  const tl = through([], { apiKey: key, maxRetryAfter: 5 });
   await tl.checkAccount({ provider: "discord", id: "1" });
   const error = await tl.checkAccount({ provider: "discord", id: "1" }).catch((e) => e);
   expect(error).toMatchObject({ status: 429, code: "quota_exceeded" });
@@ -133,6 +153,18 @@ test("a write whose answer is lost is repeated with the same Idempotency-Key and
   const matching: string[] = [];
   for await (const entry of reader.eachEntry({ limit: 100 })) if (entry.summary === summary) matching.push(entry.id);
   expect(matching).toEqual([created.id]);
+});
+
+test("after a lost answer, a 409 for the attempt still in progress is waited out; a first-attempt 409 is final", async () => {
+  const retried = through(["drop-answer", "409"]);
+  expect((await retried.upsertCreator("conflicted_one", { display_name: "Conflicted" })).handle).toBe("conflicted_one");
+  expect(seen.map((s) => s.status)).toEqual(["dropped", 409, 200]);
+  expect(new Set(seen.map((s) => s.idempotencyKey)).size).toBe(1);
+
+  const final = through(["409"]);
+  const error = await final.upsertCreator("conflicted_one", { display_name: "Conflicted" }).catch((e) => e);
+  expect(error).toMatchObject({ status: 409, code: "conflict", requestId: "proxy-409" });
+  expect(seen).toHaveLength(1);
 });
 
 test("each write gets its own key, reads get none, and a caller's key is kept", async () => {
@@ -178,9 +210,10 @@ test("an answer cut off halfway is retried like one that never came", async () =
 });
 
 test("a caller's abort ends the call at once, waits included", async () => {
-  const tl = through(["502", "502", "502"]);
+  const tl = through(["withhold"]);
   const controller = new AbortController();
   const call = tl.checkAccount({ provider: "discord", id: "4" }, { signal: controller.signal });
+  while (seen.length === 0) await Bun.sleep(5);
   controller.abort(new Error("shutting down"));
   await expect(call).rejects.toThrow("shutting down");
 });
