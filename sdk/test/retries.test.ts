@@ -158,7 +158,9 @@ test("a write whose answer is lost is repeated with the same Idempotency-Key and
 test("after a lost answer, a 409 for the attempt still in progress is waited out; a first-attempt 409 is final", async () => {
   const retried = through(["drop-answer", "409"]);
   expect((await retried.upsertCreator("conflicted_one", { display_name: "Conflicted" })).handle).toBe("conflicted_one");
-  expect(seen.map((s) => s.status)).toEqual(["dropped", 409, 200]);
+  // The third answer is the creation's 201 replayed by a server that keeps idempotency keys, or a
+  // plain 200 update by one that does not.
+  expect(seen.map((s) => (typeof s.status === "number" && s.status < 300 ? "ok" : s.status))).toEqual(["dropped", 409, "ok"]);
   expect(new Set(seen.map((s) => s.idempotencyKey)).size).toBe(1);
 
   const final = through(["409"]);
