@@ -26,7 +26,7 @@ const checker = createChecker({ tl, vertical: config.vertical, ttlMs: config.cac
 // GuildMembers is a privileged intent: switch on "Server Members Intent" in the developer portal.
 const client = new Client({ intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMembers] });
 
-/** Posts to the moderators' channel of the member's server, if one is set and reachable. */
+/** Posts to MOD_CHANNEL_ID when it is set and the bot can post there; else to the log. */
 async function alertModerators(/** @type {string} */ text) {
   if (!config.modChannelId) return console.log(text);
   const channel = await client.channels.fetch(config.modChannelId).catch(() => null);
