@@ -12,13 +12,14 @@ CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 SOURCES := $(shell find src migrations -type f) package.json bun.lock
 
-.PHONY: run test build deps migrations bench clean
+.PHONY: run test build deps migrations bench clean sdk
 
 run: dist/trustlist
 	./dist/trustlist serve --port $(PORT) --host $(HOST) --db $(DB)
 
-test: deps $(CHROMIUM)
+test: deps sdk $(CHROMIUM)
 	$(BUN) x tsc --noEmit -p .
+	$(BUN) x tsc --noEmit -p sdk
 	$(BUN) test
 	node --test test/browser/*.browser.mjs
 
@@ -43,6 +44,19 @@ node_modules/.installed: package.json bun.lock | $(BUN)
 dist/trustlist: $(SOURCES) | deps
 	$(BUN) build --compile --minify-whitespace --minify-syntax --sourcemap src/main.ts --outfile dist/trustlist
 
+# The typed client, generated from the app's own OpenAPI document (sdk/scripts/build.ts). Its build
+# tools live in sdk/node_modules: openapi-typescript drives the TypeScript 5 compiler API.
+SDK_SOURCES := $(shell find sdk/src sdk/scripts -type f ! -name schema.d.ts) sdk/package.json sdk/tsconfig.build.json
+
+sdk: sdk/dist/index.js
+
+sdk/node_modules/.installed: sdk/package.json sdk/package-lock.json
+	cd sdk && npm ci --no-audit --no-fund
+	@touch $@
+
+sdk/dist/index.js: $(SOURCES) $(SDK_SOURCES) | deps sdk/node_modules/.installed
+	$(BUN) sdk/scripts/build.ts
+
 # After changing src/db/schema.ts: generate the SQL migration and embed it in the build.
 migrations: deps
 	$(BUN) x drizzle-kit generate
@@ -52,4 +66,4 @@ bench: dist/trustlist
 	bash bench/run.sh
 
 clean:
-	rm -rf dist node_modules .tools
+	rm -rf dist node_modules .tools sdk/dist sdk/node_modules sdk/src/schema.d.ts

@@ -1,0 +1,39 @@
+// A live `trustlist serve` for the SDK's tests: a real process on a real SQLite file, its admin key
+// from the first start, and accounts and keys made with the CLI as an operator would.
+import { afterAll, beforeAll } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { BUN, cliJson, MAIN, type Server, startServer } from "../../test/cli-helpers";
+import { tempDir } from "../../test/helpers";
+
+export interface Live {
+  base: string;
+  db: string;
+  adminKey: string;
+  /** A new key on the test account (pro tier), with `keys create` flags such as `--burst 1`. */
+  key(...flags: string[]): string;
+}
+
+/** Starts a server before the file's tests and stops it after them. */
+export function liveServer(): Live {
+  let server: Server;
+  let dir = "";
+  let account = "";
+  const live = { base: "", db: "", adminKey: "" } as Live;
+  beforeAll(async () => {
+    dir = tempDir("trustlist-sdk-");
+    const db = join(dir, "t.db");
+    server = await startServer([BUN, MAIN], db);
+    live.base = server.base;
+    live.db = db;
+    live.adminKey = server.stderr.match(/tl_live_\w{32}/)![0];
+    account = cliJson(db, "accounts", "create", "--name", "sdk-tests", "--tier", "pro").id;
+  });
+  // Stop first, then remove: the server writes to its database until it has exited.
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  live.key = (...flags) => cliJson(live.db, "keys", "create", "--account", account, ...flags).key;
+  return live;
+}
