@@ -1,6 +1,5 @@
 // Running trustlist as an operator does: the CLI and `serve` as real child processes on real
-// SQLite files in temporary folders (removed after the test file).
-import { afterAll } from "bun:test";
+// SQLite files in temporary folders (removed when the test run ends).
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./helpers";
@@ -9,11 +8,13 @@ export const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 export const BUN = process.execPath;
 
 const dirs: string[] = [];
-afterAll(() => {
+// On exit, not in an afterAll: a hook registered by this shared module ran for the first test file
+// that imported it only, and the other files' folders stayed behind.
+process.on("exit", () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A temporary folder removed after the test file, and a database path inside it. */
+/** A temporary folder removed when the test run ends, and a database path inside it. */
 export function workspace(prefix = "trustlist-cli-") {
   const dir = tempDir(prefix);
   dirs.push(dir);
