@@ -41,7 +41,7 @@ node_modules/.installed: package.json bun.lock | $(BUN)
 	@touch $@
 
 dist/trustlist: $(SOURCES) | deps
-	$(BUN) build --compile --minify-whitespace --minify-syntax --sourcemap src/main.ts --outfile dist/trustlist
+	$(BUN) build --compile --minify-whitespace --minify-syntax --sourcemap src/main.ts src/db/checkpoint-worker.ts --outfile dist/trustlist
 
 # After changing src/db/schema.ts: generate the SQL migration and embed it in the build.
 migrations: deps
