@@ -2,7 +2,7 @@
 // connection, and the WAL stays bounded; `serve` (the compiled binary too) starts the checkpointer
 // and stops it on SIGTERM.
 import { afterAll, describe, expect, test } from "bun:test";
-import { rmSync, statSync } from "node:fs";
+import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Checkpointer } from "../src/db/checkpointer";
 import { openStore, type Store } from "../src/db/client";
@@ -13,6 +13,15 @@ const dirs: string[] = [];
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
+
+/**
+ * The WAL index header (the -shm file, native byte order): the WAL's last valid frame (mxFrame,
+ * offset 16) and how far checkpoints have copied it into the database file (nBackfill, offset 96).
+ */
+function walProgress(db: string) {
+  const shm = readFileSync(`${db}-shm`);
+  return { lastFrame: shm.readUInt32LE(16), backfilled: shm.readUInt32LE(96) };
+}
 
 const walBytes = (store: Store) => statSync(`${store.path}-wal`).size;
 const MB = 1024 * 1024;
@@ -66,7 +75,7 @@ describe("checkpointer", () => {
     store.close();
   });
 
-  test("the compiled binary starts the checkpointer and SIGTERM stops it with exit 0", async () => {
+  test("the compiled binary's checkpointer copies the server's writes into the database file; SIGTERM exits 0", async () => {
     const { dir, db } = workspace();
     const server = await startServer([buildBinary(dir)], db);
     const adminKey = server.stderr.match(/tl_live_\w{32}/)![0];
@@ -79,6 +88,15 @@ describe("checkpointer", () => {
       });
       expect(r.status).toBe(201);
     }
+    // The checkpointer copied the server's commits into the database file: the WAL index's
+    // backfill mark reaches its last frame (the server's own connection never checkpoints).
+    let progress = walProgress(db);
+    for (let waited = 0; waited < 5_000 && !(progress.lastFrame > 0 && progress.backfilled === progress.lastFrame); waited += 50) {
+      await Bun.sleep(50);
+      progress = walProgress(db);
+    }
+    expect(progress.lastFrame).toBeGreaterThan(0);
+    expect(progress.backfilled).toBe(progress.lastFrame);
     expect(await server.stop()).toBe(0);
     const log = await new Response(server.proc.stdout as ReadableStream).text();
     expect(log).toContain('"msg":"checkpointer ready"');
