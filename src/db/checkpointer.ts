@@ -2,7 +2,8 @@
 // fsyncs happen in checkpoints, and SQLite's automatic checkpoint runs inside whichever COMMIT
 // pushes the WAL past 1000 pages: on the one thread that answers requests. Measured on the 1M-entry
 // bench database, expiring 50,000 entries in 100-row transactions: with the automatic checkpoint
-// the worst COMMIT took 120-274 ms (p50 4-6 ms), without it 36-60 ms (p50 2 ms). So the serving
+// the worst COMMIT took 120-274 ms (p50 4-6 ms), without it 36-60 ms (p50 2 ms); the rest of those
+// slices' worst cases was FTS5 merge work (db/search-index.ts). So the serving
 // connection turns it off and a Worker with a connection of its own runs PASSIVE checkpoints
 // (which never take the write lock nor wait for readers) whenever the WAL has changed, every
 // `intervalMs`: the WAL holds at most that long's writes plus what a long read pins. The CLI keeps
