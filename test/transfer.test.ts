@@ -49,6 +49,17 @@ test("a bulk import rebuilds the suggestion index: names, usernames and haystack
   expect((await directory("owl%20build")).items.map((i: any) => i.handle)).toEqual(["nightowl"]);
 });
 
+test("a bulk import leaves the suggestion index in one segment, so later deletes do no merge work", async () => {
+  const sqlite = t.runtime.store.sqlite;
+  // A small flush size makes the rebuild write many segments, as a million names do.
+  sqlite.run("INSERT INTO search_names_fts(search_names_fts, rank) VALUES ('hashsize', 512)");
+  const many = Array.from({ length: 300 }, (_, i) => ({ ...lines[2], provider_user_id: String(9000 + i), username: `suspect_${i}_name` }));
+  expect(await importLines([...lines, ...many], 0)).toMatchObject({ entries: 301 });
+  expect(sqlite.query("SELECT count(DISTINCT segid) AS n FROM search_names_fts_idx").get()).toEqual({ n: 1 });
+  expect((await search("suspect_12")).suggestions).toContain("suspect_12_name");
+  sqlite.run("INSERT INTO search_names_fts(search_names_fts) VALUES ('integrity-check')");
+});
+
 test("a failed bulk import leaves triggers, indexes and data as they were", async () => {
   const before = triggerCount();
   const indexes = indexNames();

@@ -1,6 +1,7 @@
 // `trustlist serve`: migrate, listen on a port of its own, and shut down cleanly on SIGTERM/SIGINT.
 import { buildApp } from "../app";
 import { loadConfig, SETTINGS } from "../config";
+import { Checkpointer } from "../db/checkpointer";
 import { openStore } from "../db/client";
 import type { IssuedKey } from "../modules/accounts/service";
 import { createRuntime } from "../runtime";
@@ -43,6 +44,9 @@ export const serve: Command = {
       throw listenError(error, config.host, config.port);
     }
     const server = app.server!;
+    // WAL checkpoints and their fsyncs on a thread of their own, never inside a request's COMMIT.
+    const checkpointer = new Checkpointer(store, { onError: (message) => runtime.log.error("checkpointer failed", { message }) });
+    void checkpointer.ready.then((started) => started && runtime.log.info("checkpointer ready"));
 
     let stopping = false;
     const shutdown = async (signal: string) => {
@@ -57,6 +61,7 @@ export const serve: Command = {
       if (runtime.meter.pendingCount > 0) {
         runtime.log.error("usage counts lost: another process held the database lock through shutdown", { pending: runtime.meter.pendingCount });
       }
+      await checkpointer.stop();
       runtime.log.info("stopped", { signal });
       runtime.log.flush();
       store.close();
