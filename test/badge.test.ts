@@ -83,3 +83,12 @@ test("a cached badge follows the creator's band and name", async () => {
   await t.services.creators.upsert("shifty", { display_name: "Renamed" });
   expect(await (await badge("shifty")).text()).toContain(">Renamed<");
 });
+
+test("a path whose percent-escape is malformed still gets the neutral badge (always a 200 SVG), in either format", async () => {
+  t = await createTestApp();
+  await expectNotVerified(await t.call("GET", "/badge/%E0%A4"));
+  await expectNotVerified(await t.call("GET", "/badge/%E0%A4.svg?theme=light"));
+  const json = await t.call("GET", "/badge/%zz.json");
+  expect(json.status).toBe(200);
+  expect(await json.json()).toMatchObject({ schemaVersion: 1, message: "Not Verified" });
+});

@@ -47,6 +47,20 @@ describe("a privately linked account", () => {
     }
   });
 
+  test("an entry that gives her private account her handle as its username does not show it when her handle is searched", async () => {
+    await entry({ provider: "github", provider_user_id: "alice-secret-alt", username: "alice", creator: "alice" });
+    for (const path of ["/v1/public/blacklist/check?q=alice", "/v1/public/blacklist/check?q=%40Alice", "/?q=alice"]) {
+      const res = await get(path);
+      expect(res.status, path).toBe(200);
+      expect(res.text, path).not.toMatch(PRIVATE);
+    }
+    const body = await json("/v1/public/blacklist/check?q=alice");
+    expect(body.platforms).toEqual([
+      expect.objectContaining({ platform: "discord", id: "4242", banned: false }),
+      expect.objectContaining({ platform: "trustlist", username: "alice", id: null, banned: true, source: "creator" }),
+    ]);
+  });
+
   test("an entry the query itself names still answers, without naming the creator", async () => {
     const body = await json("/v1/public/blacklist/check?q=alice_alt");
     expect(body.platforms).toEqual([expect.objectContaining({ platform: "github", id: "alice-secret-alt", username: "alice_alt", banned: true, source: "blacklist" })]);

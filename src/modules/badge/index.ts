@@ -2,6 +2,7 @@
 // shows no error page): an unknown handle gets a neutral "Not Verified" badge. CDN-cached for an hour.
 // `/badge/{handle}.json` answers the same badge in shields.io's endpoint format (endpoint.ts).
 import { Elysia, t } from "elysia";
+import { pathOf } from "../../http/conventions";
 import { BadgeParams, BadgeQuery, BadgeSvg, ShieldsEndpoint } from "./model";
 import type { BadgeTheme } from "./render";
 import type { BadgeService } from "./service";
@@ -19,6 +20,13 @@ export function badgeRoutes(badges: BadgeService) {
       return new Response(badges.svgFor(params.handle, theme), { headers: HEADERS });
     },
     {
+      // A malformed percent-escape leaves the router without a decoded handle, which would fail the
+      // params schema with a 422: the badge is always an image, so the raw segment stands in (it
+      // cannot be a handle, so it gets the neutral badge).
+      transform({ params, request }) {
+        const holder = params as { handle?: unknown };
+        if (typeof holder.handle !== "string") holder.handle = rawHandleSegment(request.url);
+      },
       params: BadgeParams,
       query: BadgeQuery,
       // Documentation only: a Response is not validated. Each branch names its media type.
@@ -32,4 +40,10 @@ export function badgeRoutes(badges: BadgeService) {
       },
     },
   );
+}
+
+/** The undecoded last path segment of a badge URL. */
+function rawHandleSegment(url: string): string {
+  const path = pathOf(url);
+  return path.slice(path.lastIndexOf("/") + 1);
 }

@@ -49,6 +49,7 @@ export interface PublicLinkedAccount {
 
 export class PublicAccounts {
   private readonly publicLinksOf: Statement<PublicLink, [string]>;
+  private readonly privateLinksOf: Statement<{ provider: Provider; provider_user_id: string }, [string]>;
   private readonly linkedAccountsOf: Statement<PublicLinkedAccount, [string]>;
   private readonly publicLinksByUsername: Statement<PublicLink, [string, number]>;
   private readonly publicLinkByAccount: Statement<PublicLink, [string, string]>;
@@ -61,6 +62,7 @@ export class PublicAccounts {
   ) {
     const linkColumns = "provider, provider_user_id, provider_username, creator_id";
     this.publicLinksOf = db.prepare(`SELECT ${linkColumns} FROM connections WHERE creator_id = ? AND public ORDER BY created_at, id`);
+    this.privateLinksOf = db.prepare("SELECT provider, provider_user_id FROM connections WHERE creator_id = ? AND NOT public");
     this.linkedAccountsOf = db.prepare(
       "SELECT provider, provider_user_id, provider_username, provider_url, verified_at FROM connections WHERE creator_id = ? AND public ORDER BY created_at, id",
     );
@@ -84,14 +86,18 @@ export class PublicAccounts {
    * The search hits for `query` (trimmed, without `@`): the public links of the creator it names,
    * then every public link and active entry subject whose username or id it is, one hit per
    * account; then the creator's profile when no account shows what it is (it has no public account
-   * to show, or it is blacklisted through one that is private).
+   * to show, or it is blacklisted through one that is private). When the query is a creator's
+   * handle, that creator's private accounts never show, even when an entry gives one of them the
+   * handle as its username: the answer would otherwise tie the private account to the creator.
    */
   hits(query: string, creator: CreatorRow | null, now: number): PublicCheckHit[] {
     const lower = query.toLowerCase();
     const accounts = new Map<string, Account>();
+    const hidden = new Set(creator ? this.privateLinksOf.all(creator.id).map((c) => `${c.provider}\u0000${c.provider_user_id}`) : []);
     const add = (provider: Provider, id: string, username: string | null) => {
       if (accounts.size >= MAX_HITS) return;
       const key = `${provider}\u0000${id}`;
+      if (hidden.has(key)) return;
       const known = accounts.get(key);
       if (!known) accounts.set(key, { provider, id, username });
       else if (known.username === null && username !== null) known.username = username;
