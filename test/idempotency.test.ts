@@ -213,3 +213,26 @@ test("OpenAPI shows the header on every keyed write and on no read", async () =>
   }
   expect(writes).toBeGreaterThan(15);
 });
+
+describe("answers that issue a secret", () => {
+  test("are kept without the secret: a replay shows the key's prefix, and the database never holds it", async () => {
+    const admin = await t.account({ tier: "enterprise", scope: "admin", burst: 10_000 });
+    const issue = () =>
+      t.json("POST", `/v1/admin/accounts/${writer.accountId}/keys`, { key: admin.key, body: { scope: "read" }, headers: { "idempotency-key": "issue-1" } });
+    const first = await issue();
+    expect(first.status).toBe(201);
+    const secret: string = first.body.key;
+    expect(secret).toMatch(/^tl_live_[A-Za-z0-9]{32}$/);
+
+    const again = await issue();
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body.id).toBe(first.body.id);
+    expect(again.body.key).toBe(`${secret.slice(0, 12)}…`);
+    const stored = t.runtime.store.sqlite.query("SELECT body FROM idempotency_keys").all() as { body: string | null }[];
+    expect(stored.length).toBeGreaterThan(0);
+    for (const row of stored) expect(row.body ?? "").not.toContain(secret);
+    // The secret of the first answer still works: the replay issued nothing new.
+    expect((await t.json("GET", "/v1/account/usage", { key: secret })).status).toBe(200);
+  });
+});

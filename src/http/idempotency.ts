@@ -89,7 +89,7 @@ export class IdempotencyGate {
       .saveAnswer(answering.pending, {
         status,
         contentType: json ? "application/json" : "text/plain; charset=utf-8",
-        body: json ? JSON.stringify(value ?? null) : value,
+        body: json ? JSON.stringify(value ?? null, withoutSecrets) : value,
       })
       .catch(() => {});
   }
@@ -104,6 +104,17 @@ export class IdempotencyGate {
       await yieldToRequests();
     }
   }
+}
+
+/** An API key secret in a body: it is shown once and stored only as a hash (SPEC section 3). */
+const SECRET = /^tl_live_[A-Za-z0-9]{32}$/;
+
+/**
+ * Kept answers never hold a secret: a replay of an answer that issued a key shows the key's
+ * prefix only, as `keys list` does. A client whose first answer was lost rotates the key.
+ */
+function withoutSecrets(_name: string, value: unknown): unknown {
+  return typeof value === "string" && SECRET.test(value) ? `${value.slice(0, 12)}…` : value;
 }
 
 const stillAnswering = () =>
