@@ -175,6 +175,11 @@ describe("files readable by their owner only", () => {
     const exported = join(dir, "export.jsonl");
     expect(cli(db, "export", "--out", exported).code).toBe(0);
     expect(mode(exported)).toBe("600");
+    // An export written over an existing world-readable file leaves it owner-only too.
+    const overwritten = join(dir, "old-export.jsonl");
+    writeFileSync(overwritten, "old\n", { mode: 0o644 });
+    expect(cli(db, "export", "--out", overwritten).code).toBe(0);
+    expect(mode(overwritten)).toBe("600");
     expect(await server.stop()).toBe(0);
 
     const migrated = join(dir, "data", "migrated.db");

@@ -1,5 +1,5 @@
 // `trustlist import FILE` and `trustlist export [--out FILE]`: JSON Lines (SPEC section 9).
-import { closeSync, existsSync, openSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, openSync } from "node:fs";
 import { TransferService } from "../modules/transfer/service";
 import { type Command, print, text, UsageError, withDatabase } from "./args";
 
@@ -39,7 +39,11 @@ export const transferCommands: Command[] = [
       const outFile = text(values.out);
       const count = await withDatabase(values, async ({ store, services, runtime }) => {
         // The file holds what the database holds: create it owner-only.
-        if (outFile !== undefined) closeSync(openSync(outFile, "w", 0o600));
+        // (The mode given to open applies to a new file only: an existing one is tightened too.)
+        if (outFile !== undefined) {
+          closeSync(openSync(outFile, "w", 0o600));
+          chmodSync(outFile, 0o600);
+        }
         const out = outFile !== undefined ? Bun.file(outFile).writer() : Bun.stdout.writer();
         const lines = await new TransferService(store, services, runtime.clock).exportAll((line) => {
           out.write(line + "\n");
