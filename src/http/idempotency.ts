@@ -64,7 +64,15 @@ export class IdempotencyGate {
           "This Idempotency-Key was used in the last 24 h for another method, path or body; send a new key with a new request.",
         );
       }
-      if (stored.status === null) throw stillAnswering();
+      // Recorded by the write's transaction but with no answer: another process is still
+      // answering, or the write committed and its answer was lost (a stop or a 5xx right after).
+      if (stored.status === null) {
+        throw new ApiError(
+          409,
+          "conflict",
+          "A request with this Idempotency-Key has changed data, and its answer is not available (it is still being answered, or it was lost); it will not be carried out again. Read the result instead of retrying.",
+        );
+      }
       throw new ReplayedAnswer(stored.status, stored.content_type ?? "application/json", stored.body ?? "");
     }
     const pending: PendingKey = { store: this.store, accountId, key: entered.key, fingerprint, claim: crypto.randomUUID() };
