@@ -48,12 +48,7 @@ const RECOUNT_NAMES = `
  * the FTS5 index. Unique indexes stay: they are what refuses a duplicate line.
  */
 export function suspendSearchIndexing(sqlite: Database, options: { rebuildTables?: boolean } = {}): () => void {
-  const suspended = options.rebuildTables ? [...INDEX_TRIGGERS, ...NAME_TRIGGERS] : INDEX_TRIGGERS;
-  const triggers = sqlite
-    .query<{ name: string; sql: string }, []>(
-      `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (${suspended.map((n) => `'${n}'`).join(", ")})`,
-    )
-    .all();
+  const resumeTriggers = suspendTriggers(sqlite, options.rebuildTables ? [...INDEX_TRIGGERS, ...NAME_TRIGGERS] : INDEX_TRIGGERS);
   const indexes = options.rebuildTables
     ? sqlite
         .query<{ name: string; sql: string }, []>(
@@ -62,7 +57,6 @@ export function suspendSearchIndexing(sqlite: Database, options: { rebuildTables
         )
         .all()
     : [];
-  for (const { name } of triggers) sqlite.run(`DROP TRIGGER "${name}"`);
   for (const { name } of indexes) sqlite.run(`DROP INDEX "${name}"`);
   return () => {
     for (const { sql } of indexes) sqlite.run(sql);
@@ -70,7 +64,7 @@ export function suspendSearchIndexing(sqlite: Database, options: { rebuildTables
       sqlite.run("DELETE FROM search_names");
       sqlite.run(RECOUNT_NAMES);
     }
-    for (const { sql } of triggers) sqlite.run(sql);
+    resumeTriggers();
     for (const index of INDEXES) {
       sqlite.run(`INSERT INTO "${index}"("${index}") VALUES ('rebuild')`);
       // A rebuild leaves several segments (5 at the bench's 1M entries); later writes then merge
@@ -79,5 +73,18 @@ export function suspendSearchIndexing(sqlite: Database, options: { rebuildTables
       // (200 ms, once), the worst slice took 31 ms.
       sqlite.run(`INSERT INTO "${index}"("${index}") VALUES ('optimize')`);
     }
+  };
+}
+
+/** Drops the named triggers inside the caller's transaction; the returned function re-creates them. */
+export function suspendTriggers(sqlite: Database, names: string[]): () => void {
+  const triggers = sqlite
+    .query<{ name: string; sql: string }, []>(
+      `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (${names.map((n) => `'${n}'`).join(", ")})`,
+    )
+    .all();
+  for (const { name } of triggers) sqlite.run(`DROP TRIGGER "${name}"`);
+  return () => {
+    for (const { sql } of triggers) sqlite.run(sql);
   };
 }
