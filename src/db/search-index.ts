@@ -16,7 +16,7 @@ import type { Database } from "bun:sqlite";
 const INDEX_TRIGGERS = ["search_names_ai", "search_names_ad", "search_names_au_shown", "search_names_au_hidden"];
 const INDEXES = ["search_names_fts"];
 /** Tables whose secondary indexes a bulk write may drop and re-create; none of them is read while it runs. */
-const BULK_TABLES = ["blacklist_entries"];
+const BULK_TABLES = ["blacklist_entries", "connections"];
 /** Triggers that keep search_names' reference counts in step with creators, connections and entries. */
 const NAME_TRIGGERS = [
   "creators_name_ai",
@@ -49,17 +49,9 @@ const RECOUNT_NAMES = `
  */
 export function suspendSearchIndexing(sqlite: Database, options: { rebuildTables?: boolean } = {}): () => void {
   const resumeTriggers = suspendTriggers(sqlite, options.rebuildTables ? [...INDEX_TRIGGERS, ...NAME_TRIGGERS] : INDEX_TRIGGERS);
-  const indexes = options.rebuildTables
-    ? sqlite
-        .query<{ name: string; sql: string }, []>(
-          `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%'
-             AND tbl_name IN (${BULK_TABLES.map((n) => `'${n}'`).join(", ")})`,
-        )
-        .all()
-    : [];
-  for (const { name } of indexes) sqlite.run(`DROP INDEX "${name}"`);
+  const resumeIndexes = options.rebuildTables ? suspendIndexes(sqlite, BULK_TABLES) : () => {};
   return () => {
-    for (const { sql } of indexes) sqlite.run(sql);
+    resumeIndexes();
     if (options.rebuildTables) {
       sqlite.run("DELETE FROM search_names");
       sqlite.run(RECOUNT_NAMES);
@@ -86,5 +78,22 @@ export function suspendTriggers(sqlite: Database, names: string[]): () => void {
   for (const { name } of triggers) sqlite.run(`DROP TRIGGER "${name}"`);
   return () => {
     for (const { sql } of triggers) sqlite.run(sql);
+  };
+}
+
+/**
+ * Drops the non-unique indexes of `tables` inside the caller's transaction (unique ones refuse
+ * duplicates, so they stay); the returned function re-creates them from sorted runs.
+ */
+export function suspendIndexes(sqlite: Database, tables: string[]): () => void {
+  const indexes = sqlite
+    .query<{ name: string; sql: string }, []>(
+      `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%'
+         AND tbl_name IN (${tables.map((n) => `'${n}'`).join(", ")})`,
+    )
+    .all();
+  for (const { name } of indexes) sqlite.run(`DROP INDEX "${name}"`);
+  return () => {
+    for (const { sql } of indexes) sqlite.run(sql);
   };
 }

@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import type { Store } from "../../db/client";
 import { type Clock, iso } from "../../clock";
 import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../db/schema";
-import { suspendSearchIndexing, suspendTriggers } from "../../db/search-index";
+import { suspendIndexes, suspendSearchIndexing, suspendTriggers } from "../../db/search-index";
 import { ServiceError } from "../../errors";
 import { BodyInteger, DateTime, literals } from "../../http/model";
 import type { Services } from "../../services";
@@ -151,10 +151,12 @@ export class TransferService {
     // The blacklist's indexes and the suggestion names are rebuilt from the tables only when the
     // file may hold about as many entries as the table already does: that costs in proportion to
     // everything stored.
+    const rebuildTables = bytes / BYTES_PER_LINE >= blacklist.storedCount();
     const resumeIndexing =
-      bytes >= (this.options.rebuildIndexesFromBytes ?? REBUILD_INDEXES_FROM_BYTES)
-        ? suspendSearchIndexing(sqlite, { rebuildTables: bytes / BYTES_PER_LINE >= blacklist.storedCount() })
-        : null;
+      bytes >= (this.options.rebuildIndexesFromBytes ?? REBUILD_INDEXES_FROM_BYTES) ? suspendSearchIndexing(sqlite, { rebuildTables }) : null;
+    // The creators' four rankings are rewritten for every creator by the score pass at the end:
+    // built once after it instead.
+    const resumeCreatorIndexes = resumeIndexing && rebuildTables ? suspendIndexes(sqlite, ["creators"]) : null;
     // The creators_version counter only has to move once per commit (the directory index and the
     // change notifier compare it), not on each of the 100k+ creator writes an import makes.
     const resumeVersionTriggers = suspendTriggers(sqlite, CREATORS_VERSION_TRIGGERS);
@@ -189,6 +191,7 @@ export class TransferService {
       resumeIndexing?.();
       blacklist.endBulk();
       creators.endBulk();
+      resumeCreatorIndexes?.();
       resumeVersionTriggers();
       sqlite.run("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'creators_version'");
       sqlite.run("COMMIT");
