@@ -198,7 +198,7 @@ export class CreatorsService {
     this.connectionsOf = db.prepare("SELECT * FROM connections WHERE creator_id = ? ORDER BY created_at, id");
     this.insertConnection = db.prepare(
       `INSERT INTO connections (creator_id, provider, provider_user_id, provider_username, provider_url, verified_at, public, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (provider, provider_user_id) DO NOTHING`,
     );
     this.updateConnection = db.prepare(
       "UPDATE connections SET provider_username = ?2, provider_url = ?3, verified_at = ?4, public = ?5 WHERE id = ?1",
@@ -417,11 +417,14 @@ export class CreatorsService {
     const verifiedAt = input.verified_at != null ? parseTime(input.verified_at, "verified_at") : null;
     if (input.provider_url != null && !isHttpUrl(input.provider_url)) throw unprocessable("provider_url must be an http(s) URL.");
     const username = cleanText(input.provider_username);
-    const existing = this.connectionByAccount.get(input.provider, accountId);
+    const isPublic = input.public === false ? 0 : 1;
+    // The insert comes first and yields to a stored link: a new account (every line of a fresh
+    // import) costs one statement instead of a look-up and an insert.
+    const inserted = this.insertConnection.run(creator.id, input.provider, accountId, username, input.provider_url ?? null, verifiedAt, isPublic, now);
+    const existing = inserted.changes === 0 ? this.connectionByAccount.get(input.provider, accountId) : null;
     if (existing && existing.creator_id !== creator.id) {
       throw conflict(`This ${input.provider} account is already linked to another creator.`);
     }
-    const isPublic = input.public === false ? 0 : 1;
     if (existing) {
       this.updateConnection.run(
         existing.id,
@@ -430,8 +433,6 @@ export class CreatorsService {
         input.verified_at !== undefined ? verifiedAt : existing.verified_at,
         input.public !== undefined ? isPublic : existing.public,
       );
-    } else {
-      this.insertConnection.run(creator.id, input.provider, accountId, username, input.provider_url ?? null, verifiedAt, isPublic, now);
     }
     this.recompute(creator.id, now, true);
     return { created: !existing, accountId };

@@ -9,6 +9,7 @@ import { type Clock, iso } from "../../clock";
 import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../db/schema";
 import { suspendIndexes, suspendSearchIndexing, suspendTriggers } from "../../db/search-index";
 import { ServiceError } from "../../errors";
+import { newId } from "../../ids";
 import { BodyInteger, DateTime, literals } from "../../http/model";
 import type { Services } from "../../services";
 import { requireHandle } from "../../values";
@@ -160,6 +161,7 @@ export class TransferService {
     // The creators_version counter only has to move once per commit (the directory index and the
     // change notifier compare it), not on each of the 100k+ creator writes an import makes.
     const resumeVersionTriggers = suspendTriggers(sqlite, CREATORS_VERSION_TRIGGERS);
+    const creatorIds = new Map<string, string>();
     let lineNo = 0;
     try {
       for await (const batch of lines) {
@@ -177,7 +179,7 @@ export class TransferService {
           if (!value || typeof value !== "object" || Array.isArray(value)) throw lineError(lineNo, "expected a JSON object");
           try {
             // Only an account line waits for anything: the rest stay on this loop, line after line.
-            const imported = this.importLine(value, lineNo);
+            const imported = this.importLine(value, lineNo, creatorIds);
             const counted = typeof imported === "string" ? imported : await imported;
             summary[counted]++;
           } catch (error) {
@@ -207,7 +209,8 @@ export class TransferService {
     return summary;
   }
 
-  private importLine(value: { type?: unknown }, lineNo: number): Counted | Promise<Counted> {
+  /** `creatorIds` holds the creators of earlier lines by handle: a connection line finds its creator there without a read. */
+  private importLine(value: { type?: unknown }, lineNo: number, creatorIds: Map<string, string>): Counted | Promise<Counted> {
     const { accounts, blacklist, creators, network } = this.services;
     const now = this.clock.now();
     const checked = <T>(check: { Check(v: unknown): v is T } & Parameters<typeof schemaProblem>[0]): T => {
@@ -224,12 +227,15 @@ export class TransferService {
         const line = checked(CreatorLine);
         const handle = requireHandle(line.handle);
         // An update means the handle came before: the import fails and rolls it back.
-        if (!creators.upsertNow(handle, line, now, line.id)) throw lineError(lineNo, `creator '${handle}' appears twice`);
+        const id = line.id ?? newId("crt", now);
+        if (!creators.upsertNow(handle, line, now, id)) throw lineError(lineNo, `creator '${handle}' appears twice`);
+        creatorIds.set(handle, id);
         return "creators";
       }
       case "connection": {
         const line = checked(ConnectionLine);
-        const creator = creators.findNow(requireHandle(line.creator));
+        const handle = requireHandle(line.creator);
+        const creator = creatorIds.has(handle) ? { id: creatorIds.get(handle)! } : creators.findNow(handle);
         if (!creator) throw lineError(lineNo, `creator '${line.creator}' is not defined on an earlier line`);
         creators.linkNow(creator, line, now);
         return "connections";
