@@ -145,3 +145,21 @@ test("a large import computes every creator, the feed and the indexes exactly as
   expect((await directory("maker%20number%201199")).items.map((i: any) => i.handle)).toEqual(["maker1199"]);
   expect((await t.json("GET", "/v1/blacklist/check?provider=roblox&id=900030", { key: writer })).body.severity).toBe("ban");
 });
+
+test("an import moves creators_version once, and later creator writes move it again", async () => {
+  const version = () => Number((t.runtime.store.sqlite.query("SELECT value FROM meta WHERE key = 'creators_version'").get() as { value: string }).value);
+  const before = version();
+  const many = Array.from({ length: 50 }, (_, i) => ({ ...lines[0], handle: `maker${i}` }));
+  expect(await importLines([...lines, ...many], 0)).toMatchObject({ creators: 51 });
+  expect(version()).toBe(before + 1);
+  expect((await directory("maker49")).total).toBe(1);
+  await t.json("PUT", "/v1/partner/creators/nightowl", { key: writer, body: { display_name: "Night Owl Builds" } });
+  expect(version()).toBeGreaterThan(before + 1);
+});
+
+test("an import naming a creator twice, or an account linked to another creator, fails at that line", async () => {
+  const other = { type: "creator", handle: "othermaker", verification_level: 0, joined_at: "2025-01-01T00:00:00Z" };
+  await expect(importLines([...lines, other, { ...lines[0], display_name: "Again" }], 0)).rejects.toThrow("line 5: creator 'lotusforge' appears twice");
+  await expect(importLines([...lines, other, { ...lines[1], creator: "othermaker" }], 0)).rejects.toThrow(/line 5: .*already linked to another creator/);
+  expect((await directory("lotus")).total).toBe(0);
+});

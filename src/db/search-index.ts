@@ -16,7 +16,7 @@ import type { Database } from "bun:sqlite";
 const INDEX_TRIGGERS = ["search_names_ai", "search_names_ad", "search_names_au_shown", "search_names_au_hidden"];
 const INDEXES = ["search_names_fts"];
 /** Tables whose secondary indexes a bulk write may drop and re-create; none of them is read while it runs. */
-const BULK_TABLES = ["blacklist_entries"];
+const BULK_TABLES = ["blacklist_entries", "connections"];
 /** Triggers that keep search_names' reference counts in step with creators, connections and entries. */
 const NAME_TRIGGERS = [
   "creators_name_ai",
@@ -48,29 +48,15 @@ const RECOUNT_NAMES = `
  * the FTS5 index. Unique indexes stay: they are what refuses a duplicate line.
  */
 export function suspendSearchIndexing(sqlite: Database, options: { rebuildTables?: boolean } = {}): () => void {
-  const suspended = options.rebuildTables ? [...INDEX_TRIGGERS, ...NAME_TRIGGERS] : INDEX_TRIGGERS;
-  const triggers = sqlite
-    .query<{ name: string; sql: string }, []>(
-      `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (${suspended.map((n) => `'${n}'`).join(", ")})`,
-    )
-    .all();
-  const indexes = options.rebuildTables
-    ? sqlite
-        .query<{ name: string; sql: string }, []>(
-          `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%'
-             AND tbl_name IN (${BULK_TABLES.map((n) => `'${n}'`).join(", ")})`,
-        )
-        .all()
-    : [];
-  for (const { name } of triggers) sqlite.run(`DROP TRIGGER "${name}"`);
-  for (const { name } of indexes) sqlite.run(`DROP INDEX "${name}"`);
+  const resumeTriggers = suspendTriggers(sqlite, options.rebuildTables ? [...INDEX_TRIGGERS, ...NAME_TRIGGERS] : INDEX_TRIGGERS);
+  const resumeIndexes = options.rebuildTables ? suspendIndexes(sqlite, BULK_TABLES) : () => {};
   return () => {
-    for (const { sql } of indexes) sqlite.run(sql);
+    resumeIndexes();
     if (options.rebuildTables) {
       sqlite.run("DELETE FROM search_names");
       sqlite.run(RECOUNT_NAMES);
     }
-    for (const { sql } of triggers) sqlite.run(sql);
+    resumeTriggers();
     for (const index of INDEXES) {
       sqlite.run(`INSERT INTO "${index}"("${index}") VALUES ('rebuild')`);
       // A rebuild leaves several segments (5 at the bench's 1M entries); later writes then merge
@@ -79,5 +65,35 @@ export function suspendSearchIndexing(sqlite: Database, options: { rebuildTables
       // (200 ms, once), the worst slice took 31 ms.
       sqlite.run(`INSERT INTO "${index}"("${index}") VALUES ('optimize')`);
     }
+  };
+}
+
+/** Drops the named triggers inside the caller's transaction; the returned function re-creates them. */
+export function suspendTriggers(sqlite: Database, names: string[]): () => void {
+  const triggers = sqlite
+    .query<{ name: string; sql: string }, []>(
+      `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (${names.map((n) => `'${n}'`).join(", ")})`,
+    )
+    .all();
+  for (const { name } of triggers) sqlite.run(`DROP TRIGGER "${name}"`);
+  return () => {
+    for (const { sql } of triggers) sqlite.run(sql);
+  };
+}
+
+/**
+ * Drops the non-unique indexes of `tables` inside the caller's transaction (unique ones refuse
+ * duplicates, so they stay); the returned function re-creates them from sorted runs.
+ */
+export function suspendIndexes(sqlite: Database, tables: string[]): () => void {
+  const indexes = sqlite
+    .query<{ name: string; sql: string }, []>(
+      `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%'
+         AND tbl_name IN (${tables.map((n) => `'${n}'`).join(", ")})`,
+    )
+    .all();
+  for (const { name } of indexes) sqlite.run(`DROP INDEX "${name}"`);
+  return () => {
+    for (const { sql } of indexes) sqlite.run(sql);
   };
 }

@@ -198,7 +198,7 @@ export class CreatorsService {
     this.connectionsOf = db.prepare("SELECT * FROM connections WHERE creator_id = ? ORDER BY created_at, id");
     this.insertConnection = db.prepare(
       `INSERT INTO connections (creator_id, provider, provider_user_id, provider_username, provider_url, verified_at, public, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (provider, provider_user_id) DO NOTHING`,
     );
     this.updateConnection = db.prepare(
       "UPDATE connections SET provider_username = ?2, provider_url = ?3, verified_at = ?4, public = ?5 WHERE id = ?1",
@@ -399,11 +399,16 @@ export class CreatorsService {
     return this.store.write(() => {
       const creator = this.byHandle.get(requireHandle(rawHandle));
       if (!creator) throw creatorNotFound(rawHandle);
-      return this.linkNow(creator, input, now);
+      const { created, accountId } = this.linkNow(creator, input, now);
+      return { created, connection: this.connectionByAccount.get(input.provider, accountId)! };
     });
   }
 
-  linkNow(creator: CreatorRow, input: ConnectionInput, now: number): { created: boolean; connection: ConnectionRow } {
+  /**
+   * The link inside the caller's transaction (import shares it, and does not read the row back:
+   * 300k connections of the bench data set spent about a third of their time doing so).
+   */
+  linkNow(creator: Pick<CreatorRow, "id">, input: ConnectionInput, now: number): { created: boolean; accountId: string } {
     if (!isProvider(input.provider)) throw unprocessable(`Unknown provider '${String(input.provider).slice(0, 32)}'.`);
     const accountId = normalizeAccountId(input.provider, String(input.provider_user_id ?? ""));
     if (accountId === null) {
@@ -412,11 +417,14 @@ export class CreatorsService {
     const verifiedAt = input.verified_at != null ? parseTime(input.verified_at, "verified_at") : null;
     if (input.provider_url != null && !isHttpUrl(input.provider_url)) throw unprocessable("provider_url must be an http(s) URL.");
     const username = cleanText(input.provider_username);
-    const existing = this.connectionByAccount.get(input.provider, accountId);
+    const isPublic = input.public === false ? 0 : 1;
+    // The insert comes first and yields to a stored link: a new account (every line of a fresh
+    // import) costs one statement instead of a look-up and an insert.
+    const inserted = this.insertConnection.run(creator.id, input.provider, accountId, username, input.provider_url ?? null, verifiedAt, isPublic, now);
+    const existing = inserted.changes === 0 ? this.connectionByAccount.get(input.provider, accountId) : null;
     if (existing && existing.creator_id !== creator.id) {
       throw conflict(`This ${input.provider} account is already linked to another creator.`);
     }
-    const isPublic = input.public === false ? 0 : 1;
     if (existing) {
       this.updateConnection.run(
         existing.id,
@@ -425,11 +433,9 @@ export class CreatorsService {
         input.verified_at !== undefined ? verifiedAt : existing.verified_at,
         input.public !== undefined ? isPublic : existing.public,
       );
-    } else {
-      this.insertConnection.run(creator.id, input.provider, accountId, username, input.provider_url ?? null, verifiedAt, isPublic, now);
     }
     this.recompute(creator.id, now, true);
-    return { created: !existing, connection: this.connectionByAccount.get(input.provider, accountId)! };
+    return { created: !existing, accountId };
   }
 
   /** Unlinks a platform account from a creator; the score is recomputed without it. */

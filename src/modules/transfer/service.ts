@@ -7,8 +7,9 @@ import { statSync } from "node:fs";
 import type { Store } from "../../db/client";
 import { type Clock, iso } from "../../clock";
 import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../db/schema";
-import { suspendSearchIndexing } from "../../db/search-index";
+import { suspendIndexes, suspendSearchIndexing, suspendTriggers } from "../../db/search-index";
 import { ServiceError } from "../../errors";
+import { newId } from "../../ids";
 import { BodyInteger, DateTime, literals } from "../../http/model";
 import type { Services } from "../../services";
 import { requireHandle } from "../../values";
@@ -53,6 +54,9 @@ const BYTES_PER_LINE = 250;
 
 /** From this file size on, an import rebuilds the search indexes at its end (about 30k lines). */
 const REBUILD_INDEXES_FROM_BYTES = 8 * 1024 * 1024;
+
+/** Triggers counting creator writes in meta.creators_version (migration 0006). */
+const CREATORS_VERSION_TRIGGERS = ["creators_version_ai", "creators_version_au"];
 
 const CreatorLine = TypeCompiler.Compile(
   t.Object(
@@ -148,10 +152,16 @@ export class TransferService {
     // The blacklist's indexes and the suggestion names are rebuilt from the tables only when the
     // file may hold about as many entries as the table already does: that costs in proportion to
     // everything stored.
+    const rebuildTables = bytes / BYTES_PER_LINE >= blacklist.storedCount();
     const resumeIndexing =
-      bytes >= (this.options.rebuildIndexesFromBytes ?? REBUILD_INDEXES_FROM_BYTES)
-        ? suspendSearchIndexing(sqlite, { rebuildTables: bytes / BYTES_PER_LINE >= blacklist.storedCount() })
-        : null;
+      bytes >= (this.options.rebuildIndexesFromBytes ?? REBUILD_INDEXES_FROM_BYTES) ? suspendSearchIndexing(sqlite, { rebuildTables }) : null;
+    // The creators' four rankings are rewritten for every creator by the score pass at the end:
+    // built once after it instead.
+    const resumeCreatorIndexes = resumeIndexing && rebuildTables ? suspendIndexes(sqlite, ["creators"]) : null;
+    // The creators_version counter only has to move once per commit (the directory index and the
+    // change notifier compare it), not on each of the 100k+ creator writes an import makes.
+    const resumeVersionTriggers = suspendTriggers(sqlite, CREATORS_VERSION_TRIGGERS);
+    const creatorIds = new Map<string, string>();
     let lineNo = 0;
     try {
       for await (const batch of lines) {
@@ -169,7 +179,7 @@ export class TransferService {
           if (!value || typeof value !== "object" || Array.isArray(value)) throw lineError(lineNo, "expected a JSON object");
           try {
             // Only an account line waits for anything: the rest stay on this loop, line after line.
-            const imported = this.importLine(value, lineNo);
+            const imported = this.importLine(value, lineNo, creatorIds);
             const counted = typeof imported === "string" ? imported : await imported;
             summary[counted]++;
           } catch (error) {
@@ -183,6 +193,9 @@ export class TransferService {
       resumeIndexing?.();
       blacklist.endBulk();
       creators.endBulk();
+      resumeCreatorIndexes?.();
+      resumeVersionTriggers();
+      sqlite.run("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'creators_version'");
       sqlite.run("COMMIT");
     } catch (error) {
       blacklist.abandonBulk();
@@ -196,7 +209,8 @@ export class TransferService {
     return summary;
   }
 
-  private importLine(value: { type?: unknown }, lineNo: number): Counted | Promise<Counted> {
+  /** `creatorIds` holds the creators of earlier lines by handle: a connection line finds its creator there without a read. */
+  private importLine(value: { type?: unknown }, lineNo: number, creatorIds: Map<string, string>): Counted | Promise<Counted> {
     const { accounts, blacklist, creators, network } = this.services;
     const now = this.clock.now();
     const checked = <T>(check: { Check(v: unknown): v is T } & Parameters<typeof schemaProblem>[0]): T => {
@@ -212,13 +226,16 @@ export class TransferService {
       case "creator": {
         const line = checked(CreatorLine);
         const handle = requireHandle(line.handle);
-        if (creators.findNow(handle)) throw lineError(lineNo, `creator '${handle}' appears twice`);
-        creators.upsertNow(handle, line, now, line.id);
+        // An update means the handle came before: the import fails and rolls it back.
+        const id = line.id ?? newId("crt", now);
+        if (!creators.upsertNow(handle, line, now, id)) throw lineError(lineNo, `creator '${handle}' appears twice`);
+        creatorIds.set(handle, id);
         return "creators";
       }
       case "connection": {
         const line = checked(ConnectionLine);
-        const creator = creators.findNow(requireHandle(line.creator));
+        const handle = requireHandle(line.creator);
+        const creator = creatorIds.has(handle) ? { id: creatorIds.get(handle)! } : creators.findNow(handle);
         if (!creator) throw lineError(lineNo, `creator '${line.creator}' is not defined on an earlier line`);
         creators.linkNow(creator, line, now);
         return "connections";
