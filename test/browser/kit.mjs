@@ -7,6 +7,10 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+/** The pinned Bun the Makefile installs, which runs the server and the renderer. */
+export const bun = join(root, ".tools", "node_modules", ".bin", "bun");
+/** Screenshots, kept for a person to look at (gitignored). */
+export const artifacts = join(root, "test", "artifacts");
 const AXE_SOURCE = readFileSync(join(root, "node_modules", "axe-core", "axe.min.js"), "utf8");
 
 export function launchChromium() {

@@ -10,10 +10,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launchChromium, noSeriousAxeViolations, root } from "./kit.mjs";
+import { artifacts, bun, launchChromium, noSeriousAxeViolations, root } from "./kit.mjs";
 
-const bun = join(root, ".tools", "node_modules", ".bin", "bun");
-const artifacts = join(root, "test", "artifacts");
 const dir = mkdtempSync(join(tmpdir(), "trustlist-pages-"));
 const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
 const HOSTILE = "<img src=x onerror=window.__pwned=1>";

@@ -9,13 +9,9 @@ import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
-import { launchChromium, noSeriousAxeViolations } from "./kit.mjs";
+import { join } from "node:path";
+import { artifacts, bun, launchChromium, noSeriousAxeViolations, root } from "./kit.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const bun = join(root, ".tools", "node_modules", ".bin", "bun");
-const artifacts = join(root, "test", "artifacts");
 const dir = mkdtempSync(join(tmpdir(), "trustlist-widgets-"));
 const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
 const HOSTILE = "<img src=x onerror=window.__pwned=1>";
