@@ -12,15 +12,20 @@ CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 SOURCES := $(shell find src migrations -type f) package.json bun.lock
 
-.PHONY: run test build deps migrations bench clean sdk
+.PHONY: run test build deps migrations bench clean sdk postgres-server
+
+# Test files that also run on PostgreSQL (a throwaway cluster, scripts/with-postgres.sh). The rest
+# of the suite joins as each module's store gains its PostgreSQL side.
+POSTGRES_TESTS := test/database.test.ts
 
 run: dist/trustlist
 	./dist/trustlist serve --port $(PORT) --host $(HOST) --db $(DB)
 
-test: deps sdk $(CHROMIUM)
+test: deps sdk $(CHROMIUM) postgres-server
 	$(BUN) x tsc --noEmit -p .
 	$(BUN) x tsc --noEmit -p sdk
 	$(BUN) test
+	scripts/with-postgres.sh $(BUN) test $(POSTGRES_TESTS)
 	node --test test/browser/*.browser.mjs
 
 build: dist/trustlist
@@ -30,6 +35,11 @@ deps: node_modules/.installed
 # Browser tests drive Debian's Chromium through playwright-core (which downloads no browser).
 $(CHROMIUM):
 	apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium
+
+# The PostgreSQL server binaries for the tests on PostgreSQL (Debian's package; no service is started).
+postgres-server:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
+		(apt-get update -qq && apt-get install -y -qq --no-install-recommends postgresql)
 
 $(BUN):
 	npm install --no-save --no-package-lock --no-audit --no-fund --prefix $(TOOLS) bun@$(BUN_VERSION)
@@ -60,6 +70,7 @@ sdk/dist/index.js: $(SOURCES) $(SDK_SOURCES) | deps sdk/node_modules/.installed
 # After changing src/db/schema.ts: generate the SQL migration and embed it in the build.
 migrations: deps
 	$(BUN) x drizzle-kit generate
+	$(BUN) x drizzle-kit generate --config drizzle.postgres.config.ts
 	$(BUN) scripts/embed-migrations.ts
 
 bench: dist/trustlist

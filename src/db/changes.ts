@@ -13,7 +13,22 @@
 // data_version only on the subject filter's "no" (half the queries), spent 28.3 µs.
 import type { Database, Statement } from "bun:sqlite";
 
-export class ExternalChanges {
+/**
+ * Commits of other processes or instances, told to the in-memory caches. SQLite reads
+ * `data_version` (ExternalChanges below); PostgreSQL is told by LISTEN/NOTIFY (db/postgres.ts).
+ */
+export interface ChangeNotifier {
+  /** `listener` runs whenever another process or instance has committed. */
+  onExternalCommit(listener: () => void): void;
+  /** `listener` runs inside each of this process's write transactions, just before COMMIT. */
+  onOwnCommit(listener: () => void): void;
+  /** Looks for other processes' commits now (SQLite); true when there were some. */
+  check(): boolean;
+  /** Called by the write function inside its transaction, right before COMMIT. */
+  beforeCommit(): void;
+}
+
+export class ExternalChanges implements ChangeNotifier {
   private readonly dataVersion: Statement<unknown, []>;
   private seen: number;
   private readonly external: Array<() => void> = [];

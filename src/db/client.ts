@@ -12,14 +12,16 @@ import { type WriteOptions, Writer } from "./write";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
+/** An open SQLite database (the embedded store). PostgreSQL's counterpart is in db/postgres.ts. */
 export interface Store {
+  dialect: "sqlite";
   /** The raw connection, for prepared statements on hot paths. */
   sqlite: Database;
   /** The drizzle handle every service uses. */
   db: Db;
   path: string;
   /** Every write goes through here: one transaction that waits for another process's lock (db/write.ts). */
-  write<T>(fn: () => T, options?: WriteOptions): Promise<T>;
+  write<T>(fn: () => T | Promise<T>, options?: WriteOptions): Promise<T>;
   /** Another process's commits, told to the caches that must drop or catch up (db/changes.ts). */
   changes: ExternalChanges;
   /**
@@ -81,6 +83,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   const changes = new ExternalChanges(sqlite);
   const writer = new Writer(sqlite, changes);
   return {
+    dialect: "sqlite",
     sqlite,
     db,
     path,

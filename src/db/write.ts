@@ -1,5 +1,11 @@
-// The one way trustlist writes: `Writer.write(fn)` runs `fn` (synchronous) as one transaction that
+// The one way trustlist writes on SQLite: `Writer.write(fn)` runs `fn` as one transaction that
 // takes the write lock up front (BEGIN IMMEDIATE, so no statement inside can meet a lock later).
+// `fn` may be async (the stores' interface is shared with PostgreSQL, whose calls return promises),
+// so this process's writes take turns: a write waits for the one in progress instead of landing
+// inside its transaction, and a `write` made inside `fn` joins it as a savepoint. Reads made by
+// other requests between the awaits of `fn` share the connection and see its uncommitted rows;
+// `fn` awaits only SQLite work (never the network), so that window is microseconds long and ends
+// in a commit unless `fn` throws.
 // When another process holds the lock (a CLI import is one long transaction), the serving
 // process must not sleep in SQLite: its connection has busy_timeout 0, so BEGIN fails at once and
 // the write is retried after an asynchronous pause, serving other requests meanwhile, until
@@ -7,6 +13,7 @@
 // with Retry-After. A CLI connection keeps SQLite's busy_timeout and simply waits in BEGIN.
 // Reads need none of this: in WAL mode they never wait for a writer.
 import type { Database, Statement } from "bun:sqlite";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { ServiceError } from "../errors";
 import type { ExternalChanges } from "./changes";
 import { recordInTransaction } from "./idempotency";
@@ -46,6 +53,11 @@ export class Writer {
   private readonly release: Statement;
   private readonly rollbackTo: Statement;
 
+  /** The transaction in progress (resolves when it ends), or null. */
+  private current: Promise<void> | null = null;
+  /** Set inside `fn`: a nested `write` joins the transaction instead of waiting for it. */
+  private readonly inside = new AsyncLocalStorage<Writer>();
+
   constructor(
     private readonly sqlite: Database,
     private readonly changes: ExternalChanges,
@@ -60,12 +72,24 @@ export class Writer {
 
   /**
    * Runs `fn` in one write transaction and resolves to its result; a throw rolls everything back.
-   * Without a lock to wait for, `fn` runs before `write` returns. Inside a transaction already
-   * open on this connection (an import), `fn` runs at once in a savepoint of it.
+   * Without a lock to wait for, a synchronous `fn` runs before `write` returns. Inside this
+   * writer's transaction, or one opened by hand on this connection (an import), `fn` runs at once
+   * in a savepoint of it.
    */
-  async write<T>(fn: () => T, options: WriteOptions = {}): Promise<T> {
-    if (this.sqlite.inTransaction) return this.nested(fn);
-    const waitMs = options.waitMs ?? this.waitMs;
+  async write<T>(fn: () => T | Promise<T>, options: WriteOptions = {}): Promise<T> {
+    if (this.inside.getStore() === this || (this.current === null && this.sqlite.inTransaction)) return this.nested(fn);
+    while (this.current !== null) await this.current;
+    let done!: () => void;
+    this.current = new Promise((resolve) => (done = resolve));
+    try {
+      return await this.transaction(fn, options.waitMs ?? this.waitMs);
+    } finally {
+      this.current = null;
+      done();
+    }
+  }
+
+  private async transaction<T>(fn: () => T | Promise<T>, waitMs: number): Promise<T> {
     const started = performance.now();
     for (let attempt = 0; ; attempt++) {
       try {
@@ -83,7 +107,8 @@ export class Writer {
         this.changes.check();
         // The request's Idempotency-Key, if any, is stored by the same transaction as its write.
         recordInTransaction(this.sqlite);
-        const result = synchronous(fn());
+        const pending = this.inside.run(this, fn);
+        const result = pending instanceof Promise ? await pending : pending;
         this.changes.beforeCommit();
         this.commit.run();
         return result;
@@ -94,10 +119,11 @@ export class Writer {
     }
   }
 
-  private nested<T>(fn: () => T): T {
+  private async nested<T>(fn: () => T | Promise<T>): Promise<T> {
     this.savepoint.run();
     try {
-      const result = synchronous(fn());
+      const pending = fn();
+      const result = pending instanceof Promise ? await pending : pending;
       this.release.run();
       return result;
     } catch (error) {
@@ -106,10 +132,4 @@ export class Writer {
       throw error;
     }
   }
-}
-
-/** A transaction cannot span an `await`: other requests' writes would land inside it. */
-function synchronous<T>(result: T): T {
-  if (result instanceof Promise) throw new Error("A write transaction's function must be synchronous.");
-  return result;
 }

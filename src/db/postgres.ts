@@ -1,0 +1,256 @@
+// Opens a PostgreSQL database through Bun's built-in SQL client: embedded migrations (applied under
+// an advisory lock, so several instances starting together migrate once), the same schema-version
+// rules as SQLite (db/client.ts), write transactions that the stores join without passing a
+// handle around, and the change notifier that tells every other instance about a commit.
+//
+// Several `trustlist serve` processes may share one database (SPEC section 10). Each write
+// transaction ends with `pg_notify('trustlist_changes', <instance id>)`, which PostgreSQL delivers
+// at commit to every listening instance; the others run their external-commit listeners (the key
+// cache drops its entries, the subject filter and the directory index catch up) on receipt.
+import { AsyncLocalStorage } from "node:async_hooks";
+import { SQL } from "bun";
+import { drizzle } from "drizzle-orm/bun-sql";
+import { ServiceError } from "../errors";
+import type { ChangeNotifier } from "./changes";
+import type { OpenOptions } from "./client";
+import { StoreOpenError } from "./client";
+import { type EmbeddedMigration, embeddedPostgresMigrations } from "./migrations.generated";
+
+/** The channel every instance listens on; the payload is the committing instance's id. */
+const CHANGES_CHANNEL = "trustlist_changes";
+/** Key of the advisory lock that serialises migrations across instances. */
+const MIGRATION_LOCK = 7_305_114_201;
+/** How long a write may wait for a row lock another instance holds before answering `busy`. */
+export const PG_LOCK_WAIT_MS = 5_000;
+
+/** Pooled connections per instance: the event loop is one thread, so a few keep it busy. */
+const POOL_SIZE = 10;
+
+export interface PostgresDatabase {
+  dialect: "postgres";
+  /** The URL without its password, for logs and messages. */
+  location: string;
+  /**
+   * The connection to run a statement on: inside `write`, the open transaction; elsewhere the
+   * pool. Stores call it for every statement, so a store method joins the caller's transaction.
+   */
+  sql(): SQL;
+  /** Every write goes through here: one transaction; a `write` inside another joins it as a savepoint. */
+  write<T>(fn: () => T | Promise<T>, options?: { waitMs?: number }): Promise<T>;
+  /** Commits of other instances, told to the caches that must drop or catch up. */
+  changes: ChangeNotifier;
+  /** Runs `fn` inside every new write transaction, before the caller's statements (idempotency records). */
+  onTransactionStart(fn: () => void | Promise<void>): void;
+  /** This instance's id in change notifications and advisory-lock diagnostics. */
+  instanceId: string;
+  close(): Promise<void>;
+}
+
+export function isPostgresUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
+}
+
+/** The URL with any password replaced, safe to print. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "postgres://(unparsable URL)";
+  }
+}
+
+/** Migration rows as drizzle's PostgreSQL migrator wants them. */
+function migrationsForDrizzle(migrations: EmbeddedMigration[]) {
+  return migrations.map((m) => ({
+    sql: m.sql.split("--> statement-breakpoint"),
+    bps: m.breakpoints,
+    folderMillis: m.when,
+    hash: new Bun.CryptoHasher("sha256").update(m.sql).digest("hex"),
+  }));
+}
+
+interface PgSchemaVersion {
+  applied: number;
+  latest: number | null;
+}
+
+async function pgSchemaVersion(sql: SQL): Promise<PgSchemaVersion> {
+  const [exists] = await sql`SELECT to_regclass('drizzle.__drizzle_migrations') IS NOT NULL AS present`;
+  if (!exists.present) return { applied: 0, latest: null };
+  const [row] = await sql`SELECT count(*)::int AS n, max(created_at)::float8 AS latest FROM drizzle.__drizzle_migrations`;
+  return { applied: row.n, latest: row.latest };
+}
+
+async function isEmptyDatabase(sql: SQL): Promise<boolean> {
+  const [row] = await sql`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'`;
+  return row.n === 0;
+}
+
+export function describePostgresBuildSchema(): string {
+  const last = embeddedPostgresMigrations.at(-1)!;
+  return `${embeddedPostgresMigrations.length} migrations (latest ${last.tag}, ${new Date(last.when).toISOString()})`;
+}
+
+/**
+ * Applies the policy of `OpenOptions.migrations` the way SQLite does; returns how many migrations
+ * it applied. A reserved connection holds the advisory lock, so a second instance waits here and
+ * then finds nothing pending.
+ */
+async function checkPostgresSchema(pool: SQL, location: string, options: OpenOptions): Promise<number> {
+  const policy = options.readonly ? "leave" : (options.migrations ?? "apply");
+  const connection = await pool.reserve();
+  try {
+    await connection`SELECT pg_advisory_lock(${MIGRATION_LOCK})`;
+    try {
+      const found = await pgSchemaVersion(connection);
+      const newest = embeddedPostgresMigrations.at(-1)!.when;
+      if (found.applied > embeddedPostgresMigrations.length || (found.latest !== null && found.latest > newest)) {
+        const theirs = `${found.applied} migrations (latest made ${found.latest === null ? "?" : new Date(found.latest).toISOString()})`;
+        throw new StoreOpenError(
+          "newer",
+          location,
+          `${location} has a newer schema than this trustlist: the database has ${theirs}, this build knows ${describePostgresBuildSchema()}; use a newer trustlist binary`,
+        );
+      }
+      if (found.applied === 0 && options.create === false && (await isEmptyDatabase(connection))) {
+        throw new StoreOpenError("missing", location, `no trustlist schema in ${location}; create it with 'trustlist migrate --db ${location}'`);
+      }
+      const pending = embeddedPostgresMigrations.length - found.applied;
+      if (pending === 0 || policy === "leave") return 0;
+      if (policy === "apply" || (policy === "apply-if-empty" && found.applied === 0 && (await isEmptyDatabase(connection)))) {
+        const db = drizzle({ client: connection as unknown as SQL });
+        // drizzle's dialect runs the pending ones in one transaction and records them in drizzle.__drizzle_migrations.
+        await (db as any).dialect.migrate(migrationsForDrizzle(embeddedPostgresMigrations), (db as any).session, {});
+        return (await pgSchemaVersion(connection)).applied - found.applied;
+      }
+      throw new StoreOpenError(
+        "older",
+        location,
+        `${location} has an older schema (${found.applied} of ${embeddedPostgresMigrations.length} migrations, this build knows ${describePostgresBuildSchema()}); run 'trustlist migrate --db ${location}' first`,
+      );
+    } finally {
+      await connection`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`;
+    }
+  } finally {
+    connection.release();
+  }
+}
+
+/** PostgreSQL's lock_timeout and serialization errors: the write met another instance's lock for too long. */
+function isLockTimeout(error: unknown): boolean {
+  const code = (error as { errno?: unknown; code?: unknown } | null)?.errno ?? (error as { code?: unknown } | null)?.code;
+  return code === "55P03";
+}
+
+/** The database stayed locked by another instance for longer than a write may wait. */
+export class PostgresBusy extends ServiceError {
+  constructor(waitedMs: number) {
+    super("busy", `A row stayed locked by another instance for ${(waitedMs / 1000).toFixed(1)} s; nothing was changed. Retry shortly.`);
+    this.name = "PostgresBusy";
+  }
+}
+
+class PostgresChanges implements ChangeNotifier {
+  private readonly external: Array<() => void> = [];
+  private readonly ownCommit: Array<() => void> = [];
+
+  onExternalCommit(listener: () => void): void {
+    this.external.push(listener);
+  }
+
+  onOwnCommit(listener: () => void): void {
+    this.ownCommit.push(listener);
+  }
+
+  /** Notifications are pushed (LISTEN), so there is nothing to poll: false. */
+  check(): boolean {
+    return false;
+  }
+
+  beforeCommit(): void {
+    for (const listener of this.ownCommit) listener();
+  }
+
+  /** Another instance committed. */
+  receive(): void {
+    for (const listener of this.external) listener();
+  }
+}
+
+export interface PostgresOpenResult {
+  database: PostgresDatabase;
+  /** Migrations applied while opening. */
+  applied: number;
+}
+
+/**
+ * Connects, checks (and by `options.migrations` applies) the schema, and starts listening for
+ * other instances' commits. A database that cannot be reached is a StoreOpenError("missing").
+ */
+export async function openPostgres(url: string, options: OpenOptions = {}): Promise<PostgresOpenResult> {
+  const location = redactUrl(url);
+  const pool = new SQL(url, { max: POOL_SIZE, idleTimeout: 30, connectionTimeout: 10 });
+  try {
+    await pool`SELECT 1`;
+  } catch (error) {
+    await pool.close().catch(() => {});
+    throw new StoreOpenError("missing", location, `cannot connect to ${location}: ${(error as Error).message}`);
+  }
+  let applied: number;
+  try {
+    applied = await checkPostgresSchema(pool, location, options);
+  } catch (error) {
+    await pool.close().catch(() => {});
+    throw error;
+  }
+
+  const instanceId = crypto.randomUUID();
+  const changes = new PostgresChanges();
+  const current = new AsyncLocalStorage<SQL>();
+  const starters: Array<() => void | Promise<void>> = [];
+  const subscription = options.readonly
+    ? null
+    : await pool.listen(CHANGES_CHANNEL, (payload: string) => {
+        if (payload !== instanceId) changes.receive();
+      });
+
+  const database: PostgresDatabase = {
+    dialect: "postgres",
+    location,
+    instanceId,
+    changes,
+    sql: () => current.getStore() ?? pool,
+    onTransactionStart(fn) {
+      starters.push(fn);
+    },
+    async write(fn, writeOptions = {}) {
+      const open = current.getStore();
+      if (open) return (await (open as any).savepoint(() => current.run(open, fn))) as Awaited<ReturnType<typeof fn>>;
+      const waitMs = writeOptions.waitMs ?? PG_LOCK_WAIT_MS;
+      const started = performance.now();
+      try {
+        return (await pool.begin(async (tx) => {
+          // A row lock held by another instance is waited for asynchronously, up to waitMs.
+          await tx.unsafe(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(waitMs))}`);
+          return current.run(tx, async () => {
+            for (const start of starters) await start();
+            const result = await fn();
+            changes.beforeCommit();
+            await tx`SELECT pg_notify(${CHANGES_CHANNEL}, ${instanceId})`;
+            return result;
+          });
+        })) as Awaited<ReturnType<typeof fn>>;
+      } catch (error) {
+        if (isLockTimeout(error)) throw new PostgresBusy(performance.now() - started);
+        throw error;
+      }
+    },
+    async close() {
+      await subscription?.unlisten().catch(() => {});
+      await pool.close();
+    },
+  };
+  return { database, applied };
+}

@@ -1,0 +1,336 @@
+// The PostgreSQL schema: the same tables, columns and indexes as the SQLite schema (schema.ts),
+// in PostgreSQL's types: times are epoch milliseconds in bigint, flags are boolean, sequences are
+// identity columns. drizzle-kit generates migrations/postgres from it (drizzle.postgres.config.ts);
+// the trigger-maintained search names and creators_version are a hand-written migration there.
+import { sql } from "drizzle-orm";
+import { bigint, boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { ACCOUNT_STATUSES, API_TIERS, CHANGE_TYPES, DEAL_STATUSES, ENTRY_SCOPES, ENTRY_STATUSES, KEY_SCOPES, PROVIDERS, RATE_TIERS, SEVERITIES, VERTICALS } from "./schema";
+
+/** Server-wide values that must survive restarts, such as the cursor signing secret. */
+export const meta = pgTable("meta", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});
+
+export const accounts = pgTable("accounts", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull().unique(),
+  tier: text("tier", { enum: API_TIERS }).notNull(),
+  /** Operator override of the plan's daily quota; null means the plan's number. */
+  dailyQuota: integer("daily_quota"),
+  status: text("status", { enum: ACCOUNT_STATUSES }).notNull().default("active"),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+});
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    name: text("name"),
+    /** SHA-256 of the whole key, hex. The key itself is never stored. */
+    hash: text("hash").notNull(),
+    /** First characters of the key, enough for a person to tell keys apart in a list. */
+    prefix: text("prefix").notNull(),
+    scope: text("scope", { enum: KEY_SCOPES }).notNull(),
+    rateTier: text("rate_tier", { enum: RATE_TIERS }).notNull(),
+    /** Operator override of the rate tier's bucket, in requests per second. */
+    burstRate: integer("burst_rate"),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    revokedAt: bigint("revoked_at", { mode: "number" }),
+  },
+  (table) => [uniqueIndex("api_keys_hash_idx").on(table.hash), index("api_keys_account_idx").on(table.accountId)],
+);
+
+/**
+ * Answers to keyed writes sent with an `Idempotency-Key` (SPEC section 2), kept 24 h per account and
+ * key so a retry gets the first answer instead of writing again. The row is written by the write's
+ * own transaction (status still null), then completed with the answer.
+ */
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    accountId: text("account_id").notNull(),
+    key: text("key").notNull(),
+    /** SHA-256 of method, path and body: a reuse of the key for another request is refused. */
+    fingerprint: text("fingerprint").notNull(),
+    /** Which request holds the key: only that request may complete the row. */
+    claim: text("claim").notNull(),
+    /** Null while the write has committed and its answer is not recorded yet. */
+    status: integer("status"),
+    contentType: text("content_type"),
+    body: text("body"),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.accountId, table.key] }), index("idempotency_keys_created_idx").on(table.createdAt)],
+);
+
+/** Calls per account per UTC day: the quota counter, persisted by the metering flush. */
+export const usageDaily = pgTable(
+  "usage_daily",
+  {
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    day: text("day").notNull(),
+    count: integer("count").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.accountId, table.day] })],
+);
+
+/** Calls per key, day and route pattern: feeds UsageStats and is pruned after 93 days. */
+export const usageEndpoints = pgTable(
+  "usage_endpoints",
+  {
+    keyId: text("key_id")
+      .notNull()
+      .references(() => apiKeys.id),
+    day: text("day").notNull(),
+    endpoint: text("endpoint").notNull(),
+    count: integer("count").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.keyId, table.day, table.endpoint] }), index("usage_endpoints_day_idx").on(table.day)],
+);
+
+export const blacklistEntries = pgTable(
+  "blacklist_entries",
+  {
+    id: text("id").primaryKey(),
+    provider: text("provider", { enum: PROVIDERS }).notNull(),
+    providerUserId: text("provider_user_id").notNull(),
+    username: text("username"),
+    severity: text("severity", { enum: SEVERITIES }).notNull(),
+    scope: text("scope", { enum: ENTRY_SCOPES }).notNull(),
+    vertical: text("vertical", { enum: VERTICALS }).notNull(),
+    reasonCode: text("reason_code").notNull(),
+    summary: text("summary"),
+    issuedAt: bigint("issued_at", { mode: "number" }).notNull(),
+    expiresAt: bigint("expires_at", { mode: "number" }),
+    appealable: boolean("appealable").notNull(),
+    highRisk: boolean("high_risk").notNull().default(false),
+    watchlist: boolean("watchlist").notNull().default(false),
+    /** Handle of the creator this entry names directly, if any. */
+    creatorHandle: text("creator_handle"),
+    evidence: text("evidence"),
+    /** Who filed it: a key id, `cli`, or `import`. */
+    reporter: text("reporter"),
+    status: text("status", { enum: ENTRY_STATUSES }).notNull().default("active"),
+    overturnedAt: bigint("overturned_at", { mode: "number" }),
+    overturnReason: text("overturn_reason"),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  },
+  (table) => [
+    // The check path: every row of one subject, read straight from the index.
+    index("blacklist_subject_idx").on(table.provider, table.providerUserId, table.status),
+    // The list path: confirmed active rows in list order, so a keyset page is a range scan.
+    index("blacklist_list_idx")
+      .on(table.issuedAt, table.id)
+      .where(sql`${table.status} = 'active' AND NOT ${table.watchlist}`),
+    // The expiry job: active rows that carry an expiry.
+    index("blacklist_expiry_idx")
+      .on(table.expiresAt)
+      .where(sql`${table.status} = 'active' AND ${table.expiresAt} IS NOT NULL`),
+    index("blacklist_username_idx").on(sql`lower(${table.username})`),
+    index("blacklist_creator_idx").on(table.creatorHandle),
+  ],
+);
+
+/** Ordered feed of list changes, so a mirror can follow removals as well as additions. */
+export const blacklistChanges = pgTable(
+  "blacklist_changes",
+  {
+    seq: bigint("seq", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    type: text("type", { enum: CHANGE_TYPES }).notNull(),
+    entryId: text("entry_id")
+      .notNull()
+      .references(() => blacklistEntries.id),
+    at: bigint("at", { mode: "number" }).notNull(),
+  },
+  (table) => [index("blacklist_changes_entry_idx").on(table.entryId)],
+);
+
+/** Events written in the same transaction as the change they describe; the webhook worker drains them. */
+export const outboxEvents = pgTable(
+  "outbox_events",
+  {
+    id: text("id").primaryKey(),
+    type: text("type").notNull(),
+    /** JSON of the event's `data`. */
+    payload: text("payload").notNull(),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    /** Set once the event has been fanned out to every subscribed endpoint. */
+    dispatchedAt: bigint("dispatched_at", { mode: "number" }),
+  },
+  (table) => [
+    index("outbox_pending_idx")
+      .on(table.createdAt)
+      .where(sql`${table.dispatchedAt} IS NULL`),
+  ],
+);
+
+/**
+ * Creators. The trust columns and counters are derived: they are recomputed, in the same
+ * transaction, whenever an input changes, so directory sorts and badges read one row.
+ */
+export const creators = pgTable(
+  "creators",
+  {
+    id: text("id").primaryKey(),
+    /** Lower-case, `[a-z0-9_.]{2,32}`. */
+    handle: text("handle").notNull().unique(),
+    displayName: text("display_name"),
+    verificationLevel: integer("verification_level").notNull().default(0),
+    karma: integer("karma").notNull().default(0),
+    joinedAt: bigint("joined_at", { mode: "number" }).notNull(),
+    avatarR2Key: text("avatar_r2_key"),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+    trustScore: integer("trust_score").notNull().default(100),
+    trustBand: text("trust_band").notNull().default("average"),
+    blacklisted: boolean("blacklisted").notNull().default(false),
+    trustComputedAt: bigint("trust_computed_at", { mode: "number" }).notNull(),
+    /** Public connections. */
+    linkedAccounts: integer("linked_accounts").notNull().default(0),
+    /** Public connections that carry `verified_at`: the score's L term. */
+    verifiedConnections: integer("verified_connections").notNull().default(0),
+    vouchCount: integer("vouch_count").notNull().default(0),
+    /** Completed deals, counted for both parties. */
+    dealCount: integer("deal_count").notNull().default(0),
+    reviewCount: integer("review_count").notNull().default(0),
+    reviewSum: integer("review_sum").notNull().default(0),
+    coursesPassed: integer("courses_passed").notNull().default(0),
+    /** Directory fuzzy-match haystack (`match`): handle, display name and public connection usernames, lower-case. */
+    searchText: text("search_text").notNull(),
+    /** Providers of public connections, comma-separated and sorted. */
+    platforms: text("platforms").notNull().default(""),
+  },
+  (table) => [
+    index("creators_newest_idx").on(sql`${table.createdAt} DESC`, table.id),
+    index("creators_trust_idx").on(sql`${table.trustScore} DESC`, table.id),
+    index("creators_vouches_idx").on(sql`${table.vouchCount} DESC`, table.id),
+    index("creators_deals_idx").on(sql`${table.dealCount} DESC`, table.id),
+  ],
+);
+
+/** Platform accounts linked to a creator. One platform account belongs to at most one creator. */
+export const connections = pgTable(
+  "connections",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    creatorId: text("creator_id")
+      .notNull()
+      .references(() => creators.id),
+    provider: text("provider", { enum: PROVIDERS }).notNull(),
+    providerUserId: text("provider_user_id").notNull(),
+    providerUsername: text("provider_username"),
+    providerUrl: text("provider_url"),
+    verifiedAt: bigint("verified_at", { mode: "number" }),
+    public: boolean("public").notNull().default(true),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  },
+  (table) => [
+    uniqueIndex("connections_account_idx").on(table.provider, table.providerUserId),
+    index("connections_creator_idx").on(table.creatorId),
+    index("connections_username_idx").on(sql`lower(${table.providerUsername})`),
+  ],
+);
+
+export const vouches = pgTable(
+  "vouches",
+  {
+    id: text("id").primaryKey(),
+    fromCreatorId: text("from_creator_id")
+      .notNull()
+      .references(() => creators.id),
+    toCreatorId: text("to_creator_id")
+      .notNull()
+      .references(() => creators.id),
+    message: text("message"),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  },
+  (table) => [
+    uniqueIndex("vouches_pair_idx").on(table.fromCreatorId, table.toCreatorId),
+    index("vouches_to_idx").on(table.toCreatorId, sql`${table.createdAt} DESC`),
+  ],
+);
+
+export const deals = pgTable(
+  "deals",
+  {
+    id: text("id").primaryKey(),
+    fromCreatorId: text("from_creator_id")
+      .notNull()
+      .references(() => creators.id),
+    toCreatorId: text("to_creator_id")
+      .notNull()
+      .references(() => creators.id),
+    status: text("status", { enum: DEAL_STATUSES }).notNull(),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+  },
+  (table) => [index("deals_from_idx").on(table.fromCreatorId, table.status), index("deals_to_idx").on(table.toCreatorId, table.status)],
+);
+
+/** A rating of one party of a completed deal by the other; one per deal and reviewer. */
+export const reviews = pgTable(
+  "reviews",
+  {
+    id: text("id").primaryKey(),
+    dealId: text("deal_id")
+      .notNull()
+      .references(() => deals.id),
+    fromCreatorId: text("from_creator_id")
+      .notNull()
+      .references(() => creators.id),
+    toCreatorId: text("to_creator_id")
+      .notNull()
+      .references(() => creators.id),
+    rating: integer("rating").notNull(),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  },
+  (table) => [uniqueIndex("reviews_deal_from_idx").on(table.dealId, table.fromCreatorId), index("reviews_to_idx").on(table.toCreatorId)],
+);
+
+/** Who brought whom: a creator is referred at most once. */
+export const referrals = pgTable(
+  "referrals",
+  {
+    referredId: text("referred_id")
+      .primaryKey()
+      .references(() => creators.id),
+    referrerId: text("referrer_id")
+      .notNull()
+      .references(() => creators.id),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  },
+  (table) => [index("referrals_referrer_idx").on(table.referrerId, table.createdAt), index("referrals_created_idx").on(table.createdAt)],
+);
+
+/** Community servers running a bot against this instance: the `servers_protected` counter. */
+export const servers = pgTable(
+  "servers",
+  {
+    platform: text("platform").notNull(),
+    serverId: text("server_id").notNull(),
+    name: text("name"),
+    /** Key id that registered it, or `import`. */
+    registeredBy: text("registered_by"),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.platform, table.serverId] })],
+);
+
+/** One Trust Score per creator per UTC day: written by the 00:05 job and on every change. */
+export const trustSnapshots = pgTable(
+  "trust_snapshots",
+  {
+    creatorId: text("creator_id")
+      .notNull()
+      .references(() => creators.id),
+    day: text("day").notNull(),
+    score: integer("score").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.creatorId, table.day] })],
+);
