@@ -1,0 +1,44 @@
+// Constraint failures as typed errors, whichever database raised them: stores translate the
+// driver's error with `asUniqueViolation` and services catch `UniqueViolation`, never error text.
+
+/** A row would repeat a unique key (primary key or unique index) that is already taken. */
+export class UniqueViolation extends Error {
+  constructor(
+    /** The constraint or index as the database names it, when it says (PostgreSQL does). */
+    readonly constraint: string | null,
+    options?: { cause?: unknown },
+  ) {
+    super(constraint ? `unique constraint ${constraint} violated` : "unique constraint violated", options);
+    this.name = "UniqueViolation";
+  }
+}
+
+/** SQLITE_CONSTRAINT_UNIQUE and SQLITE_CONSTRAINT_PRIMARYKEY (extended result codes). */
+const SQLITE_UNIQUE_CODES = new Set([2067, 1555]);
+/** PostgreSQL's unique_violation SQLSTATE. */
+const PG_UNIQUE_VIOLATION = "23505";
+
+/** The UniqueViolation `error` stands for, or null when it is another failure. */
+export function asUniqueViolation(error: unknown): UniqueViolation | null {
+  if (error instanceof UniqueViolation) return error;
+  const e = error as { errno?: unknown; code?: unknown; constraint?: unknown; message?: unknown } | null;
+  if (!e || typeof e !== "object") return null;
+  if (typeof e.errno === "number" && SQLITE_UNIQUE_CODES.has(e.errno)) {
+    // SQLite names the columns, not the index: "UNIQUE constraint failed: accounts.name".
+    const columns = typeof e.message === "string" ? /failed: (.+)$/.exec(e.message)?.[1] ?? null : null;
+    return new UniqueViolation(columns, { cause: error });
+  }
+  if (e.errno === PG_UNIQUE_VIOLATION || e.code === PG_UNIQUE_VIOLATION) {
+    return new UniqueViolation(typeof e.constraint === "string" ? e.constraint : null, { cause: error });
+  }
+  return null;
+}
+
+/** Runs `fn`, turning a unique-key failure into UniqueViolation; other errors pass unchanged. */
+export async function translatingConflicts<T>(fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw asUniqueViolation(error) ?? error;
+  }
+}
