@@ -112,3 +112,28 @@ test("the same with ids ascending with slots (ties broken by slot), and after ch
     ordered.close();
   }
 });
+
+test("directory queries that come while the index builds are answered from SQLite at once, as the index answers them", async () => {
+  // The service's own index is not built yet (nothing has asked the directory).
+  const service = t.services.public;
+  const queries = [
+    {},
+    { sort: "trust" as const, page: 3, limit: 20 },
+    { q: "forge" },
+    { q: "studio", sort: "vouches" as const, limit: 50 },
+    { q: "owl ninja", sort: "deals" as const },
+    { q: "ninja owl zzz" },
+    { q: "ma", platform: "roblox" },
+    { q: "maker12", sort: "newest" as const },
+    { platform: "roblox", sort: "trust" as const, page: 2, limit: 100 },
+    { q: "nothing-like-it" },
+  ];
+  let built = false;
+  const warming = service.warmDirectory().then(() => (built = true));
+  const whileBuilding = await Promise.all(queries.map((query) => service.directory(query)));
+  expect(built).toBe(false);
+  await warming;
+  const fromIndex = await Promise.all(queries.map((query) => service.directory(query)));
+  expect(whileBuilding).toEqual(fromIndex);
+  expect(fromIndex.map((page) => page.total).filter((n) => n > 0).length).toBeGreaterThan(6);
+});

@@ -2,6 +2,7 @@
 // searchable afterwards must be exactly what row-by-row indexing would give, and a failed import
 // must leave the triggers in place.
 import { afterEach, beforeEach, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TransferService } from "../src/modules/transfer/service";
@@ -27,6 +28,7 @@ function importLines(rows: unknown[], rebuildIndexesFromBytes: number) {
   return new TransferService(t.runtime.store, t.services, t.clock, { rebuildIndexesFromBytes }).importFile(file);
 }
 
+const journalMode = (db: Database) => db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()!.journal_mode;
 const indexNames = () => t.runtime.store.sqlite.query("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").all();
 const triggerCount = () => (t.runtime.store.sqlite.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger'").get() as { n: number }).n;
 const search = async (q: string) => (await t.json("GET", `/v1/public/blacklist/check?q=${q}`)).body;
@@ -64,12 +66,27 @@ test("a failed bulk import leaves triggers, indexes and data as they were", asyn
   const before = triggerCount();
   const indexes = indexNames();
   await expect(importLines([...lines, { type: "vouch", from: "lotusforge", to: "lotusforge" }], 0)).rejects.toThrow("line 4");
+  expect(journalMode(t.runtime.store.sqlite)).toBe("wal");
   expect(triggerCount()).toBe(before);
   expect(indexNames()).toEqual(indexes);
   expect((await directory("lotus")).total).toBe(0);
   await t.json("PUT", "/v1/partner/creators/nightowl", { key: writer, body: { display_name: "Night Owl Builds" } });
   expect((await directory("night%20owl")).total).toBe(1);
   expect((await search("nightow")).suggestions).toContain("nightowl");
+});
+
+test("an import beside another open connection keeps WAL, and one alone leaves the file in WAL again", async () => {
+  // Alone, the import writes through a rollback journal; another connection (a server, a backup)
+  // keeps the file in WAL, which that connection's reads rely on.
+  const other = new Database(t.runtime.store.path);
+  other.query("SELECT count(*) FROM creators").get();
+  expect(await importLines(lines.slice(0, 2), 0)).toMatchObject({ creators: 1, connections: 1 });
+  expect(journalMode(other)).toBe("wal");
+  other.close();
+  expect(await importLines(lines.slice(2), 0)).toMatchObject({ entries: 1 });
+  expect(journalMode(t.runtime.store.sqlite)).toBe("wal");
+  expect((await directory("lotusrbx")).total).toBe(1);
+  expect((await search("scamhydr")).suggestions).toContain("scamhydra");
 });
 
 test("a large import computes every creator, the feed and the indexes exactly as line-by-line writes would", async () => {

@@ -112,6 +112,11 @@ export class DirectoryIndex {
     this.rowidsByHandlePrefix = sqlite.prepare("SELECT rowid FROM creators WHERE handle >= ? AND handle < ?");
   }
 
+  /** Whether queries can be answered now: the index is built and no (re)build is under way. */
+  get ready(): boolean {
+    return this.built && this.building === null;
+  }
+
   /** Creators indexed (creators are never deleted). Call `refresh` first. */
   get size(): number {
     return this.rowids.length;

@@ -128,6 +128,9 @@ const SORT_INDEX: Record<DirectorySort, string> = {
   deals: "creators_deals_idx",
 };
 
+/** The directory scan's text, words (JSON), handle prefix and platform; each null when not asked. */
+type DirectoryScanParams = [string | null, string | null, string | null, string | null];
+
 export class PublicService {
   private readonly sqlite: Database;
   /** The only source of the platform accounts keyless answers show. */
@@ -142,6 +145,10 @@ export class PublicService {
     { id: string; message: string | null; created_at: number; handle: string; display_name: string | null; verification_level: number; avatar_r2_key: string | null },
     [string, number, number]
   >;
+  /** While the directory index builds: a page of matching creators per sort, and how many match. */
+  private readonly directoryScan: Record<DirectorySort, Statement<CreatorRow, [...DirectoryScanParams, number, number]>>;
+  private readonly directoryScanCount: Statement<{ n: number }, DirectoryScanParams>;
+  private readonly creatorCount: Statement<{ n: number }, []>;
   /** The unfiltered directory's page, per sort. */
   private readonly directoryPage: Record<DirectorySort, Statement<CreatorRow, [number, number]>>;
   /** Names per trigram in the suggestion index, to pick the rarest; refreshed hourly. */
@@ -167,6 +174,17 @@ export class PublicService {
     this.directoryPage = Object.fromEntries(
       DIRECTORY_SORTS.map((sort) => [sort, db.prepare(`SELECT rowid, * FROM creators INDEXED BY ${SORT_INDEX[sort]} ORDER BY ${SORT_ORDER[sort]} LIMIT ? OFFSET ?`)]),
     ) as PublicService["directoryPage"];
+    // What the directory index answers, said in SQL: the haystack is search_text, a short q is a
+    // handle prefix, and the platform filter matches one name of the comma list.
+    const scanWhere = `(?1 IS NULL OR instr(search_text, ?1) > 0)
+      AND (?2 IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(?2) WHERE instr(search_text, value) = 0))
+      AND (?3 IS NULL OR (handle >= ?3 AND handle < ?3 || '~'))
+      AND (?4 IS NULL OR instr(',' || platforms || ',', ',' || ?4 || ',') > 0)`;
+    this.directoryScan = Object.fromEntries(
+      DIRECTORY_SORTS.map((sort) => [sort, db.prepare(`SELECT rowid, * FROM creators WHERE ${scanWhere} ORDER BY ${SORT_ORDER[sort]} LIMIT ?5 OFFSET ?6`)]),
+    ) as PublicService["directoryScan"];
+    this.directoryScanCount = db.prepare(`SELECT count(*) AS n FROM creators WHERE ${scanWhere}`);
+    this.creatorCount = db.prepare("SELECT count(*) AS n FROM creators");
     this.gramPostings = db.prepare("SELECT rowid FROM search_names_fts WHERE search_names_fts MATCH ?");
     this.namesById = db.prepare("SELECT name FROM search_names WHERE id IN (SELECT value FROM json_each(?)) AND suggestible");
     this.vouchRows = db.prepare(
@@ -322,10 +340,15 @@ export class PublicService {
     const text = (options.q ?? "").toLowerCase().replace(/\s+/g, " ").trim();
     const platform = options.platform ?? null;
     const offset = (page - 1) * limit;
-    await this.directoryIndex.refresh();
+    const refreshed = this.directoryIndex.refresh();
     let total: number;
     let rows: CreatorRow[];
-    if (text === "" && platform === null) {
+    if (!this.directoryIndex.ready) {
+      // The index is being built (about 1.5 s at 100k creators after a start): nobody waits for
+      // it; SQLite answers meanwhile, scanning the creators (20-40 ms a query at 100k).
+      refreshed.catch(() => {}); // a failed build is retried by the next query
+      ({ total, rows } = this.directoryFromSqlite(text, platform, sort, offset, Math.min(limit, MAX_DIRECTORY_ROWS - offset)));
+    } else if ((await refreshed, text === "" && platform === null)) {
       total = this.directoryIndex.size;
       rows = offset < total ? this.directoryPage[sort].all(limit, offset) : [];
     } else {
@@ -346,6 +369,21 @@ export class PublicService {
       has_more: page < totalPages,
       sort,
     };
+  }
+
+  /** The directory index's answer read from SQLite, for queries that come while it builds. */
+  private directoryFromSqlite(text: string, platform: string | null, sort: DirectorySort, offset: number, limit: number) {
+    if (text === "" && platform === null) {
+      return { total: this.creatorCount.get()!.n, rows: this.directoryPage[sort].all(limit, offset) };
+    }
+    const page = (params: DirectoryScanParams) => {
+      const total = this.directoryScanCount.get(...params)!.n;
+      return { total, rows: offset < total ? this.directoryScan[sort].all(...params, limit, offset) : [] };
+    };
+    if ([...text].length < 3) return page([null, null, text === "" ? null : text, platform]);
+    const exact = page([text, null, null, platform]);
+    const words = [...new Set(text.split(" ").filter((w) => [...w].length >= 3))];
+    return exact.total > 0 || words.length < 2 ? exact : page([null, JSON.stringify(words), null, platform]);
   }
 
   /** Builds the directory index ahead of the first query that needs it. */

@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import type { Store } from "../../db/client";
 import { type Clock, iso } from "../../clock";
 import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../db/schema";
-import { suspendIndexes, suspendSearchIndexing, suspendTriggers } from "../../db/search-index";
+import { rollbackJournalWhileAlone, suspendIndexes, suspendSearchIndexing, suspendTriggers } from "../../db/search-index";
 import { ServiceError } from "../../errors";
 import { newId } from "../../ids";
 import { BodyInteger, DateTime, literals } from "../../http/model";
@@ -142,7 +142,13 @@ export class TransferService {
     // to the WAL and are read back as the indexes grow. Pages are only allocated when used.
     const cacheSize = sqlite.query<{ cache_size: number }, []>("PRAGMA cache_size").get()!.cache_size;
     sqlite.run(`PRAGMA cache_size = -${IMPORT_CACHE_KIB}`);
-    sqlite.run("BEGIN IMMEDIATE");
+    const resumeWal = rollbackJournalWhileAlone(sqlite);
+    try {
+      sqlite.run("BEGIN IMMEDIATE");
+    } catch (error) {
+      resumeWal?.();
+      throw error;
+    }
     // Each creator's score is computed once, after every line that feeds it is in, and the change
     // feed is written in one pass at the end; a large file rebuilds the search indexes once
     // instead of updating them line by line.
@@ -204,6 +210,7 @@ export class TransferService {
       throw error;
     } finally {
       await lines.return(undefined);
+      resumeWal?.();
       sqlite.run(`PRAGMA cache_size = ${cacheSize}`);
     }
     return summary;
