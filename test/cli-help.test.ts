@@ -2,6 +2,7 @@
 // environment variable of each, an example), global flags anywhere, a suggestion for a typo, and
 // a bad value blamed on the flag or variable that gave it.
 import { describe, expect, test } from "bun:test";
+import { readdirSync } from "node:fs";
 import packageJson from "../package.json" with { type: "json" };
 import { cliJson, migratedWorkspace, run } from "./cli-helpers";
 
@@ -102,6 +103,21 @@ describe("flags", () => {
       expect(result.stderr.trim().split("\n"), args.join(" ")).toHaveLength(1);
     }
     expect(run(["keys", "list", "--zzzzzz", "--db", db]).stderr).not.toContain("did you mean");
+  }, 60_000);
+
+  test("a database URL is never taken for a file path: refused, nothing created", () => {
+    const { dir } = migratedWorkspace();
+    for (const [args, env, hint] of [
+      [["serve", "--db", "postgres://user:secret@db.example/trustlist", "--port", "0"], {}, "--db: PostgreSQL is not available in this build yet"],
+      [["keys", "list"], { TRUSTLIST_DB: "postgresql://db.example/trustlist" }, "TRUSTLIST_DB: PostgreSQL is not available"],
+      [["accounts", "list", "--db", "mysql://db.example/trustlist"], {}, "'mysql://' is not a database this build opens"],
+    ] as const) {
+      const result = run([...args], { env: { ...env }, cwd: dir });
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr, args.join(" ")).toContain(hint);
+      expect(result.stderr).not.toContain("secret");
+    }
+    expect(readdirSync(dir).filter((name) => name.startsWith("postgres") || name.startsWith("mysql"))).toEqual([]);
   }, 60_000);
 
   test("a bad value from the environment names the variable, one from a flag names the flag", () => {

@@ -2,7 +2,8 @@
 // (SPEC section 10). Module stores take a `Database` and pick their implementation by `dialect`;
 // services never look at it.
 import { type OpenOptions, openStore, type Store } from "./client";
-import { isPostgresUrl, openPostgres, type PostgresDatabase } from "./postgres";
+import { isPostgresUrl } from "./location";
+import { openPostgres, type PostgresDatabase } from "./postgres";
 
 export type Database = Store | PostgresDatabase;
 export type Dialect = Database["dialect"];

@@ -12,6 +12,7 @@ import { SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sql";
 import { ServiceError } from "../errors";
 import type { ChangeNotifier } from "./changes";
+import { redactUrl } from "./location";
 import type { OpenOptions } from "./client";
 import { StoreOpenError } from "./client";
 import { type EmbeddedMigration, embeddedPostgresMigrations } from "./migrations.generated";
@@ -44,21 +45,6 @@ export interface PostgresDatabase {
   /** This instance's id in change notifications and advisory-lock diagnostics. */
   instanceId: string;
   close(): Promise<void>;
-}
-
-export function isPostgresUrl(location: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(location);
-}
-
-/** The URL with any password replaced, safe to print. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "postgres://(unparsable URL)";
-  }
 }
 
 /** Migration rows as drizzle's PostgreSQL migrator wants them. */
