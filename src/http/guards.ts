@@ -29,7 +29,7 @@ export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
         const idempotent = runtime.idempotency.enter(ctx.request);
         const copy = idempotent ? ctx.request.clone() : null;
         const body = await parseUndeclaredBody(ctx.request, ctx.contentType, runtime.config.maxBodyBytes);
-        if (idempotent) runtime.idempotency.begin(ctx.request, caller.accountId, idempotent, await copy!.text());
+        if (idempotent) await runtime.idempotency.begin(ctx.request, caller.accountId, idempotent, await copy!.text());
         return body;
       })
       // The answer as sent (after schema normalisation, errors included) is what a retry gets.

@@ -1,7 +1,7 @@
 // In-memory limiters: token buckets for bursts (per key, per client IP) and the per-account daily
 // quota counter. Both are plain synchronous Map work so a check costs nanoseconds, and both are
 // exact within one process because JavaScript runs each check to completion.
-import type { Database } from "bun:sqlite";
+import type { HotPathReads } from "../modules/accounts/store";
 import { nextUtcMidnight, utcDay } from "../clock";
 import type { ApiTier, RateTier } from "../db/schema";
 
@@ -198,20 +198,16 @@ export const MAX_QUOTA_COUNTERS = 100_000;
  */
 export class QuotaCounter {
   private readonly counts = new Map<string, DayCount>();
-  private readonly readDay;
   private nextMidnightMs = 0;
 
   constructor(
-    sqlite: Database,
+    /** The accounts store's synchronous reads: `usage_daily` of an account and day. */
+    private readonly reads: Pick<HotPathReads, "dailyCount">,
     private readonly now: () => number,
     /** Calls of an account on a day that are counted but not yet in `usage_daily`. */
     private readonly unflushedCalls: (accountId: string, day: string) => number,
     private readonly maxCounters = MAX_QUOTA_COUNTERS,
-  ) {
-    this.readDay = sqlite.prepare<{ count: number }, [string, string]>(
-      "SELECT count FROM usage_daily WHERE account_id = ? AND day = ?",
-    );
-  }
+  ) {}
 
   /** Calls the account has made today. */
   used(accountId: string): number {
@@ -250,8 +246,7 @@ export class QuotaCounter {
     let count = this.counts.get(accountId);
     if (!count || count.day !== today) {
       if (!count && this.counts.size >= this.maxCounters) this.makeRoom();
-      const row = this.readDay.get(accountId, today);
-      count = { day: today, used: (row?.count ?? 0) + this.unflushedCalls(accountId, today) };
+      count = { day: today, used: this.reads.dailyCount(accountId, today) + this.unflushedCalls(accountId, today) };
       this.counts.set(accountId, count);
     }
     return count;
