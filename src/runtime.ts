@@ -46,9 +46,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const clock = options.clock ?? systemClock;
   const now = () => clock.now();
   const accountsStore = createAccountsStore(store);
-  // SQLite answers the request path's reads at once (src/modules/accounts/store.ts).
-  const hotPath = accountsStore.hotPath!;
-  const keys = new KeyRegistry(hotPath);
+  const keys = new KeyRegistry(accountsStore);
   const meter = new Meter(accountsStore, now);
   // Another process may have revoked or rotated a key, or suspended or changed an account.
   store.changes.onExternalCommit(() => keys.invalidate());
@@ -58,7 +56,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     accountsStore,
     clock,
     keys,
-    quota: new QuotaCounter(hotPath, now, (accountId, day) => meter.pendingCallsOf(accountId, day)),
+    quota: new QuotaCounter(accountsStore, now, (accountId, day) => meter.pendingCallsOf(accountId, day)),
     buckets: new TokenBuckets(now),
     ipBuckets: new TokenBuckets(now, MAX_CLIENT_BUCKETS),
     meter,

@@ -7,6 +7,8 @@ import type { Database } from "../src/db/database";
 import { UniqueViolation } from "../src/db/errors";
 import { createIdempotencyStore, openRequestSlot, type PendingKey } from "../src/db/idempotency";
 import { createMetaStore } from "../src/db/meta-store";
+import { generateKey, hashKey, KeyRegistry } from "../src/http/auth";
+import { QuotaCounter } from "../src/http/limits";
 import { type AccountRow, type AccountsStore, createAccountsStore, type KeyRow } from "../src/modules/accounts/store";
 import { dropDatabase, freshDatabase } from "./backend";
 import { tempDir } from "./helpers";
@@ -147,4 +149,27 @@ test("meta: a value is made once and then kept", async () => {
   expect(first).toBe("one");
   expect(await meta.valueOrMake("cursor_secret", () => "two")).toBe("one");
   expect(await createMetaStore(database).valueOrMake("cursor_secret", () => "three")).toBe("one");
+});
+
+test("the request path: a key is found after its lookup, forgotten once revoked; the daily count is read", async () => {
+  await store.insertAccount(account("acct_1"));
+  const secret = generateKey();
+  await store.insertKey(key("key_1", "acct_1", hashKey(secret)));
+  const keys = new KeyRegistry(store);
+  const header = `Bearer ${secret}`;
+  await keys.load(header);
+  expect(keys.fromHeader(header)).toMatchObject({ keyId: "key_1", accountId: "acct_1", scope: "read", dailyQuota: 100 });
+  await keys.load(`Bearer ${generateKey()}`);
+  expect(keys.fromHeader(`Bearer ${generateKey()}`)).toBeNull();
+
+  await store.setKeyRevoked("key_1", 1_700_000_000_900);
+  keys.invalidate();
+  await keys.load(header);
+  expect(keys.fromHeader(header)).toBeNull();
+
+  const now = Date.parse("2026-11-02T12:00:00Z");
+  await store.transaction(() => store.addUsage([{ keyId: "key_1", accountId: "acct_1", day: "2026-11-02", counts: new Map([["GET /a", 42]]) }]));
+  const quota = new QuotaCounter(store, () => now, () => 3);
+  await quota.load("acct_1");
+  expect(quota.used("acct_1")).toBe(45);
 });

@@ -6,7 +6,7 @@ import type { AccountStatus, ApiTier, KeyScope, RateTier } from "../db/schema";
 import { ApiError } from "./errors";
 import { type BucketRule, burstOverrideRule, PLAN_DAILY_QUOTA, type QuotaCounter, RATE_TIER_RULES, type TokenBuckets } from "./limits";
 import type { Meter } from "./metering";
-import type { HotPathReads } from "../modules/accounts/store";
+import type { AccountsStore, KeyLookupRow } from "../modules/accounts/store";
 
 export const KEY_PATTERN = /^tl_live_[A-Za-z0-9]{32}$/;
 
@@ -40,8 +40,18 @@ export class KeyRegistry {
   private readonly cache = new Map<string, Caller>();
   private readonly byHeader = new Map<string, Caller>();
 
-  /** The accounts store's synchronous lookup of a live key by hash (a prepared statement on SQLite). */
-  constructor(private readonly reads: Pick<HotPathReads, "keyByHash">) {}
+  /** Bumped by `invalidate`, so a lookup that was in flight meanwhile is not cached. */
+  private generation = 0;
+
+  constructor(private readonly store: AccountsStore) {}
+
+  /**
+   * True when the database answers a lookup at once (SQLite's prepared statement). Otherwise
+   * (PostgreSQL) the request path awaits `load` first and then finds the caller in the cache.
+   */
+  get answersAtOnce(): boolean {
+    return this.store.hotPath !== null;
+  }
 
   /** The caller of an `Authorization` header value; the header itself is the cache key. */
   fromHeader(authorization: string): Caller | null {
@@ -60,9 +70,25 @@ export class KeyRegistry {
     // lookup costs less than hashing it each time. Only keys that matched a stored hash get in.
     const cached = this.cache.get(key);
     if (cached) return cached;
-    if (!KEY_PATTERN.test(key)) return null;
+    const reads = this.store.hotPath;
+    if (!reads || !KEY_PATTERN.test(key)) return null;
     const hash = hashKey(key);
-    const row = this.reads.keyByHash(hash);
+    return this.remember(key, hash, reads.keyByHash(hash));
+  }
+
+  /** Where lookups are asynchronous: one query for a key the cache does not hold, then `find` answers. */
+  async load(authorization: string | null): Promise<void> {
+    if (this.answersAtOnce || authorization === null || !authorization.startsWith("Bearer ")) return;
+    const key = authorization.slice(7).trim();
+    if (this.cache.has(key) || !KEY_PATTERN.test(key)) return;
+    const generation = this.generation;
+    const hash = hashKey(key);
+    const row = await this.store.keyByHash(hash);
+    // A revoke or suspension committed while the query ran: the row may be stale, look again next time.
+    if (generation === this.generation) this.remember(key, hash, row);
+  }
+
+  private remember(key: string, hash: string, row: KeyLookupRow | null): Caller | null {
     if (!row || !timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash))) return null;
     const caller: Caller = {
       keyId: row.id,
@@ -79,6 +105,7 @@ export class KeyRegistry {
   }
 
   invalidate(): void {
+    this.generation++;
     this.cache.clear();
     this.byHeader.clear();
   }

@@ -32,9 +32,9 @@ export class IdempotencyGate {
   /**
    * First step, synchronous, for every keyed write: gives the request its own slot for the
    * write path and returns the key it carries (null without one). 422 for a malformed key.
+   * A caller that must await before it checks the key opens the slot first (`openRequestSlot`).
    */
-  enter(request: Request): { key: string; slot: RequestSlot } | null {
-    const slot = openRequestSlot();
+  enter(request: Request, slot: RequestSlot = openRequestSlot()): { key: string; slot: RequestSlot } | null {
     const key = request.headers.get("idempotency-key");
     if (key === null) return null;
     if (!KEY.test(key)) {
