@@ -9,8 +9,9 @@ import { createIdempotencyStore, openRequestSlot, type PendingKey } from "../src
 import { createMetaStore } from "../src/db/meta-store";
 import { generateKey, hashKey, KeyRegistry } from "../src/http/auth";
 import { QuotaCounter } from "../src/http/limits";
+import { Meter } from "../src/http/metering";
 import { type AccountRow, type AccountsStore, createAccountsStore, type KeyRow } from "../src/modules/accounts/store";
-import { dropDatabase, freshDatabase } from "./backend";
+import { backend, dropDatabase, freshDatabase } from "./backend";
 import { tempDir } from "./helpers";
 
 const dir = tempDir();
@@ -172,4 +173,51 @@ test("the request path: a key is found after its lookup, forgotten once revoked;
   const quota = new QuotaCounter(store, () => now, () => 3);
   await quota.load("acct_1");
   expect(quota.used("acct_1")).toBe(45);
+});
+
+test("the meter's flush persists its counts through the store once, and nothing stays pending", async () => {
+  await store.insertAccount(account("acct_1"));
+  await store.insertKey(key("key_1", "acct_1", "h1"));
+  const now = Date.parse("2026-11-02T12:00:00Z");
+  const meter = new Meter(store, () => now);
+  meter.record("key_1", "acct_1", "GET /a");
+  meter.record("key_1", "acct_1", "GET /a");
+  meter.record("key_1", "acct_1", "GET /b");
+  expect(await meter.flush()).toBe(1);
+  expect(meter.pendingCount).toBe(0);
+  expect(await meter.flush()).toBe(0);
+  expect(await store.dailyCount("acct_1", "2026-11-02")).toBe(3);
+  expect((await store.usageByEndpoint("key_1", "2026-11-01")).sort((a, b) => a.endpoint.localeCompare(b.endpoint))).toEqual([
+    { endpoint: "GET /a", total: 2, month: 2 },
+    { endpoint: "GET /b", total: 1, month: 1 },
+  ]);
+});
+
+// On SQLite this process's writes take turns, so only another process holds a lock (locks.test.ts).
+test.if(backend === "postgres")("a flush that meets another instance's row lock keeps its counts for the next one", async () => {
+  await store.insertAccount(account("acct_1"));
+  await store.insertKey(key("key_1", "acct_1", "h1"));
+  const now = Date.parse("2026-11-02T12:00:00Z");
+  const meter = new Meter(store, () => now);
+  meter.record("key_1", "acct_1", "GET /a");
+  expect(await meter.flush()).toBe(1);
+
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((resolve) => (locked = resolve));
+  const holder = store.transaction(async () => {
+    await store.addUsage([{ keyId: "key_1", accountId: "acct_1", day: "2026-11-02", counts: new Map([["GET /a", 10]]) }]);
+    locked();
+    await held;
+  });
+  await isLocked;
+  meter.record("key_1", "acct_1", "GET /a");
+  expect(await meter.flush()).toBe(0);
+  expect(meter.deferredFlushes).toBe(1);
+  expect(meter.pendingCount).toBe(1);
+  release();
+  await holder;
+  expect(await meter.flush()).toBe(1);
+  expect(await store.dailyCount("acct_1", "2026-11-02")).toBe(12);
 });
