@@ -146,10 +146,12 @@ test("idempotency: recorded by the write's own transaction, found, completed, ke
 
 test("meta: a value is made once and then kept", async () => {
   const meta = createMetaStore(database);
+  expect(await meta.value("cursor_secret")).toBeNull();
   const first = await meta.valueOrMake("cursor_secret", () => "one");
   expect(first).toBe("one");
   expect(await meta.valueOrMake("cursor_secret", () => "two")).toBe("one");
   expect(await createMetaStore(database).valueOrMake("cursor_secret", () => "three")).toBe("one");
+  expect(await meta.value("cursor_secret")).toBe("one");
 });
 
 test("the request path: a key is found after its lookup, forgotten once revoked; the daily count is read", async () => {

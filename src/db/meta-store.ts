@@ -4,6 +4,8 @@
 import type { Database } from "./database";
 
 export interface MetaStore {
+  /** The value under `key`, or null (`creators_version` is kept by triggers on both databases). */
+  value(key: string): Promise<string | null>;
   /** The value under `key`, made by `make` and stored if there is none yet. */
   valueOrMake(key: string, make: () => string): Promise<string>;
 }
@@ -11,9 +13,16 @@ export interface MetaStore {
 export function createMetaStore(database: Database): MetaStore {
   if (database.dialect === "sqlite") {
     const sqlite = database.sqlite;
-    return { valueOrMake: async (key, make) => sqliteValueOrMake(sqlite, key, make) };
+    return {
+      value: async (key) => sqlite.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(key)?.value ?? null,
+      valueOrMake: async (key, make) => sqliteValueOrMake(sqlite, key, make),
+    };
   }
   return {
+    async value(key) {
+      const [row] = await database.sql()`SELECT value FROM meta WHERE key = ${key}`;
+      return row ? (row.value as string) : null;
+    },
     async valueOrMake(key, make) {
       await database.sql()`INSERT INTO meta (key, value) VALUES (${key}, ${make()}) ON CONFLICT (key) DO NOTHING`;
       const [row] = await database.sql()`SELECT value FROM meta WHERE key = ${key}`;
