@@ -4,17 +4,21 @@ import { type Clock, systemClock } from "./clock";
 import { type Config, loadConfig } from "./config";
 import { CursorCodec } from "./cursor";
 import { openStore, type Store } from "./db/client";
-import { IdempotencyStore } from "./db/idempotency";
+import { createIdempotencyStore } from "./db/idempotency";
+import { newSecret, sqliteValueOrMake } from "./db/meta-store";
 import { KeyRegistry } from "./http/auth";
 import { IDEMPOTENCY_KEPT_MS, IdempotencyGate } from "./http/idempotency";
 import { MAX_CLIENT_BUCKETS, QuotaCounter, TokenBuckets } from "./http/limits";
 import { Logger } from "./http/logger";
 import { Meter } from "./http/metering";
 import { Metrics } from "./http/metrics";
+import { type AccountsStore, createAccountsStore } from "./modules/accounts/store";
 
 export interface Runtime {
   config: Config;
   store: Store;
+  /** Accounts, keys and usage: the tables the request path reads and the meter writes. */
+  accountsStore: AccountsStore;
   clock: Clock;
   keys: KeyRegistry;
   quota: QuotaCounter;
@@ -41,33 +45,25 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const store = options.store ?? openStore(config.dbPath);
   const clock = options.clock ?? systemClock;
   const now = () => clock.now();
-  const keys = new KeyRegistry(store.sqlite);
-  const meter = new Meter(store, now);
+  const accountsStore = createAccountsStore(store);
+  const keys = new KeyRegistry(accountsStore);
+  const meter = new Meter(accountsStore, now);
   // Another process may have revoked or rotated a key, or suspended or changed an account.
   store.changes.onExternalCommit(() => keys.invalidate());
   return {
     config,
     store,
+    accountsStore,
     clock,
     keys,
-    quota: new QuotaCounter(store.sqlite, now, (accountId, day) => meter.pendingCallsOf(accountId, day)),
+    quota: new QuotaCounter(accountsStore, now, (accountId, day) => meter.pendingCallsOf(accountId, day)),
     buckets: new TokenBuckets(now),
     ipBuckets: new TokenBuckets(now, MAX_CLIENT_BUCKETS),
     meter,
     metrics: new Metrics(),
     log: options.log ?? new Logger({ access: config.accessLog }),
-    cursors: new CursorCodec(cursorSecret(store)),
-    idempotency: new IdempotencyGate(new IdempotencyStore(store, now, IDEMPOTENCY_KEPT_MS)),
+    // The HMAC secret of paging cursors, made on first use and kept in the database.
+    cursors: new CursorCodec(sqliteValueOrMake(store.sqlite, "cursor_secret", newSecret)),
+    idempotency: new IdempotencyGate(createIdempotencyStore(store, now, IDEMPOTENCY_KEPT_MS)),
   };
-}
-
-/** The HMAC secret of paging cursors, made on first use and kept in the database. */
-function cursorSecret(store: Store): string {
-  const read = () =>
-    store.sqlite.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'cursor_secret'").get()?.value;
-  const existing = read();
-  if (existing) return existing;
-  const secret = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-  store.sqlite.run("INSERT OR IGNORE INTO meta (key, value) VALUES ('cursor_secret', ?)", [secret]);
-  return read()!;
 }

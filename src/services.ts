@@ -24,8 +24,8 @@ export function createServices(runtime: Runtime): Services {
   const blacklist = new BlacklistService(store, clock, runtime.cursors, outbox);
   const creators = new CreatorsService(store, clock, outbox, blacklist, runtime.config.baseUrl);
   return {
-    accounts: new AccountsService(store, clock, () => runtime.keys.invalidate()),
-    usage: new UsageService(store, clock, runtime.meter, runtime.quota),
+    accounts: new AccountsService(runtime.accountsStore, clock, () => runtime.keys.invalidate()),
+    usage: new UsageService(runtime.accountsStore, clock, runtime.meter, runtime.quota),
     blacklist,
     creators,
     network: new NetworkService(store, clock, outbox, creators),

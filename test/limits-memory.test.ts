@@ -58,7 +58,7 @@ test("many distinct addresses keep the bucket count at the cap; a busy client's 
 test("daily counters are bounded; a dropped counter comes back exact, unflushed calls included", async () => {
   t = await createTestApp();
   const cap = 3;
-  t.runtime.quota = new QuotaCounter(t.runtime.store.sqlite, () => t.clock.now(), (a, d) => t.runtime.meter.pendingCallsOf(a, d), cap);
+  t.runtime.quota = new QuotaCounter(t.runtime.accountsStore, () => t.clock.now(), (a, d) => t.runtime.meter.pendingCallsOf(a, d), cap);
   const busy = await t.account({ dailyQuota: 5, burst: 1000 });
   const check = (key: string) => t.json("GET", "/v1/blacklist/check?provider=discord&id=1", { key });
   for (let i = 0; i < 3; i++) expect((await check(busy.key)).status).toBe(200);

@@ -106,7 +106,8 @@ export class Writer {
         // Commits that came in before the lock was ours are announced before `fn` reads anything.
         this.changes.check();
         // The request's Idempotency-Key, if any, is stored by the same transaction as its write.
-        recordInTransaction(this.sqlite);
+        const recording = recordInTransaction(this.sqlite);
+        if (recording) await recording;
         const pending = this.inside.run(this, fn);
         const result = pending instanceof Promise ? await pending : pending;
         this.changes.beforeCommit();

@@ -1,12 +1,12 @@
 // API keys on the request path: look up the bearer key by its SHA-256, then apply scope, account
 // status, the daily quota and the burst bucket in that order, meter the call and set the
 // rate-limit headers. Every keyed route runs exactly this.
-import type { Database } from "bun:sqlite";
 import { timingSafeEqual } from "node:crypto";
 import type { AccountStatus, ApiTier, KeyScope, RateTier } from "../db/schema";
 import { ApiError } from "./errors";
 import { type BucketRule, burstOverrideRule, PLAN_DAILY_QUOTA, type QuotaCounter, RATE_TIER_RULES, type TokenBuckets } from "./limits";
 import type { Meter } from "./metering";
+import type { AccountsStore, KeyLookupRow } from "../modules/accounts/store";
 
 export const KEY_PATTERN = /^tl_live_[A-Za-z0-9]{32}$/;
 
@@ -31,18 +31,6 @@ export function scopeAllows(granted: KeyScope, needed: KeyScope): boolean {
   return SCOPE_RANK[granted] >= SCOPE_RANK[needed];
 }
 
-interface KeyRow {
-  id: string;
-  account_id: string;
-  scope: KeyScope;
-  rate_tier: RateTier;
-  burst_rate: number | null;
-  hash: string;
-  tier: ApiTier;
-  daily_quota: number | null;
-  status: AccountStatus;
-}
-
 /**
  * Valid keys, cached in memory after a lookup by hash. Another process (the CLI) may revoke a key
  * or suspend an account at any time, so the cache is dropped whenever SQLite reports that someone
@@ -51,14 +39,18 @@ interface KeyRow {
 export class KeyRegistry {
   private readonly cache = new Map<string, Caller>();
   private readonly byHeader = new Map<string, Caller>();
-  private readonly byHash;
 
-  constructor(sqlite: Database) {
-    this.byHash = sqlite.prepare<KeyRow, [string]>(
-      `SELECT k.id, k.account_id, k.scope, k.rate_tier, k.burst_rate, k.hash, a.tier, a.daily_quota, a.status
-       FROM api_keys k JOIN accounts a ON a.id = k.account_id
-       WHERE k.hash = ? AND k.revoked_at IS NULL`,
-    );
+  /** Bumped by `invalidate`, so a lookup that was in flight meanwhile is not cached. */
+  private generation = 0;
+
+  constructor(private readonly store: AccountsStore) {}
+
+  /**
+   * True when the database answers a lookup at once (SQLite's prepared statement). Otherwise
+   * (PostgreSQL) the request path awaits `load` first and then finds the caller in the cache.
+   */
+  get answersAtOnce(): boolean {
+    return this.store.hotPath !== null;
   }
 
   /** The caller of an `Authorization` header value; the header itself is the cache key. */
@@ -78,9 +70,25 @@ export class KeyRegistry {
     // lookup costs less than hashing it each time. Only keys that matched a stored hash get in.
     const cached = this.cache.get(key);
     if (cached) return cached;
-    if (!KEY_PATTERN.test(key)) return null;
+    const reads = this.store.hotPath;
+    if (!reads || !KEY_PATTERN.test(key)) return null;
     const hash = hashKey(key);
-    const row = this.byHash.get(hash);
+    return this.remember(key, hash, reads.keyByHash(hash));
+  }
+
+  /** Where lookups are asynchronous: one query for a key the cache does not hold, then `find` answers. */
+  async load(authorization: string | null): Promise<void> {
+    if (this.answersAtOnce || authorization === null || !authorization.startsWith("Bearer ")) return;
+    const key = authorization.slice(7).trim();
+    if (this.cache.has(key) || !KEY_PATTERN.test(key)) return;
+    const generation = this.generation;
+    const hash = hashKey(key);
+    const row = await this.store.keyByHash(hash);
+    // A revoke or suspension committed while the query ran: the row may be stale, look again next time.
+    if (generation === this.generation) this.remember(key, hash, row);
+  }
+
+  private remember(key: string, hash: string, row: KeyLookupRow | null): Caller | null {
     if (!row || !timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash))) return null;
     const caller: Caller = {
       keyId: row.id,
@@ -97,6 +105,7 @@ export class KeyRegistry {
   }
 
   invalidate(): void {
+    this.generation++;
     this.cache.clear();
     this.byHeader.clear();
   }

@@ -5,6 +5,7 @@
 import { Elysia } from "elysia";
 import type { KeyScope } from "../db/schema";
 import type { Runtime } from "../runtime";
+import { openRequestSlot } from "../db/idempotency";
 import { admitKeyed, type Caller } from "./auth";
 import { parseUndeclaredBody } from "./body";
 import { MAX_FORWARDED_FOR } from "./client-address";
@@ -15,8 +16,14 @@ import type { BucketRule } from "./limits";
 type Admitted = { caller?: Caller };
 
 export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
-  const admit = (request: Request, route: string, headers: Record<string, string | number>) =>
+  const admitNow = (request: Request, route: string, headers: Record<string, string | number>) =>
     admitKeyed(runtime, request.headers.get("authorization"), scope, `${request.method} ${route}`, headers);
+  // SQLite answers the key lookup and the daily count at once; PostgreSQL loads them into the
+  // caches first (one query each on a miss), then admission runs as on SQLite.
+  const admit = (request: Request, route: string, headers: Record<string, string | number>): Caller | Promise<Caller> => {
+    if (runtime.keys.answersAtOnce) return admitNow(request, route, headers);
+    return loadCaller(runtime, request.headers.get("authorization")).then(() => admitNow(request, route, headers));
+  };
   return (
     new Elysia()
       // Routes with a body: admit before the body is parsed, so bad JSON without a key is a 401 and
@@ -24,22 +31,33 @@ export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
       // length is left to Elysia's parser (the request hook already refused one over the limit).
       // Keyed writes (the methods with a body stage) also pass the Idempotency-Key gate here.
       .onParse({ as: "scoped" }, async (ctx) => {
-        const caller = ((ctx as Admitted).caller = admit(ctx.request, ctx.route, ctx.set.headers));
+        const admitted = admit(ctx.request, ctx.route, ctx.set.headers);
         // Before any await: the request slot it opens must be the one the handler's writes see.
-        const idempotent = runtime.idempotency.enter(ctx.request);
+        const slot = openRequestSlot();
+        const caller = ((ctx as Admitted).caller = admitted instanceof Promise ? await admitted : admitted);
+        const idempotent = runtime.idempotency.enter(ctx.request, slot);
         const copy = idempotent ? ctx.request.clone() : null;
         const body = await parseUndeclaredBody(ctx.request, ctx.contentType, runtime.config.maxBodyBytes);
-        if (idempotent) runtime.idempotency.begin(ctx.request, caller.accountId, idempotent, await copy!.text());
+        if (idempotent) await runtime.idempotency.begin(ctx.request, caller.accountId, idempotent, await copy!.text());
         return body;
       })
       // The answer as sent (after schema normalisation, errors included) is what a retry gets.
       .mapResponse({ as: "scoped" }, ({ request, set, responseValue }) => {
         if (request.method !== "GET") runtime.idempotency.settle(request, typeof set.status === "number" ? set.status : 200, responseValue);
       })
-      .derive({ as: "scoped" }, (ctx) => ({
-        caller: (ctx as Admitted).caller ?? admit(ctx.request, ctx.route, ctx.set.headers),
-      }))
+      .derive({ as: "scoped" }, (ctx) => {
+        const caller = (ctx as Admitted).caller ?? admit(ctx.request, ctx.route, ctx.set.headers);
+        // Synchronous where the database answers at once: no promise on SQLite's hot path.
+        return caller instanceof Promise ? caller.then((admitted) => ({ caller: admitted })) : { caller };
+      })
   );
+}
+
+/** Where the caches answer only what was loaded (PostgreSQL): the caller's key, then its account's count. */
+async function loadCaller(runtime: Runtime, authorization: string | null): Promise<void> {
+  await runtime.keys.load(authorization);
+  const caller = authorization === null ? null : runtime.keys.fromHeader(authorization);
+  if (caller) await runtime.quota.load(caller.accountId);
 }
 
 /**

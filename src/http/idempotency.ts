@@ -32,9 +32,9 @@ export class IdempotencyGate {
   /**
    * First step, synchronous, for every keyed write: gives the request its own slot for the
    * write path and returns the key it carries (null without one). 422 for a malformed key.
+   * A caller that must await before it checks the key opens the slot first (`openRequestSlot`).
    */
-  enter(request: Request): { key: string; slot: RequestSlot } | null {
-    const slot = openRequestSlot();
+  enter(request: Request, slot: RequestSlot = openRequestSlot()): { key: string; slot: RequestSlot } | null {
     const key = request.headers.get("idempotency-key");
     if (key === null) return null;
     if (!KEY.test(key)) {
@@ -48,14 +48,29 @@ export class IdempotencyGate {
    * `idempotency_key_reused` for another request under the same key, 409 while the first is
    * still being answered; otherwise the request goes on, holding the key.
    */
-  begin(request: Request, accountId: string, entered: { key: string; slot: RequestSlot }, body: string): void {
+  async begin(request: Request, accountId: string, entered: { key: string; slot: RequestSlot }, body: string): Promise<void> {
     const url = request.url;
     const query = url.indexOf("?");
     const target = pathOf(url) + (query < 0 ? "" : url.slice(query));
     const fingerprint = new Bun.CryptoHasher("sha256").update(`${request.method} ${target}\n`).update(body).digest("hex");
     const inFlight = `${accountId}\n${entered.key}`;
     if (this.inFlight.has(inFlight)) throw stillAnswering();
-    const stored = this.store.find(accountId, entered.key);
+    // Held from here, so a repeat arriving while the record is read is 409 too.
+    this.inFlight.add(inFlight);
+    try {
+      await this.checkStored(accountId, entered.key, fingerprint);
+    } catch (error) {
+      this.inFlight.delete(inFlight);
+      throw error;
+    }
+    const pending: PendingKey = { store: this.store, accountId, key: entered.key, fingerprint, claim: crypto.randomUUID() };
+    entered.slot.pending = pending;
+    this.answering.set(request, { slot: entered.slot, pending, inFlight });
+  }
+
+  /** Throws the stored answer of a repeat, or the refusal of a reused or unanswered key. */
+  private async checkStored(accountId: string, key: string, fingerprint: string): Promise<void> {
+    const stored = await this.store.find(accountId, key);
     if (stored) {
       if (stored.fingerprint !== fingerprint) {
         throw new ApiError(
@@ -75,10 +90,6 @@ export class IdempotencyGate {
       }
       throw new ReplayedAnswer(stored.status, stored.content_type ?? "application/json", stored.body ?? "");
     }
-    const pending: PendingKey = { store: this.store, accountId, key: entered.key, fingerprint, claim: crypto.randomUUID() };
-    this.inFlight.add(inFlight);
-    entered.slot.pending = pending;
-    this.answering.set(request, { slot: entered.slot, pending, inFlight });
   }
 
   /** Last step, with the answer as sent: keeps it when its status is below 500. */

@@ -1,7 +1,7 @@
 // In-memory limiters: token buckets for bursts (per key, per client IP) and the per-account daily
 // quota counter. Both are plain synchronous Map work so a check costs nanoseconds, and both are
 // exact within one process because JavaScript runs each check to completion.
-import type { Database } from "bun:sqlite";
+import type { AccountsStore } from "../modules/accounts/store";
 import { nextUtcMidnight, utcDay } from "../clock";
 import type { ApiTier, RateTier } from "../db/schema";
 
@@ -198,20 +198,16 @@ export const MAX_QUOTA_COUNTERS = 100_000;
  */
 export class QuotaCounter {
   private readonly counts = new Map<string, DayCount>();
-  private readonly readDay;
   private nextMidnightMs = 0;
 
   constructor(
-    sqlite: Database,
+    /** Reads `usage_daily`: at once on SQLite; on PostgreSQL `load` comes before `counter`. */
+    private readonly store: AccountsStore,
     private readonly now: () => number,
     /** Calls of an account on a day that are counted but not yet in `usage_daily`. */
     private readonly unflushedCalls: (accountId: string, day: string) => number,
     private readonly maxCounters = MAX_QUOTA_COUNTERS,
-  ) {
-    this.readDay = sqlite.prepare<{ count: number }, [string, string]>(
-      "SELECT count FROM usage_daily WHERE account_id = ? AND day = ?",
-    );
-  }
+  ) {}
 
   /** Calls the account has made today. */
   used(accountId: string): number {
@@ -221,6 +217,19 @@ export class QuotaCounter {
   /** Today's counter of the account; the caller checks `used` against the quota, then increments it. */
   counter(accountId: string): DayCount {
     return this.current(accountId);
+  }
+
+  /** Where the count is read asynchronously (PostgreSQL): reads today's count of an account not held yet. */
+  async load(accountId: string): Promise<void> {
+    if (this.store.hotPath) return;
+    const today = utcDay(this.now());
+    if (this.counts.get(accountId)?.day === today) return;
+    const persisted = await this.store.dailyCount(accountId, today);
+    // Another request of the account may have loaded (and counted) meanwhile: its count stands.
+    const held = this.counts.get(accountId);
+    if (held?.day === today) return;
+    if (!held && this.counts.size >= this.maxCounters) this.makeRoom();
+    this.counts.set(accountId, { day: today, used: persisted + this.unflushedCalls(accountId, today) });
   }
 
   /** Next midnight UTC as epoch seconds: when every counter resets. */
@@ -250,8 +259,8 @@ export class QuotaCounter {
     let count = this.counts.get(accountId);
     if (!count || count.day !== today) {
       if (!count && this.counts.size >= this.maxCounters) this.makeRoom();
-      const row = this.readDay.get(accountId, today);
-      count = { day: today, used: (row?.count ?? 0) + this.unflushedCalls(accountId, today) };
+      const persisted = this.store.hotPath?.dailyCount(accountId, today) ?? 0;
+      count = { day: today, used: persisted + this.unflushedCalls(accountId, today) };
       this.counts.set(accountId, count);
     }
     return count;

@@ -1,10 +1,10 @@
 // Write-behind metering: each metered call bumps an in-memory counter; `flush` persists all of
 // them in one transaction (every second and on shutdown), so a call never costs a disk write.
 // While another process holds the write lock, a flush keeps every count and tries again next time.
-import type { Statement } from "bun:sqlite";
 import { utcDay } from "../clock";
-import type { Store } from "../db/client";
+import { PostgresBusy } from "../db/postgres";
 import { DatabaseBusy } from "../db/write";
+import type { AccountsStore, UsageIncrement } from "../modules/accounts/store";
 
 /** One key's calls of one UTC day, by route pattern. */
 interface KeyDay {
@@ -32,22 +32,11 @@ export class Meter {
   private flushing: Day[] = [];
   /** Flushes put off because another process held the write lock (a Prometheus counter). */
   deferredFlushes = 0;
-  private readonly upsertEndpoint: Statement;
-  private readonly upsertAccount: Statement;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: AccountsStore,
     private readonly now: () => number,
-  ) {
-    this.upsertEndpoint = store.sqlite.prepare(
-      `INSERT INTO usage_endpoints (key_id, day, endpoint, count) VALUES (?1, ?2, ?3, ?4)
-       ON CONFLICT (key_id, day, endpoint) DO UPDATE SET count = count + excluded.count`,
-    );
-    this.upsertAccount = store.sqlite.prepare(
-      `INSERT INTO usage_daily (account_id, day, count) VALUES (?1, ?2, ?3)
-       ON CONFLICT (account_id, day) DO UPDATE SET count = count + excluded.count`,
-    );
-  }
+  ) {}
 
   /** Counts one call: two Map lookups, no string building. */
   record(keyId: string, accountId: string, endpoint: string): void {
@@ -107,15 +96,15 @@ export class Meter {
     this.current = { day: this.current.day, keys: new Map() };
     const done = () => (this.flushing = this.flushing.filter((d) => !days.includes(d)));
     try {
-      await this.store.write(() => {
-        this.persist(days);
+      await this.store.transaction(async () => {
+        await this.store.addUsage(increments(days));
         // In the transaction, so no reader ever sees these counts both persisted and pending.
         done();
       }, options.waitForLock ? {} : { waitMs: 0 });
     } catch (error) {
       done();
       this.waiting = [...days, ...this.waiting];
-      if (error instanceof DatabaseBusy) {
+      if (error instanceof DatabaseBusy || error instanceof PostgresBusy) {
         this.deferredFlushes++;
         return 0;
       }
@@ -123,17 +112,10 @@ export class Meter {
     }
     return days.reduce((n, d) => n + d.keys.size, 0);
   }
+}
 
-  private persist(days: Day[]) {
-    for (const { day, keys } of days) {
-      for (const [keyId, usage] of keys) {
-        let total = 0;
-        for (const [endpoint, count] of usage.counts) {
-          this.upsertEndpoint.run(keyId, day, endpoint, count);
-          total += count;
-        }
-        this.upsertAccount.run(usage.accountId, day, total);
-      }
-    }
-  }
+function increments(days: Day[]): UsageIncrement[] {
+  const rows: UsageIncrement[] = [];
+  for (const { day, keys } of days) for (const [keyId, usage] of keys) rows.push({ keyId, accountId: usage.accountId, day, counts: usage.counts });
+  return rows;
 }

@@ -1,58 +1,27 @@
 // Accounts, their API keys and their usage. Used by the admin routes, the CLI and the usage route.
-import type { Database } from "bun:sqlite";
-import { and, asc, eq, isNull, or } from "drizzle-orm";
 import { type Clock, iso, nextUtcMidnight } from "../../clock";
-import type { Db, Store } from "../../db/client";
-import {
-  type AccountStatus,
-  accounts,
-  apiKeys,
-  type ApiTier,
-  type KeyScope,
-  type RateTier,
-} from "../../db/schema";
+import { UniqueViolation } from "../../db/errors";
+import type { AccountStatus, ApiTier, KeyScope, RateTier } from "../../db/schema";
 import { conflict, notFound, ServiceError, unprocessable } from "../../errors";
 import { generateKey, hashKey } from "../../http/auth";
 import { PLAN_DAILY_QUOTA, type QuotaCounter } from "../../http/limits";
 import type { Meter } from "../../http/metering";
 import { newId } from "../../ids";
 import { yieldToRequests } from "../../yield";
+import type { Account, ApiKey, IssuedKey as IssuedKeySchema, UsageStats as UsageStatsSchema } from "./model";
+import type { AccountPatch, AccountRow, AccountsStore, KeyRow } from "./store";
 
-/** Usage rows deleted (or, for usage_daily, rowids walked) per slice of the daily prune. */
+/** Usage rows deleted (or, for usage_daily on SQLite, rowids walked) per slice of the daily prune. */
 const PRUNE_SLICE_ROWS = 2_000;
 
 /** Most keys (revoked ones excluded) an account of each plan may hold. */
 export const KEY_CAP: Record<ApiTier, number> = { free: 2, pro: 5, max: 10, enterprise: 25 };
 
-export interface AccountView {
-  id: string;
-  name: string;
-  tier: ApiTier;
-  daily_quota: number;
-  daily_quota_override: number | null;
-  status: AccountStatus;
-  created_at: string;
-}
-
-export interface KeyView {
-  id: string;
-  account_id: string;
-  name: string | null;
-  prefix: string;
-  scope: KeyScope;
-  rate_tier: RateTier;
-  burst: number | null;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-export interface IssuedKey extends KeyView {
-  /** The secret, shown once. */
-  key: string;
-}
-
-type AccountRow = typeof accounts.$inferSelect;
-type KeyRow = typeof apiKeys.$inferSelect;
+export type AccountView = typeof Account.static;
+export type KeyView = typeof ApiKey.static;
+/** A key with its secret, shown once. */
+export type IssuedKey = typeof IssuedKeySchema.static;
+export type UsageStats = typeof UsageStatsSchema.static;
 
 export function toAccountView(row: AccountRow): AccountView {
   return {
@@ -83,18 +52,12 @@ export function toKeyView(row: KeyRow): KeyView {
 const ACCOUNT_NAME = /^[A-Za-z0-9][A-Za-z0-9 _.-]{0,63}$/;
 
 export class AccountsService {
-  private readonly db: Db;
-  private readonly sqlite: Database;
-
   constructor(
-    private readonly store: Store,
+    private readonly store: AccountsStore,
     private readonly clock: Clock,
     /** Called after any change that a cached key may reflect (revoke, rotate, tier, status). */
     private readonly onKeysChanged: () => void = () => {},
-  ) {
-    this.db = store.db;
-    this.sqlite = store.sqlite;
-  }
+  ) {}
 
   async createAccount(input: { name: string; tier: ApiTier; daily_quota?: number | null; status?: AccountStatus }): Promise<AccountView> {
     const name = input.name.trim();
@@ -108,12 +71,18 @@ export class AccountsService {
       status: input.status ?? "active",
       createdAt: this.clock.now(),
     };
-    await this.store.write(() => this.db.insert(accounts).values(row).run());
+    try {
+      await this.store.insertAccount(row);
+    } catch (error) {
+      // Another request took the name since the check above.
+      if (error instanceof UniqueViolation) throw conflict(`An account named '${name}' already exists.`);
+      throw error;
+    }
     return toAccountView(row);
   }
 
   async listAccounts(): Promise<AccountView[]> {
-    return this.db.select().from(accounts).orderBy(asc(accounts.createdAt)).all().map(toAccountView);
+    return (await this.store.listAccounts()).map(toAccountView);
   }
 
   /** By id or by name. */
@@ -129,12 +98,12 @@ export class AccountsService {
   ): Promise<AccountView> {
     const row = await this.findAccountRow(idOrName);
     if (!row) throw notFound(`No account '${idOrName}'.`);
-    const patch: Partial<AccountRow> = {};
+    const patch: AccountPatch = {};
     if (changes.tier !== undefined) patch.tier = changes.tier;
     if (changes.daily_quota !== undefined) patch.dailyQuota = changes.daily_quota;
     if (changes.status !== undefined) patch.status = changes.status;
     if (Object.keys(patch).length > 0) {
-      await this.store.write(() => this.db.update(accounts).set(patch).where(eq(accounts.id, row.id)).run());
+      await this.store.updateAccount(row.id, patch);
       this.onKeysChanged();
     }
     return toAccountView({ ...row, ...patch });
@@ -164,102 +133,75 @@ export class AccountsService {
       revokedAt: null,
     };
     // The cap check and the insert share one transaction so two concurrent creates cannot both pass.
-    await this.store.write(() => {
-      const live = this.db
-        .select({ id: apiKeys.id })
-        .from(apiKeys)
-        .where(and(eq(apiKeys.accountId, account.id), isNull(apiKeys.revokedAt)))
-        .all().length;
+    await this.store.transaction(async () => {
+      const live = await this.store.liveKeyCount(account.id);
       const cap = KEY_CAP[account.tier];
       if (live >= cap) {
         throw new ServiceError("limit", `Account '${account.name}' already holds ${live} keys, the most a ${account.tier} plan allows (${cap}). Revoke one first.`);
       }
-      this.db.insert(apiKeys).values(row).run();
+      await this.store.insertKey(row);
     });
     return { ...toKeyView(row), key };
   }
 
   async listKeys(account?: string): Promise<KeyView[]> {
-    if (account === undefined) return this.db.select().from(apiKeys).orderBy(asc(apiKeys.createdAt)).all().map(toKeyView);
+    if (account === undefined) return (await this.store.listKeys()).map(toKeyView);
     const owner = await this.findAccountRow(account);
     if (!owner) throw notFound(`No account '${account}'.`);
-    return this.db.select().from(apiKeys).where(eq(apiKeys.accountId, owner.id)).orderBy(asc(apiKeys.createdAt)).all().map(toKeyView);
+    return (await this.store.listKeys(owner.id)).map(toKeyView);
   }
 
   async getKey(id: string): Promise<KeyView> {
-    const row = this.db.select().from(apiKeys).where(eq(apiKeys.id, id)).get();
+    const row = await this.store.findKey(id);
     if (!row) throw notFound(`No key ${id}.`);
     return toKeyView(row);
   }
 
   async revokeKey(id: string): Promise<KeyView> {
-    const row = this.db.select().from(apiKeys).where(eq(apiKeys.id, id)).get();
+    const row = await this.store.findKey(id);
     if (!row) throw notFound(`No key ${id}.`);
     if (row.revokedAt !== null) return toKeyView(row);
     const revokedAt = this.clock.now();
-    await this.store.write(() => this.db.update(apiKeys).set({ revokedAt }).where(eq(apiKeys.id, id)).run());
+    await this.store.setKeyRevoked(id, revokedAt);
     this.onKeysChanged();
     return toKeyView({ ...row, revokedAt });
   }
 
   /** A new secret for the same key id (usage history stays with it); the old secret stops working. */
   async rotateKey(id: string): Promise<IssuedKey> {
-    const row = this.db.select().from(apiKeys).where(eq(apiKeys.id, id)).get();
+    const row = await this.store.findKey(id);
     if (!row) throw notFound(`No key ${id}.`);
     if (row.revokedAt !== null) throw conflict(`Key ${id} is revoked; create a new one instead.`);
     const key = generateKey();
     const patch = { hash: hashKey(key), prefix: key.slice(0, 12) };
-    await this.store.write(() => this.db.update(apiKeys).set(patch).where(eq(apiKeys.id, id)).run());
+    await this.store.setKeySecret(id, patch.hash, patch.prefix);
     this.onKeysChanged();
     return { ...toKeyView({ ...row, ...patch }), key };
   }
 
   async countAccounts(): Promise<number> {
-    return (this.sqlite.query("SELECT count(*) AS n FROM accounts").get() as { n: number }).n;
+    return this.store.countAccounts();
   }
 
-  private async findAccountRow(idOrName: string): Promise<AccountRow | undefined> {
-    return this.db
-      .select()
-      .from(accounts)
-      .where(or(eq(accounts.id, idOrName), eq(accounts.name, idOrName)))
-      .get();
+  private findAccountRow(idOrName: string): Promise<AccountRow | null> {
+    return this.store.findAccount(idOrName);
   }
-}
-
-export interface UsageStats {
-  key_id: string;
-  rate_limit_tier: RateTier;
-  api_tier: ApiTier;
-  total_requests: number;
-  requests_this_month: number;
-  rate_limit: { limit: number; used: number; remaining: number; reset: number; window_seconds: number };
-  by_endpoint: { endpoint: string; count: number }[];
 }
 
 /** UsageStats of one key: persisted counts plus what the meter has not flushed yet. */
 export class UsageService {
-  private readonly byEndpoint;
-  private readonly sqlite: Database;
-
   constructor(
-    private readonly store: Store,
+    private readonly store: AccountsStore,
     private readonly clock: Clock,
     private readonly meter: Meter,
     private readonly quota: QuotaCounter,
-  ) {
-    this.sqlite = store.sqlite;
-    this.byEndpoint = store.sqlite.prepare<{ endpoint: string; total: number; month: number }, [string, string]>(
-      `SELECT endpoint, sum(count) AS total, sum(CASE WHEN day >= ?2 THEN count ELSE 0 END) AS month
-       FROM usage_endpoints WHERE key_id = ?1 GROUP BY endpoint`,
-    );
-  }
+  ) {}
 
   async forKey(caller: { keyId: string; accountId: string; rateTier: RateTier; apiTier: ApiTier; dailyQuota: number }): Promise<UsageStats> {
     const now = this.clock.now();
     const monthStart = iso(now).slice(0, 8) + "01";
     const counts = new Map<string, { total: number; month: number }>();
-    for (const row of this.byEndpoint.all(caller.keyId, monthStart)) counts.set(row.endpoint, { total: row.total, month: row.month });
+    for (const row of await this.store.usageByEndpoint(caller.keyId, monthStart)) counts.set(row.endpoint, { total: row.total, month: row.month });
     for (const pending of this.meter.pendingFor(caller.keyId)) {
       const c = counts.get(pending.endpoint) ?? { total: 0, month: 0 };
       c.total += pending.count;
@@ -295,27 +237,6 @@ export class UsageService {
   /** Deletes usage rows older than `days` days, a slice at a time; run by cron. */
   async prune(days = 93, sliceRows = PRUNE_SLICE_ROWS): Promise<number> {
     const cutoff = iso(this.clock.now() - days * 86_400_000).slice(0, 10);
-    let deleted = 0;
-    // usage_endpoints: the oldest rows through its day index, a slice at a time.
-    const endpoints = this.sqlite.prepare<unknown, [string, number]>(
-      "DELETE FROM usage_endpoints WHERE rowid IN (SELECT rowid FROM usage_endpoints WHERE day < ?1 LIMIT ?2)",
-    );
-    for (;;) {
-      const n = await this.store.write(() => endpoints.run(cutoff, sliceRows).changes);
-      deleted += n;
-      if (n < sliceRows) break;
-      await yieldToRequests();
-    }
-    // usage_daily has no day index (its key leads with the account): walked in rowid ranges, so a
-    // slice reads a bounded number of rows whatever the table holds.
-    const last = this.sqlite.query<{ n: number }, []>("SELECT coalesce(max(rowid), 0) AS n FROM usage_daily").get()!.n;
-    const daily = this.sqlite.prepare<unknown, [string, number, number]>(
-      "DELETE FROM usage_daily WHERE rowid > ?2 AND rowid <= ?3 AND day < ?1",
-    );
-    for (let from = 0; from < last; from += sliceRows) {
-      deleted += await this.store.write(() => daily.run(cutoff, from, from + sliceRows).changes);
-      await yieldToRequests();
-    }
-    return deleted;
+    return this.store.pruneUsage(cutoff, sliceRows, yieldToRequests);
   }
 }
