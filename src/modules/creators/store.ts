@@ -53,16 +53,10 @@ export interface ConnectionRow {
   created_at: number;
 }
 
-export interface NewCreator {
-  id: string;
-  handle: string;
-  display_name: string | null;
-  verification_level: number;
-  karma: number;
-  joined_at: number;
-  avatar_r2_key: string | null;
-  created_at: number;
-}
+export type NewCreator = Pick<
+  CreatorRow,
+  "id" | "handle" | "display_name" | "verification_level" | "karma" | "joined_at" | "avatar_r2_key" | "created_at"
+>;
 
 export type ProfileFields = Pick<CreatorRow, "display_name" | "verification_level" | "karma" | "joined_at" | "avatar_r2_key">;
 

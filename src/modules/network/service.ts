@@ -97,11 +97,7 @@ export class NetworkService {
   vouchNow(input: VouchInput, now: number): Vouch {
     const [from, to] = this.pairNow(input.from, input.to, "vouch for");
     const row = newVouch(from, to, input, now);
-    try {
-      this.syncStore().insertVouch(row);
-    } catch (error) {
-      throw error instanceof UniqueViolation ? vouchConflict(from, to) : error;
-    }
+    alreadyVouched(from, to, () => this.syncStore().insertVouch(row));
     this.creators.recomputeNow(to.id, now, true);
     return vouchView(row, from, to);
   }
@@ -121,11 +117,7 @@ export class NetworkService {
   dealNow(input: DealInput, now: number): Deal {
     const [from, to] = this.pairNow(input.from, input.to, "make a deal with");
     const row = newDeal(from, to, input, now);
-    try {
-      this.syncStore().insertDeal(row);
-    } catch (error) {
-      throw error instanceof UniqueViolation ? conflict(`Deal ${row.id} already exists.`) : error;
-    }
+    dealExists(row.id, () => this.syncStore().insertDeal(row));
     if (input.status === "completed") {
       this.creators.recomputeNow(from.id, now, true);
       this.creators.recomputeNow(to.id, now, true);
@@ -202,11 +194,7 @@ export class NetworkService {
   referNow(input: ReferralInput, now: number): Referral {
     const [referrer, referred] = this.pairNow(input.referrer, input.referred, "refer");
     const createdAt = timeOf(input, now);
-    try {
-      this.syncStore().insertReferral(referred.id, referrer.id, createdAt);
-    } catch (error) {
-      throw error instanceof UniqueViolation ? referralConflict(referred) : error;
-    }
+    alreadyReferred(referred, () => this.syncStore().insertReferral(referred.id, referrer.id, createdAt));
     return { referrer: referrer.handle, referred: referred.handle, created_at: iso(createdAt) };
   }
 
@@ -264,20 +252,32 @@ function vouchView(row: ReturnType<typeof newVouch>, from: CreatorRow, to: Creat
   return { id: row.id, from: from.handle, to: to.handle, message: row.message, created_at: iso(row.created_at) };
 }
 
-const vouchConflict = (from: CreatorRow, to: CreatorRow) => conflict(`${from.handle} already vouched for ${to.handle}.`);
-const referralConflict = (referred: CreatorRow) => conflict(`${referred.handle} was already referred.`);
-
-/** Runs an insert, answering a repeated key with `conflict`. */
-async function conflictOnRepeat(insert: () => unknown, conflictError: () => Error): Promise<void> {
+/**
+ * Runs an insert, answering a repeated key with `conflictError()`: synchronously for the SQLite
+ * store's plain calls (the import), through the promise for PostgreSQL's.
+ */
+function conflictOnRepeat(insert: () => unknown, conflictError: () => Error): void | Promise<void> {
+  const translate = (error: unknown) => (error instanceof UniqueViolation ? conflictError() : error);
+  let result: unknown;
   try {
-    await insert();
+    result = insert();
   } catch (error) {
-    throw error instanceof UniqueViolation ? conflictError() : error;
+    throw translate(error);
+  }
+  if (result instanceof Promise) {
+    return result.then(
+      () => undefined,
+      (error) => {
+        throw translate(error);
+      },
+    );
   }
 }
 
-const alreadyVouched = (from: CreatorRow, to: CreatorRow, insert: () => unknown) => conflictOnRepeat(insert, () => vouchConflict(from, to));
-const alreadyReferred = (referred: CreatorRow, insert: () => unknown) => conflictOnRepeat(insert, () => referralConflict(referred));
+const alreadyVouched = (from: CreatorRow, to: CreatorRow, insert: () => unknown) =>
+  conflictOnRepeat(insert, () => conflict(`${from.handle} already vouched for ${to.handle}.`));
+const alreadyReferred = (referred: CreatorRow, insert: () => unknown) =>
+  conflictOnRepeat(insert, () => conflict(`${referred.handle} was already referred.`));
 const dealExists = (id: string, insert: () => unknown) => conflictOnRepeat(insert, () => conflict(`Deal ${id} already exists.`));
 
 function newDeal(from: CreatorRow, to: CreatorRow, input: DealInput, now: number) {
