@@ -152,6 +152,7 @@ export class TrustScores {
     const { fields, banEntry } = scoreOf(row, basis, now);
     store.writeTrust(row.id, fields);
     store.writeSnapshot(row.id, utcDay(now), fields.trust_score);
+    // The SQLite outbox writes its row before returning, so nothing is left to wait for here.
     void this.afterWrite(row, fields, banEntry, now, emit);
   }
 

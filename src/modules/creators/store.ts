@@ -114,6 +114,10 @@ export interface CreatorsStore {
   insertConnection(connection: NewConnection): Awaitable<boolean>;
   updateConnection(id: number, fields: ConnectionFields): Awaitable<void>;
   deleteConnection(id: number): Awaitable<void>;
+  /**
+   * The rows a score is computed from. Its penalties still join blacklist_entries here (one
+   * statement per recomputation, inside the entry's transaction) rather than asking the blacklist.
+   */
   scoreBasis(creator: Pick<CreatorRow, "id" | "handle">, now: number): Awaitable<ScoreBasis>;
   /** Creators an entry names: by handle, or through a linked account. */
   creatorsNamedBy(handle: string, provider: string, accountId: string): Awaitable<string[]>;
