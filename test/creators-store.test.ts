@@ -10,7 +10,7 @@ import type { Database } from "../src/db/database";
 import { UniqueViolation } from "../src/db/errors";
 import type { ServiceError } from "../src/errors";
 import type { Outbox } from "../src/outbox";
-import type { BlacklistService } from "../src/modules/blacklist/service";
+import type { BlacklistService, EntryRow } from "../src/modules/blacklist/service";
 import { CreatorsService } from "../src/modules/creators/service";
 import { NetworkService } from "../src/modules/network/service";
 import { dropDatabase, freshDatabase } from "./backend";
@@ -30,6 +30,9 @@ let clock: ManualClock;
 let events: Array<{ type: string; data: unknown }>;
 let creators: CreatorsService;
 let network: NetworkService;
+let database: Database;
+/** What the creators module asked the stand-in blacklist to call on each entry change. */
+let entryListener: (row: EntryRow, change: "added", emit: boolean) => void | Promise<void>;
 
 beforeEach(async () => {
   const fresh = await freshDatabase(`${dir}/${opened.length}`);
@@ -37,7 +40,13 @@ beforeEach(async () => {
   clock = new ManualClock();
   events = [];
   const outbox = { write: async (type: string, data: unknown) => void events.push({ type, data }) } as unknown as Outbox;
-  const blacklist = { onEntryChange() {}, onBulkEntries() {} } as unknown as BlacklistService;
+  database = fresh.database;
+  const blacklist = {
+    onEntryChange(listener: typeof entryListener) {
+      entryListener = listener;
+    },
+    onBulkEntries() {},
+  } as unknown as BlacklistService;
   creators = new CreatorsService(fresh.database, clock, outbox, blacklist, "https://trust.example");
   network = new NetworkService(fresh.database, clock, outbox, creators);
 });
@@ -162,4 +171,45 @@ test("the Trust Score is recomputed with the day's snapshot, and the daily refre
   expect(refreshed).toMatchObject({ trust_score: 132, basis: { account_age_days: 60 } });
   expect(refreshed.trend).toEqual({ direction: "up", delta: 2, from: 130, window_days: 30 });
   expect(await creators.store.trendFrom(alice.id, utcDay(clock.now()))).toBe(132);
+});
+
+/** A ban as the blacklist stores it, written through whichever client the backend has. */
+async function storeBan(id: string, provider: string, accountId: string, at: number): Promise<EntryRow> {
+  const row = {
+    id, provider, provider_user_id: accountId, username: null, severity: "ban", scope: "global", vertical: "all",
+    reason_code: "scam", summary: null, issued_at: at, expires_at: null, appealable: 1, high_risk: 0, watchlist: 0,
+    creator_handle: null, evidence: null, reporter: "test", status: "active", overturned_at: null, overturn_reason: null, created_at: at,
+  } as EntryRow;
+  if (database.dialect === "sqlite") {
+    database.sqlite.run(
+      `INSERT INTO blacklist_entries (id, provider, provider_user_id, severity, scope, vertical, reason_code, issued_at, appealable, status, created_at)
+       VALUES (?, ?, ?, 'ban', 'global', 'all', 'scam', ?, 1, 'active', ?)`,
+      [id, provider, accountId, at, at],
+    );
+  } else {
+    await database.sql()`
+      INSERT INTO blacklist_entries (id, provider, provider_user_id, severity, scope, vertical, reason_code, issued_at, appealable, status, created_at)
+      VALUES (${id}, ${provider}, ${accountId}, 'ban', 'global', 'all', 'scam', ${at}, true, 'active', ${at})`;
+  }
+  return row;
+}
+
+test("a ban on a linked account, told inside its transaction, blacklists the creator once with one event", async () => {
+  await creators.upsert("alice", { verification_level: 3 });
+  await creators.link("alice", { provider: "github", provider_user_id: "42" });
+  const now = clock.now();
+  await database.write(async () => {
+    const ban = await storeBan("bl_1", "github", "42", now);
+    await entryListener(ban, "added", true);
+  });
+  expect(await creators.trust("alice")).toMatchObject({ trust_score: 0, band: "banned", blacklisted: true });
+  const alice = (await creators.find("alice"))!;
+  expect(events).toEqual([{ type: "creator.blacklisted", data: { creator_id: alice.id, handle: "alice", entry_id: "bl_1" } }]);
+  expect(await creators.store.trendFrom(alice.id, utcDay(now))).toBe(0);
+
+  // Told again (an update of the same entry): still banned, no second event.
+  await database.write(async () => {
+    await entryListener({ ...(await storeBan("bl_2", "github", "43", now)), provider_user_id: "42" }, "added", true);
+  });
+  expect(events.length).toBe(1);
 });
