@@ -66,13 +66,13 @@ test("the cache holds at most its limit, keeping the most recently used", async 
   t = await createTestApp();
   const limit = 10;
   const badges = new BadgeService(t.services.creators, limit);
-  const popular = badges.svgFor("popular", "dark");
+  const popular = await badges.svgFor("popular", "dark");
   for (let i = 0; i < 100; i++) {
-    badges.svgFor(`visitor_${i}`, i % 2 ? "dark" : "light");
-    badges.svgFor("popular", "dark");
+    await badges.svgFor(`visitor_${i}`, i % 2 ? "dark" : "light");
+    await badges.svgFor("popular", "dark");
     expect(badges.cacheSize).toBeLessThanOrEqual(limit);
   }
-  expect(badges.svgFor("popular", "dark")).toBe(popular);
+  expect(await badges.svgFor("popular", "dark")).toBe(popular);
   expect(BADGE_CACHE_LIMIT).toBeLessThanOrEqual(10_000);
 });
 

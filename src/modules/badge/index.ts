@@ -13,11 +13,11 @@ const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", "cache
 export function badgeRoutes(badges: BadgeService) {
   return new Elysia({ tags: ["Public"] }).get(
     "/badge/:handle",
-    ({ params, query }) => {
-      if (/\.json$/i.test(params.handle)) return Response.json(badges.endpointFor(params.handle), { headers: JSON_HEADERS });
+    async ({ params, query }) => {
+      if (/\.json$/i.test(params.handle)) return Response.json(await badges.endpointFor(params.handle), { headers: JSON_HEADERS });
       // Any other theme value still gets a badge: the default one.
       const theme: BadgeTheme = query.theme === "light" ? "light" : "dark";
-      return new Response(badges.svgFor(params.handle, theme), { headers: HEADERS });
+      return new Response(await badges.svgFor(params.handle, theme), { headers: HEADERS });
     },
     {
       // A malformed percent-escape leaves the router without a decoded handle, which would fail the

@@ -50,10 +50,10 @@ export class BadgeService {
   ) {}
 
   /** The SVG for a requested handle: the creator's band, else a neutral Not Verified badge. */
-  svgFor(requested: string, theme: BadgeTheme): string {
+  async svgFor(requested: string, theme: BadgeTheme): Promise<string> {
     const handle = badgeHandle(requested);
     if (handle === null) return this.impossible[theme];
-    const { label, message, color } = this.contentOf(handle);
+    const { label, message, color } = await this.contentOf(handle);
     const key = `${theme}:${handle}`;
     const cached = this.cache.get(key);
     if (cached !== undefined) this.cache.delete(key);
@@ -68,13 +68,13 @@ export class BadgeService {
   }
 
   /** The same badge in shields.io's endpoint format; nothing is rendered, so nothing is cached. */
-  endpointFor(requested: string): typeof ShieldsEndpoint.static {
+  async endpointFor(requested: string): Promise<typeof ShieldsEndpoint.static> {
     const handle = badgeHandle(requested);
-    return shieldsEndpoint(handle === null ? IMPOSSIBLE : this.contentOf(handle));
+    return shieldsEndpoint(handle === null ? IMPOSSIBLE : await this.contentOf(handle));
   }
 
-  private contentOf(handle: string): BadgeContent {
-    const creator = this.creators.findNow(handle);
+  private async contentOf(handle: string): Promise<BadgeContent> {
+    const creator = await this.creators.find(handle);
     return creator
       ? { label: creator.display_name ?? `@${creator.handle}`, message: tierLabel(creator.trust_band), color: TIER_COLORS[creator.trust_band] }
       : { label: `@${handle}`, message: NOT_VERIFIED, color: NEUTRAL };

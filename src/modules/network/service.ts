@@ -1,71 +1,25 @@
 // What creators do with each other: vouches, deals and their transitions, reviews of completed
 // deals, referrals; and the community servers that run a bot against this instance. Each write is
-// one transaction with the Trust Score recomputation and the events it causes.
-import type { Statement } from "bun:sqlite";
+// one transaction with the Trust Score recomputation and the events it causes. The `...Now` forms
+// run inside the import's synchronous transaction on SQLite.
 import { type Clock, iso } from "../../clock";
-import type { Store } from "../../db/client";
+import type { Database } from "../../db/database";
 import type { DealStatus } from "../../db/schema";
+import { UniqueViolation } from "../../db/errors";
 import { conflict, notFound, unprocessable } from "../../errors";
 import { newId } from "../../ids";
 import type { Outbox } from "../../outbox";
 import { cleanText, parseTime, requireHandle } from "../../values";
 import { type CreatorRow, type CreatorsService, creatorNotFound } from "../creators/service";
+import type * as Model from "./model";
+import { createNetworkStore, type DealView, type NetworkStore, SqliteNetworkStore } from "./store";
 
-export interface VouchRow {
-  id: string;
-  from_creator_id: string;
-  to_creator_id: string;
-  message: string | null;
-  created_at: number;
-}
-
-export interface DealRow {
-  id: string;
-  from_creator_id: string;
-  to_creator_id: string;
-  status: DealStatus;
-  created_at: number;
-  updated_at: number;
-}
-
-export interface Vouch {
-  id: string;
-  from: string;
-  to: string;
-  message: string | null;
-  created_at: string;
-}
-
-export interface Deal {
-  id: string;
-  from: string;
-  to: string;
-  status: DealStatus;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface Review {
-  id: string;
-  deal_id: string;
-  from: string;
-  to: string;
-  rating: number;
-  created_at: string;
-}
-
-export interface Referral {
-  referrer: string;
-  referred: string;
-  created_at: string;
-}
-
-export interface Server {
-  platform: string;
-  server_id: string;
-  name: string | null;
-  created_at: string;
-}
+export type { DealRow, VouchRow } from "./store";
+export type Vouch = typeof Model.Vouch.static;
+export type Deal = typeof Model.Deal.static;
+export type Review = typeof Model.Review.static;
+export type Referral = typeof Model.Referral.static;
+export type Server = typeof Model.Server.static;
 
 export type DealAction = "confirm" | "decline" | "complete";
 
@@ -78,141 +32,121 @@ const TRANSITIONS: Record<DealAction, { from: DealStatus; to: DealStatus }> = {
 
 const DEAL_ID = /^deal_[0-9a-z]{1,60}$/;
 
+type VouchInput = { from: string; to: string; message?: string | null; created_at?: string };
+type DealInput = { id?: string; from: string; to: string; status: DealStatus; created_at?: string };
+type ReviewInput = { from: string; to: string; rating: number; created_at?: string };
+type ReferralInput = { referrer: string; referred: string; created_at?: string };
+type ServerInput = { platform: string; server_id: string; name?: string | null; created_at?: string };
+
 export class NetworkService {
-  private readonly insertVouch: Statement;
-  private readonly vouchPair: Statement<{ id: string }, [string, string]>;
-  private readonly insertDeal: Statement;
-  private readonly dealById: Statement<DealRow & { from_handle: string; to_handle: string }, [string]>;
-  private readonly setDealStatus: Statement;
-  private readonly reviewableDeal: Statement<{ id: string; reviewed: number }, [string, string]>;
-  private readonly insertReview: Statement;
-  private readonly insertReferral: Statement;
-  private readonly referralOf: Statement<{ referrer_id: string }, [string]>;
-  private readonly serverById: Statement<{ name: string | null; created_at: number }, [string, string]>;
-  private readonly insertServer: Statement;
-  private readonly renameServer: Statement;
-  private readonly deleteServer: Statement;
+  readonly store: NetworkStore;
+  /** The same store when it answers synchronously (SQLite), for the import's `...Now` forms. */
+  private readonly sqlite: SqliteNetworkStore | null;
 
   constructor(
-    private readonly store: Store,
+    database: Database,
     private readonly clock: Clock,
     private readonly outbox: Outbox,
     private readonly creators: CreatorsService,
   ) {
-    const db = store.sqlite;
-    this.insertVouch = db.prepare(
-      "INSERT INTO vouches (id, from_creator_id, to_creator_id, message, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-    );
-    this.vouchPair = db.prepare("SELECT id FROM vouches WHERE from_creator_id = ? AND to_creator_id = ?");
-    this.insertDeal = db.prepare(
-      "INSERT INTO deals (id, from_creator_id, to_creator_id, status, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
-    );
-    this.dealById = db.prepare(
-      `SELECT d.*, f.handle AS from_handle, t.handle AS to_handle
-       FROM deals d JOIN creators f ON f.id = d.from_creator_id JOIN creators t ON t.id = d.to_creator_id
-       WHERE d.id = ?`,
-    );
-    this.setDealStatus = db.prepare("UPDATE deals SET status = ?2, updated_at = ?3 WHERE id = ?1");
-    // The newest completed deal between the two that the reviewer has not reviewed yet comes first.
-    this.reviewableDeal = db.prepare(
-      `SELECT d.id, EXISTS (SELECT 1 FROM reviews r WHERE r.deal_id = d.id AND r.from_creator_id = ?1) AS reviewed
-       FROM deals d
-       WHERE d.status = 'completed'
-         AND ((d.from_creator_id = ?1 AND d.to_creator_id = ?2) OR (d.from_creator_id = ?2 AND d.to_creator_id = ?1))
-       ORDER BY reviewed, d.updated_at DESC, d.id DESC LIMIT 1`,
-    );
-    this.insertReview = db.prepare(
-      "INSERT INTO reviews (id, deal_id, from_creator_id, to_creator_id, rating, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    );
-    this.insertReferral = db.prepare("INSERT INTO referrals (referred_id, referrer_id, created_at) VALUES (?1, ?2, ?3)");
-    this.referralOf = db.prepare("SELECT referrer_id FROM referrals WHERE referred_id = ?");
-    this.serverById = db.prepare("SELECT name, created_at FROM servers WHERE platform = ? AND server_id = ?");
-    this.insertServer = db.prepare(
-      "INSERT INTO servers (platform, server_id, name, registered_by, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-    );
-    this.renameServer = db.prepare("UPDATE servers SET name = ?3 WHERE platform = ?1 AND server_id = ?2");
-    this.deleteServer = db.prepare("DELETE FROM servers WHERE platform = ? AND server_id = ?");
+    this.store = createNetworkStore(database);
+    this.sqlite = this.store instanceof SqliteNetworkStore ? this.store : null;
   }
 
-  private creator(raw: string, role: string): CreatorRow {
-    const row = this.creators.findNow(requireHandle(raw));
+  private syncStore(): SqliteNetworkStore {
+    if (!this.sqlite) throw new Error("The import's network lines run on SQLite only (the import is not converted yet).");
+    return this.sqlite;
+  }
+
+  private async creator(raw: string, role: string): Promise<CreatorRow> {
+    const row = await this.creators.find(requireHandle(raw));
     if (!row) throw creatorNotFound(raw, role);
     return row;
   }
 
-  private pair(fromRaw: string, toRaw: string, what: string): [CreatorRow, CreatorRow] {
-    const from = this.creator(fromRaw, "from");
-    const to = this.creator(toRaw, "to");
-    if (from.id === to.id) throw unprocessable(`A creator cannot ${what} themselves.`);
-    return [from, to];
+  private async pair(fromRaw: string, toRaw: string, what: string): Promise<[CreatorRow, CreatorRow]> {
+    return distinct(await this.creator(fromRaw, "from"), await this.creator(toRaw, "to"), what);
+  }
+
+  private pairNow(fromRaw: string, toRaw: string, what: string): [CreatorRow, CreatorRow] {
+    const from = this.creators.findNow(requireHandle(fromRaw));
+    if (!from) throw creatorNotFound(fromRaw, "from");
+    const to = this.creators.findNow(requireHandle(toRaw));
+    if (!to) throw creatorNotFound(toRaw, "to");
+    return distinct(from, to, what);
   }
 
   /** Runs `work` in one transaction, at one instant. */
-  private write<T>(work: (now: number) => T): Promise<T> {
+  private write<T>(work: (now: number) => Promise<T>): Promise<T> {
     const now = this.clock.now();
-    return this.store.write(() => work(now));
+    return this.store.transaction(() => work(now));
   }
 
   // ---- vouches --------------------------------------------------------------------------------
 
   async vouch(input: { from: string; to: string; message?: string | null }): Promise<Vouch> {
-    return this.write((now) => this.vouchNow(input, now));
+    return this.write(async (now) => {
+      const [from, to] = await this.pair(input.from, input.to, "vouch for");
+      const row = newVouch(from, to, input, now);
+      await alreadyVouched(from, to, () => this.store.insertVouch(row));
+      await this.creators.recompute(to.id, now, true);
+      return vouchView(row, from, to);
+    });
   }
 
-  vouchNow(input: { from: string; to: string; message?: string | null; created_at?: string }, now: number): Vouch {
-    const [from, to] = this.pair(input.from, input.to, "vouch for");
-    if (this.vouchPair.get(from.id, to.id)) throw conflict(`${from.handle} already vouched for ${to.handle}.`);
-    const createdAt = input.created_at !== undefined ? parseTime(input.created_at, "created_at") : now;
-    const id = newId("vch", createdAt);
-    const message = cleanText(input.message);
-    this.insertVouch.run(id, from.id, to.id, message, createdAt);
-    this.creators.recompute(to.id, now, true);
-    return { id, from: from.handle, to: to.handle, message, created_at: iso(createdAt) };
+  vouchNow(input: VouchInput, now: number): Vouch {
+    const [from, to] = this.pairNow(input.from, input.to, "vouch for");
+    const row = newVouch(from, to, input, now);
+    alreadyVouched(from, to, () => this.syncStore().insertVouch(row));
+    this.creators.recomputeNow(to.id, now, true);
+    return vouchView(row, from, to);
   }
 
   // ---- deals ----------------------------------------------------------------------------------
 
   async openDeal(input: { from: string; to: string }): Promise<Deal> {
-    return this.write((now) => this.dealNow({ ...input, status: "pending" }, now));
+    return this.write(async (now) => {
+      const [from, to] = await this.pair(input.from, input.to, "make a deal with");
+      const row = newDeal(from, to, { ...input, status: "pending" }, now);
+      await dealExists(row.id, () => this.store.insertDeal(row));
+      return dealView({ ...row, from_handle: from.handle, to_handle: to.handle });
+    });
   }
 
-  /** A new deal; import may give it any status, an id and a creation time. */
-  dealNow(input: { id?: string; from: string; to: string; status: DealStatus; created_at?: string }, now: number): Deal {
-    const [from, to] = this.pair(input.from, input.to, "make a deal with");
-    if (input.id !== undefined && !DEAL_ID.test(input.id)) throw unprocessable(`'${input.id.slice(0, 40)}' is not a deal id.`);
-    const createdAt = input.created_at !== undefined ? parseTime(input.created_at, "created_at") : now;
-    const id = input.id ?? newId("deal", createdAt);
-    if (this.dealById.get(id)) throw conflict(`Deal ${id} already exists.`);
-    this.insertDeal.run(id, from.id, to.id, input.status, createdAt);
+  /** A new deal in the import's transaction: it may have any status, an id and a creation time. */
+  dealNow(input: DealInput, now: number): Deal {
+    const [from, to] = this.pairNow(input.from, input.to, "make a deal with");
+    const row = newDeal(from, to, input, now);
+    dealExists(row.id, () => this.syncStore().insertDeal(row));
     if (input.status === "completed") {
-      this.creators.recompute(from.id, now, true);
-      this.creators.recompute(to.id, now, true);
+      this.creators.recomputeNow(from.id, now, true);
+      this.creators.recomputeNow(to.id, now, true);
     }
-    return { id, from: from.handle, to: to.handle, status: input.status, created_at: iso(createdAt), updated_at: iso(createdAt) };
+    return dealView({ ...row, from_handle: from.handle, to_handle: to.handle });
   }
 
   async getDeal(id: string): Promise<Deal> {
-    const row = this.dealById.get(id);
+    const row = await this.store.dealById(id);
     if (!row) throw notFound(`No deal ${id.slice(0, 64)}.`);
-    return this.toDeal(row);
+    return dealView(row);
   }
 
   /** confirm (pending → confirmed), decline (pending → declined), complete (confirmed → completed). */
   async transition(id: string, action: DealAction): Promise<Deal> {
-    return this.write((now) => {
-      const row = this.dealById.get(id);
+    return this.write(async (now) => {
+      const row = await this.store.dealById(id);
       if (!row) throw notFound(`No deal ${id.slice(0, 64)}.`);
       const rule = TRANSITIONS[action];
       if (row.status !== rule.from) {
         throw conflict(`Deal ${id} is ${row.status}; only a ${rule.from} deal can be ${rule.to}.`);
       }
-      this.setDealStatus.run(id, rule.to, now);
-      const deal = this.toDeal({ ...row, status: rule.to, updated_at: now });
+      await this.store.setDealStatus(id, rule.to, now);
+      const deal = dealView({ ...row, status: rule.to, updated_at: now });
       if (rule.to === "completed") {
-        this.creators.recompute(row.from_creator_id, now, true);
-        this.creators.recompute(row.to_creator_id, now, true);
+        await this.creators.recompute(row.from_creator_id, now, true);
+        await this.creators.recompute(row.to_creator_id, now, true);
       } else {
-        this.outbox.write(rule.to === "confirmed" ? "deal.confirmed" : "deal.declined", {
+        await this.outbox.write(rule.to === "confirmed" ? "deal.confirmed" : "deal.declined", {
           deal_id: id,
           from: deal.from,
           to: deal.to,
@@ -223,76 +157,162 @@ export class NetworkService {
     });
   }
 
-  private toDeal(row: DealRow & { from_handle: string; to_handle: string }): Deal {
-    return {
-      id: row.id,
-      from: row.from_handle,
-      to: row.to_handle,
-      status: row.status,
-      created_at: iso(row.created_at),
-      updated_at: iso(row.updated_at),
-    };
-  }
-
   // ---- reviews --------------------------------------------------------------------------------
 
+  /** A review of `to` by `from`, attached to a completed deal between them that `from` has not reviewed. */
   async review(input: { from: string; to: string; rating: number }): Promise<Review> {
-    return this.write((now) => this.reviewNow(input, now));
+    return this.write(async (now) => {
+      const [from, to] = await this.pair(input.from, input.to, "review");
+      checkRating(input.rating);
+      const row = newReview(from, to, await this.store.reviewableDeal(from.id, to.id), input, now);
+      await this.store.insertReview(row);
+      await this.creators.recompute(to.id, now, true);
+      return reviewView(row, from, to);
+    });
   }
 
-  /** A review of `to` by `from`, attached to a completed deal between them that `from` has not reviewed. */
-  reviewNow(input: { from: string; to: string; rating: number; created_at?: string }, now: number): Review {
-    const [from, to] = this.pair(input.from, input.to, "review");
-    if (!Number.isInteger(input.rating) || input.rating < 1 || input.rating > 5) throw unprocessable("rating is a whole number from 1 to 5.");
-    const deal = this.reviewableDeal.get(from.id, to.id);
-    if (!deal) throw conflict(`${from.handle} and ${to.handle} have no completed deal to review.`);
-    if (deal.reviewed) throw conflict(`${from.handle} already reviewed every completed deal with ${to.handle}.`);
-    const createdAt = input.created_at !== undefined ? parseTime(input.created_at, "created_at") : now;
-    const id = newId("rev", createdAt);
-    this.insertReview.run(id, deal.id, from.id, to.id, input.rating, createdAt);
-    this.creators.recompute(to.id, now, true);
-    return { id, deal_id: deal.id, from: from.handle, to: to.handle, rating: input.rating, created_at: iso(createdAt) };
+  reviewNow(input: ReviewInput, now: number): Review {
+    const [from, to] = this.pairNow(input.from, input.to, "review");
+    checkRating(input.rating);
+    const row = newReview(from, to, this.syncStore().reviewableDeal(from.id, to.id), input, now);
+    this.syncStore().insertReview(row);
+    this.creators.recomputeNow(to.id, now, true);
+    return reviewView(row, from, to);
   }
 
   // ---- referrals ------------------------------------------------------------------------------
 
   async refer(input: { referrer: string; referred: string }): Promise<Referral> {
-    return this.write((now) => this.referNow(input, now));
+    return this.write(async (now) => {
+      const [referrer, referred] = await this.pair(input.referrer, input.referred, "refer");
+      const createdAt = timeOf(input, now);
+      await alreadyReferred(referred, () => this.store.insertReferral(referred.id, referrer.id, createdAt));
+      return { referrer: referrer.handle, referred: referred.handle, created_at: iso(createdAt) };
+    });
   }
 
-  referNow(input: { referrer: string; referred: string; created_at?: string }, now: number): Referral {
-    const [referrer, referred] = this.pair(input.referrer, input.referred, "refer");
-    if (this.referralOf.get(referred.id)) throw conflict(`${referred.handle} was already referred.`);
-    const createdAt = input.created_at !== undefined ? parseTime(input.created_at, "created_at") : now;
-    this.insertReferral.run(referred.id, referrer.id, createdAt);
+  referNow(input: ReferralInput, now: number): Referral {
+    const [referrer, referred] = this.pairNow(input.referrer, input.referred, "refer");
+    const createdAt = timeOf(input, now);
+    alreadyReferred(referred, () => this.syncStore().insertReferral(referred.id, referrer.id, createdAt));
     return { referrer: referrer.handle, referred: referred.handle, created_at: iso(createdAt) };
   }
 
   // ---- servers --------------------------------------------------------------------------------
 
-  async registerServer(input: { platform: string; server_id: string; name?: string | null }, registeredBy: string): Promise<{ created: boolean; server: Server }> {
-    return this.write((now) => this.registerServerNow(input, registeredBy, now));
+  async registerServer(input: ServerInput, registeredBy: string): Promise<{ created: boolean; server: Server }> {
+    return this.write(async (now) => {
+      const createdAt = timeOf(input, now);
+      const name = cleanText(input.name);
+      const existing = await this.store.serverById(input.platform, input.server_id);
+      if (!existing) await this.store.insertServer(input.platform, input.server_id, name, registeredBy, createdAt);
+      else if (input.name !== undefined) await this.store.renameServer(input.platform, input.server_id, name);
+      const row = (await this.store.serverById(input.platform, input.server_id))!;
+      return { created: !existing, server: serverView(input.platform, input.server_id, row) };
+    });
   }
 
-  registerServerNow(input: { platform: string; server_id: string; name?: string | null; created_at?: string }, registeredBy: string, now: number) {
-    const createdAt = input.created_at !== undefined ? parseTime(input.created_at, "created_at") : now;
+  registerServerNow(input: ServerInput, registeredBy: string, now: number): { created: boolean; server: Server } {
+    const store = this.syncStore();
+    const createdAt = timeOf(input, now);
     const name = cleanText(input.name);
-    const existing = this.serverById.get(input.platform, input.server_id);
-    if (!existing) this.insertServer.run(input.platform, input.server_id, name, registeredBy, createdAt);
-    else if (input.name !== undefined) this.renameServer.run(input.platform, input.server_id, name);
-    const row = this.serverById.get(input.platform, input.server_id)!;
-    return {
-      created: !existing,
-      server: { platform: input.platform, server_id: input.server_id, name: row.name, created_at: iso(row.created_at) },
-    };
+    const existing = store.serverById(input.platform, input.server_id);
+    if (!existing) store.insertServer(input.platform, input.server_id, name, registeredBy, createdAt);
+    else if (input.name !== undefined) store.renameServer(input.platform, input.server_id, name);
+    const row = store.serverById(input.platform, input.server_id)!;
+    return { created: !existing, server: serverView(input.platform, input.server_id, row) };
   }
 
   async unregisterServer(platform: string, serverId: string): Promise<Server> {
-    return this.write(() => {
-      const row = this.serverById.get(platform, serverId);
+    return this.write(async () => {
+      const row = await this.store.serverById(platform, serverId);
       if (!row) throw notFound(`No registered ${platform} server ${serverId.slice(0, 64)}.`);
-      this.deleteServer.run(platform, serverId);
-      return { platform, server_id: serverId, name: row.name, created_at: iso(row.created_at) };
+      await this.store.deleteServer(platform, serverId);
+      return serverView(platform, serverId, row);
     });
   }
+}
+
+function distinct(from: CreatorRow, to: CreatorRow, what: string): [CreatorRow, CreatorRow] {
+  if (from.id === to.id) throw unprocessable(`A creator cannot ${what} themselves.`);
+  return [from, to];
+}
+
+function timeOf(input: { created_at?: string } | object, now: number): number {
+  const createdAt = (input as { created_at?: string }).created_at;
+  return createdAt !== undefined ? parseTime(createdAt, "created_at") : now;
+}
+
+function newVouch(from: CreatorRow, to: CreatorRow, input: { message?: string | null; created_at?: string }, now: number) {
+  const createdAt = timeOf(input, now);
+  return { id: newId("vch", createdAt), from_creator_id: from.id, to_creator_id: to.id, message: cleanText(input.message), created_at: createdAt };
+}
+
+function vouchView(row: ReturnType<typeof newVouch>, from: CreatorRow, to: CreatorRow): Vouch {
+  return { id: row.id, from: from.handle, to: to.handle, message: row.message, created_at: iso(row.created_at) };
+}
+
+/**
+ * Runs an insert, answering a repeated key with `conflictError()`: synchronously for the SQLite
+ * store's plain calls (the import), through the promise for PostgreSQL's.
+ */
+function conflictOnRepeat(insert: () => unknown, conflictError: () => Error): void | Promise<void> {
+  const translate = (error: unknown) => (error instanceof UniqueViolation ? conflictError() : error);
+  let result: unknown;
+  try {
+    result = insert();
+  } catch (error) {
+    throw translate(error);
+  }
+  if (result instanceof Promise) {
+    return result.then(
+      () => undefined,
+      (error) => {
+        throw translate(error);
+      },
+    );
+  }
+}
+
+const alreadyVouched = (from: CreatorRow, to: CreatorRow, insert: () => unknown) =>
+  conflictOnRepeat(insert, () => conflict(`${from.handle} already vouched for ${to.handle}.`));
+const alreadyReferred = (referred: CreatorRow, insert: () => unknown) =>
+  conflictOnRepeat(insert, () => conflict(`${referred.handle} was already referred.`));
+const dealExists = (id: string, insert: () => unknown) => conflictOnRepeat(insert, () => conflict(`Deal ${id} already exists.`));
+
+function newDeal(from: CreatorRow, to: CreatorRow, input: DealInput, now: number) {
+  if (input.id !== undefined && !DEAL_ID.test(input.id)) throw unprocessable(`'${input.id.slice(0, 40)}' is not a deal id.`);
+  const createdAt = timeOf(input, now);
+  const id = input.id ?? newId("deal", createdAt);
+  return { id, from_creator_id: from.id, to_creator_id: to.id, status: input.status, created_at: createdAt, updated_at: createdAt };
+}
+
+function dealView(row: DealView): Deal {
+  return {
+    id: row.id,
+    from: row.from_handle,
+    to: row.to_handle,
+    status: row.status,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+function checkRating(rating: number) {
+  if (!Number.isInteger(rating) || rating < 1 || rating > 5) throw unprocessable("rating is a whole number from 1 to 5.");
+}
+
+function newReview(from: CreatorRow, to: CreatorRow, deal: { id: string; reviewed: boolean } | null, input: ReviewInput, now: number) {
+  if (!deal) throw conflict(`${from.handle} and ${to.handle} have no completed deal to review.`);
+  if (deal.reviewed) throw conflict(`${from.handle} already reviewed every completed deal with ${to.handle}.`);
+  const createdAt = timeOf(input, now);
+  return { id: newId("rev", createdAt), deal_id: deal.id, from_creator_id: from.id, to_creator_id: to.id, rating: input.rating, created_at: createdAt };
+}
+
+function reviewView(row: ReturnType<typeof newReview>, from: CreatorRow, to: CreatorRow): Review {
+  return { id: row.id, deal_id: row.deal_id, from: from.handle, to: to.handle, rating: row.rating, created_at: iso(row.created_at) };
+}
+
+function serverView(platform: string, serverId: string, row: { name: string | null; created_at: number }): Server {
+  return { platform, server_id: serverId, name: row.name, created_at: iso(row.created_at) };
 }

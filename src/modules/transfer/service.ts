@@ -5,6 +5,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { t } from "elysia";
 import { statSync } from "node:fs";
 import type { Store } from "../../db/client";
+import { UniqueViolation } from "../../db/errors";
 import { type Clock, iso } from "../../clock";
 import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../db/schema";
 import { rollbackJournalWhileAlone, suspendIndexes, suspendSearchIndexing, suspendTriggers } from "../../db/search-index";
@@ -190,7 +191,7 @@ export class TransferService {
             summary[counted]++;
           } catch (error) {
             if (error instanceof ServiceError && !error.message.startsWith("line ")) throw lineError(lineNo, error.message);
-            if (error instanceof Error && /UNIQUE constraint/.test(error.message)) throw lineError(lineNo, "a record with this id or key already exists");
+            if (error instanceof UniqueViolation || (error instanceof Error && /UNIQUE constraint/.test(error.message))) throw lineError(lineNo, "a record with this id or key already exists");
             throw error;
           }
         }

@@ -1,0 +1,259 @@
+// The creators' tables on SQLite: prepared statements that answer synchronously.
+import type { Database, Statement } from "bun:sqlite";
+import type { Store } from "../../db/client";
+import { asUniqueViolation } from "../../db/errors";
+import {
+  type ConnectionFields,
+  type ConnectionRow,
+  type CreatorRow,
+  type CreatorsStore,
+  emptyScoreBasis,
+  type NewConnection,
+  type NewCreator,
+  type PenaltyRow,
+  type ProfileFields,
+  type ScoreBasis,
+  type TrustFields,
+} from "./store";
+
+export class SqliteCreatorsStore implements CreatorsStore {
+  private readonly sqlite: Database;
+  private readonly byHandleStatement: Statement<CreatorRow, [string]>;
+  private readonly byIdStatement: Statement<CreatorRow, [string]>;
+  private readonly insertCreatorStatement: Statement;
+  private readonly updateProfileStatement: Statement;
+  private readonly connectionByAccountStatement: Statement<ConnectionRow, [string, string]>;
+  private readonly connectionsOfStatement: Statement<ConnectionRow, [string]>;
+  private readonly insertConnectionStatement: Statement;
+  private readonly updateConnectionStatement: Statement;
+  private readonly deleteConnectionStatement: Statement;
+  private readonly countVouches: Statement<{ n: number }, [string]>;
+  private readonly countDeals: Statement<{ n: number }, [string]>;
+  private readonly reviewTotals: Statement<{ n: number; sum: number | null }, [string]>;
+  private readonly penaltyRows: Statement<PenaltyRow, [string, string, number]>;
+  private readonly creatorsNamedByStatement: Statement<{ id: string }, [string, string, string]>;
+  private readonly creatorsNamedSinceStatement: Statement<{ id: string }, [number]>;
+  private readonly writeTrustStatement: Statement;
+  private readonly writeSnapshotStatement: Statement;
+  private readonly snapshotOnOrBefore: Statement<{ score: number }, [string, string]>;
+  private readonly oldestSnapshot: Statement<{ score: number }, [string]>;
+  private readonly idsAfter: Statement<{ id: string }, [string, number]>;
+
+  constructor(private readonly store: Store) {
+    const db = (this.sqlite = store.sqlite);
+    this.byHandleStatement = db.prepare("SELECT rowid, * FROM creators WHERE handle = ?");
+    this.byIdStatement = db.prepare("SELECT rowid, * FROM creators WHERE id = ?");
+    this.insertCreatorStatement = db.prepare(
+      `INSERT INTO creators (id, handle, display_name, verification_level, karma, joined_at, avatar_r2_key, created_at,
+         updated_at, trust_computed_at, search_text)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?8, ?2)`,
+    );
+    this.updateProfileStatement = db.prepare(
+      `UPDATE creators SET display_name = ?2, verification_level = ?3, karma = ?4, joined_at = ?5, avatar_r2_key = ?6,
+         updated_at = ?7 WHERE id = ?1`,
+    );
+    this.connectionByAccountStatement = db.prepare("SELECT * FROM connections WHERE provider = ? AND provider_user_id = ?");
+    this.connectionsOfStatement = db.prepare("SELECT * FROM connections WHERE creator_id = ? ORDER BY created_at, id");
+    this.insertConnectionStatement = db.prepare(
+      `INSERT INTO connections (creator_id, provider, provider_user_id, provider_username, provider_url, verified_at, public, created_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (provider, provider_user_id) DO NOTHING`,
+    );
+    this.updateConnectionStatement = db.prepare(
+      "UPDATE connections SET provider_username = ?2, provider_url = ?3, verified_at = ?4, public = ?5 WHERE id = ?1",
+    );
+    this.deleteConnectionStatement = db.prepare("DELETE FROM connections WHERE id = ?");
+    this.countVouches = db.prepare("SELECT count(*) AS n FROM vouches WHERE to_creator_id = ?");
+    this.countDeals = db.prepare(
+      `SELECT (SELECT count(*) FROM deals WHERE from_creator_id = ?1 AND status = 'completed')
+            + (SELECT count(*) FROM deals WHERE to_creator_id = ?1 AND status = 'completed') AS n`,
+    );
+    this.reviewTotals = db.prepare("SELECT count(*) AS n, sum(rating) AS sum FROM reviews WHERE to_creator_id = ?");
+    // Active rows naming the creator directly or through any of its connections, each row once.
+    this.penaltyRows = db.prepare(
+      `SELECT id, severity, high_risk, watchlist FROM blacklist_entries INDEXED BY blacklist_creator_idx
+       WHERE creator_handle = ?1 AND status = 'active' AND (expires_at IS NULL OR expires_at > ?3)
+       UNION
+       SELECT e.id, e.severity, e.high_risk, e.watchlist
+       FROM connections c JOIN blacklist_entries e ON e.provider = c.provider AND e.provider_user_id = c.provider_user_id
+       WHERE c.creator_id = ?2 AND e.status = 'active' AND (e.expires_at IS NULL OR e.expires_at > ?3)`,
+    );
+    this.creatorsNamedByStatement = db.prepare(
+      `SELECT id FROM creators WHERE handle = ?1
+       UNION SELECT creator_id FROM connections WHERE provider = ?2 AND provider_user_id = ?3`,
+    );
+    // Connections are fewer than a bulk write's entries: each is looked up in the subject index.
+    this.creatorsNamedSinceStatement = db.prepare(
+      `SELECT id FROM creators WHERE handle IN (
+         SELECT creator_handle FROM blacklist_entries WHERE rowid > ?1 AND status = 'active' AND creator_handle IS NOT NULL)
+       UNION
+       SELECT c.creator_id FROM connections c WHERE EXISTS (
+         SELECT 1 FROM blacklist_entries e
+         WHERE e.provider = c.provider AND e.provider_user_id = c.provider_user_id AND e.rowid > ?1 AND e.status = 'active')`,
+    );
+    this.writeTrustStatement = db.prepare(
+      `UPDATE creators SET trust_score = ?2, trust_band = ?3, blacklisted = ?4, trust_computed_at = ?5, linked_accounts = ?6,
+         verified_connections = ?7, vouch_count = ?8, deal_count = ?9, review_count = ?10, review_sum = ?11,
+         search_text = ?12, platforms = ?13
+       WHERE id = ?1`,
+    );
+    this.writeSnapshotStatement = db.prepare(
+      `INSERT INTO trust_snapshots (creator_id, day, score) VALUES (?1, ?2, ?3)
+       ON CONFLICT (creator_id, day) DO UPDATE SET score = excluded.score`,
+    );
+    this.snapshotOnOrBefore = db.prepare(
+      "SELECT score FROM trust_snapshots WHERE creator_id = ? AND day <= ? ORDER BY day DESC LIMIT 1",
+    );
+    this.oldestSnapshot = db.prepare("SELECT score FROM trust_snapshots WHERE creator_id = ? ORDER BY day LIMIT 1");
+    this.idsAfter = db.prepare("SELECT id FROM creators WHERE id > ? ORDER BY id LIMIT ?");
+  }
+
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.store.write(fn);
+  }
+
+  byHandle(handle: string): CreatorRow | null {
+    return this.byHandleStatement.get(handle);
+  }
+
+  byId(id: string): CreatorRow | null {
+    return this.byIdStatement.get(id);
+  }
+
+  insertCreator(c: NewCreator): void {
+    try {
+      this.insertCreatorStatement.run(c.id, c.handle, c.display_name, c.verification_level, c.karma, c.joined_at, c.avatar_r2_key, c.created_at);
+    } catch (error) {
+      throw asUniqueViolation(error) ?? error;
+    }
+  }
+
+  updateProfile(id: string, f: ProfileFields, now: number): void {
+    this.updateProfileStatement.run(id, f.display_name, f.verification_level, f.karma, f.joined_at, f.avatar_r2_key, now);
+  }
+
+  connectionByAccount(provider: string, accountId: string): ConnectionRow | null {
+    return this.connectionByAccountStatement.get(provider, accountId);
+  }
+
+  connectionsOf(creatorId: string): ConnectionRow[] {
+    return this.connectionsOfStatement.all(creatorId);
+  }
+
+  insertConnection(c: NewConnection): boolean {
+    const result = this.insertConnectionStatement.run(
+      c.creator_id,
+      c.provider,
+      c.provider_user_id,
+      c.provider_username,
+      c.provider_url,
+      c.verified_at,
+      c.public,
+      c.created_at,
+    );
+    return result.changes > 0;
+  }
+
+  updateConnection(id: number, f: ConnectionFields): void {
+    this.updateConnectionStatement.run(id, f.provider_username, f.provider_url, f.verified_at, f.public);
+  }
+
+  deleteConnection(id: number): void {
+    this.deleteConnectionStatement.run(id);
+  }
+
+  scoreBasis(creator: Pick<CreatorRow, "id" | "handle">, now: number): ScoreBasis {
+    return {
+      connections: this.connectionsOfStatement.all(creator.id),
+      vouches: this.countVouches.get(creator.id)!.n,
+      deals: this.countDeals.get(creator.id)!.n,
+      reviews: this.reviewTotals.get(creator.id)!,
+      penalties: this.penaltyRows.all(creator.handle, creator.id, now),
+    };
+  }
+
+  creatorsNamedBy(handle: string, provider: string, accountId: string): string[] {
+    return this.creatorsNamedByStatement.all(handle, provider, accountId).map((row) => row.id);
+  }
+
+  /** Creators named by active entries stored past `afterRowid` (a bulk write's catch-up). */
+  creatorsNamedSince(afterRowid: number): string[] {
+    return this.creatorsNamedSinceStatement.all(afterRowid).map((row) => row.id);
+  }
+
+  writeTrust(id: string, t: TrustFields): void {
+    this.writeTrustStatement.run(
+      id,
+      t.trust_score,
+      t.trust_band,
+      t.blacklisted,
+      t.trust_computed_at,
+      t.linked_accounts,
+      t.verified_connections,
+      t.vouch_count,
+      t.deal_count,
+      t.review_count,
+      t.review_sum,
+      t.search_text,
+      t.platforms,
+    );
+  }
+
+  writeSnapshot(id: string, day: string, score: number): void {
+    this.writeSnapshotStatement.run(id, day, score);
+  }
+
+  trendFrom(id: string, day: string): number | null {
+    return (this.snapshotOnOrBefore.get(id, day) ?? this.oldestSnapshot.get(id))?.score ?? null;
+  }
+
+  creatorIdsAfter(after: string, limit: number): string[] {
+    return this.idsAfter.all(after, limit).map((row) => row.id);
+  }
+
+  /** Every creator row, read whole (the caller writes to the table afterwards). */
+  allCreators(): CreatorRow[] {
+    return this.sqlite.query<CreatorRow, []>("SELECT rowid, * FROM creators").all();
+  }
+
+  /**
+   * Every creator's score basis in one grouped query per table: the same rows `scoreBasis` reads
+   * for one creator (connections in the same order, penalties deduplicated per creator as its
+   * UNION does).
+   */
+  everyScoreBasis(now: number): Map<string, ScoreBasis> {
+    const all = new Map<string, ScoreBasis>();
+    const of = (id: string) => {
+      let basis = all.get(id);
+      if (!basis) all.set(id, (basis = emptyScoreBasis()));
+      return basis;
+    };
+    const db = this.sqlite;
+    for (const c of db.query<ConnectionRow, []>("SELECT * FROM connections ORDER BY creator_id, created_at, id").iterate()) {
+      of(c.creator_id).connections.push(c);
+    }
+    for (const v of db.query<{ id: string; n: number }, []>("SELECT to_creator_id AS id, count(*) AS n FROM vouches GROUP BY to_creator_id").iterate()) {
+      of(v.id).vouches = v.n;
+    }
+    const deals = db.query<{ id: string; n: number }, []>(
+      `SELECT from_creator_id AS id, count(*) AS n FROM deals WHERE status = 'completed' GROUP BY from_creator_id
+       UNION ALL
+       SELECT to_creator_id AS id, count(*) AS n FROM deals WHERE status = 'completed' GROUP BY to_creator_id`,
+    );
+    for (const d of deals.iterate()) of(d.id).deals += d.n;
+    const reviews = db.query<{ id: string; n: number; sum: number | null }, []>(
+      "SELECT to_creator_id AS id, count(*) AS n, sum(rating) AS sum FROM reviews GROUP BY to_creator_id",
+    );
+    for (const r of reviews.iterate()) of(r.id).reviews = { n: r.n, sum: r.sum };
+    const penalties = db.query<PenaltyRow & { creator_id: string }, [number]>(
+      `SELECT c.id AS creator_id, e.id, e.severity, e.high_risk, e.watchlist
+       FROM creators c JOIN blacklist_entries e INDEXED BY blacklist_creator_idx ON e.creator_handle = c.handle
+       WHERE e.status = 'active' AND (e.expires_at IS NULL OR e.expires_at > ?1)
+       UNION
+       SELECT c.creator_id, e.id, e.severity, e.high_risk, e.watchlist
+       FROM connections c JOIN blacklist_entries e ON e.provider = c.provider AND e.provider_user_id = c.provider_user_id
+       WHERE e.status = 'active' AND (e.expires_at IS NULL OR e.expires_at > ?1)`,
+    );
+    for (const p of penalties.iterate(now)) of(p.creator_id).penalties.push(p);
+    return all;
+  }
+}

@@ -1,0 +1,139 @@
+// The creators' tables (creators, connections, trust_snapshots) and the reads the Trust Score is
+// computed from: the only place their SQL lives. SQLite answers synchronously (prepared
+// statements), PostgreSQL with promises; the service awaits either, and the paths that must stay
+// synchronous on SQLite (the import, the badge, a blacklist write's recomputation) use the SQLite
+// store's plain values.
+import type { Database } from "../../db/database";
+import type { Provider } from "../../db/schema";
+import type { EntryRow } from "../blacklist/service";
+import { PostgresCreatorsStore } from "./store.postgres";
+import { SqliteCreatorsStore } from "./store.sqlite";
+import type { TrustBand } from "./trust";
+
+export type Awaitable<T> = T | Promise<T>;
+
+export interface CreatorRow {
+  /** SQLite's rowid (the directory index keys on it); 0 on PostgreSQL, which has none. */
+  rowid: number;
+  id: string;
+  handle: string;
+  display_name: string | null;
+  verification_level: number;
+  karma: number;
+  joined_at: number;
+  avatar_r2_key: string | null;
+  created_at: number;
+  updated_at: number;
+  trust_score: number;
+  trust_band: TrustBand;
+  /** 0 or 1 on both databases. */
+  blacklisted: number;
+  trust_computed_at: number;
+  linked_accounts: number;
+  verified_connections: number;
+  vouch_count: number;
+  deal_count: number;
+  review_count: number;
+  review_sum: number;
+  courses_passed: number;
+  search_text: string;
+  platforms: string;
+}
+
+export interface ConnectionRow {
+  id: number;
+  creator_id: string;
+  provider: Provider;
+  provider_user_id: string;
+  provider_username: string | null;
+  provider_url: string | null;
+  verified_at: number | null;
+  /** 0 or 1 on both databases. */
+  public: number;
+  created_at: number;
+}
+
+export type NewCreator = Pick<
+  CreatorRow,
+  "id" | "handle" | "display_name" | "verification_level" | "karma" | "joined_at" | "avatar_r2_key" | "created_at"
+>;
+
+export type ProfileFields = Pick<CreatorRow, "display_name" | "verification_level" | "karma" | "joined_at" | "avatar_r2_key">;
+
+export type NewConnection = Omit<ConnectionRow, "id">;
+
+export type ConnectionFields = Pick<ConnectionRow, "provider_username" | "provider_url" | "verified_at" | "public">;
+
+/** What a recomputation writes on the creator row. */
+export type TrustFields = Pick<
+  CreatorRow,
+  | "trust_score"
+  | "trust_band"
+  | "blacklisted"
+  | "trust_computed_at"
+  | "linked_accounts"
+  | "verified_connections"
+  | "vouch_count"
+  | "deal_count"
+  | "review_count"
+  | "review_sum"
+  | "search_text"
+  | "platforms"
+>;
+
+export interface PenaltyRow {
+  id: string;
+  severity: EntryRow["severity"];
+  high_risk: number;
+  watchlist: number;
+}
+
+/** The stored rows a creator's score is computed from, besides the creator row itself. */
+export interface ScoreBasis {
+  /** Oldest first, as the haystack lists the usernames. */
+  connections: ConnectionRow[];
+  vouches: number;
+  deals: number;
+  reviews: { n: number; sum: number | null };
+  /** Active entries naming the creator or one of its connections, each once. */
+  penalties: PenaltyRow[];
+}
+
+export interface CreatorsStore {
+  /** One transaction (joins the caller's when inside one). */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  byHandle(handle: string): Awaitable<CreatorRow | null>;
+  byId(id: string): Awaitable<CreatorRow | null>;
+  /** Throws UniqueViolation when the handle (or id) is taken. */
+  insertCreator(creator: NewCreator): Awaitable<void>;
+  updateProfile(id: string, fields: ProfileFields, now: number): Awaitable<void>;
+  connectionByAccount(provider: string, accountId: string): Awaitable<ConnectionRow | null>;
+  /** Oldest first. */
+  connectionsOf(creatorId: string): Awaitable<ConnectionRow[]>;
+  /** False, writing nothing, when the account is already linked (to this creator or another). */
+  insertConnection(connection: NewConnection): Awaitable<boolean>;
+  updateConnection(id: number, fields: ConnectionFields): Awaitable<void>;
+  deleteConnection(id: number): Awaitable<void>;
+  /**
+   * The rows a score is computed from. Its penalties still join blacklist_entries here (one
+   * statement per recomputation, inside the entry's transaction) rather than asking the blacklist.
+   */
+  scoreBasis(creator: Pick<CreatorRow, "id" | "handle">, now: number): Awaitable<ScoreBasis>;
+  /** Creators an entry names: by handle, or through a linked account. */
+  creatorsNamedBy(handle: string, provider: string, accountId: string): Awaitable<string[]>;
+  writeTrust(id: string, fields: TrustFields): Awaitable<void>;
+  /** Today's snapshot; a later recomputation the same day replaces it. */
+  writeSnapshot(id: string, day: string, score: number): Awaitable<void>;
+  /** The latest snapshot dated on or before `day`, else the oldest, else null. */
+  trendFrom(id: string, day: string): Awaitable<number | null>;
+  /** A page of creator ids in id order, after `after`. */
+  creatorIdsAfter(after: string, limit: number): Awaitable<string[]>;
+}
+
+export function createCreatorsStore(database: Database): CreatorsStore {
+  return database.dialect === "sqlite" ? new SqliteCreatorsStore(database) : new PostgresCreatorsStore(database);
+}
+
+export function emptyScoreBasis(): ScoreBasis {
+  return { connections: [], vouches: 0, deals: 0, reviews: { n: 0, sum: null }, penalties: [] };
+}

@@ -1,0 +1,257 @@
+// The network's tables (vouches, deals, reviews, referrals, servers): the only place their SQL
+// lives. SQLite answers synchronously (the import shares the service's synchronous paths);
+// PostgreSQL with promises, every statement on `database.sql()` so it joins the caller's
+// transaction. Inserts that repeat a unique key throw UniqueViolation.
+import type { Statement } from "bun:sqlite";
+import type { Store } from "../../db/client";
+import type { Database } from "../../db/database";
+import { asUniqueViolation } from "../../db/errors";
+import type { PostgresDatabase } from "../../db/postgres";
+import type { DealStatus } from "../../db/schema";
+import type { Awaitable } from "../creators/store";
+
+export interface VouchRow {
+  id: string;
+  from_creator_id: string;
+  to_creator_id: string;
+  message: string | null;
+  created_at: number;
+}
+
+export interface DealRow {
+  id: string;
+  from_creator_id: string;
+  to_creator_id: string;
+  status: DealStatus;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A deal with its parties' handles. */
+export type DealView = DealRow & { from_handle: string; to_handle: string };
+
+export interface ReviewRow {
+  id: string;
+  deal_id: string;
+  from_creator_id: string;
+  to_creator_id: string;
+  rating: number;
+  created_at: number;
+}
+
+export interface ServerRow {
+  name: string | null;
+  created_at: number;
+}
+
+export interface NetworkStore {
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /** Throws UniqueViolation when `from` already vouched for `to`. */
+  insertVouch(vouch: VouchRow): Awaitable<void>;
+  /** Throws UniqueViolation when the id is taken. */
+  insertDeal(deal: DealRow): Awaitable<void>;
+  dealById(id: string): Awaitable<DealView | null>;
+  setDealStatus(id: string, status: DealStatus, now: number): Awaitable<void>;
+  /** The newest completed deal between the two that `reviewer` has not reviewed yet comes first. */
+  reviewableDeal(reviewerId: string, otherId: string): Awaitable<{ id: string; reviewed: boolean } | null>;
+  insertReview(review: ReviewRow): Awaitable<void>;
+  /** Throws UniqueViolation when `referred` was already referred. */
+  insertReferral(referredId: string, referrerId: string, createdAt: number): Awaitable<void>;
+  serverById(platform: string, serverId: string): Awaitable<ServerRow | null>;
+  insertServer(platform: string, serverId: string, name: string | null, registeredBy: string, createdAt: number): Awaitable<void>;
+  renameServer(platform: string, serverId: string, name: string | null): Awaitable<void>;
+  deleteServer(platform: string, serverId: string): Awaitable<void>;
+}
+
+export function createNetworkStore(database: Database): NetworkStore {
+  return database.dialect === "sqlite" ? new SqliteNetworkStore(database) : new PostgresNetworkStore(database);
+}
+
+function translated<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    throw asUniqueViolation(error) ?? error;
+  }
+}
+
+export class SqliteNetworkStore implements NetworkStore {
+  private readonly insertVouchStatement: Statement;
+  private readonly insertDealStatement: Statement;
+  private readonly dealByIdStatement: Statement<DealView, [string]>;
+  private readonly setDealStatusStatement: Statement;
+  private readonly reviewableDealStatement: Statement<{ id: string; reviewed: number }, [string, string]>;
+  private readonly insertReviewStatement: Statement;
+  private readonly insertReferralStatement: Statement;
+  private readonly serverByIdStatement: Statement<ServerRow, [string, string]>;
+  private readonly insertServerStatement: Statement;
+  private readonly renameServerStatement: Statement;
+  private readonly deleteServerStatement: Statement;
+
+  constructor(private readonly store: Store) {
+    const db = store.sqlite;
+    this.insertVouchStatement = db.prepare(
+      "INSERT INTO vouches (id, from_creator_id, to_creator_id, message, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+    );
+    this.insertDealStatement = db.prepare(
+      "INSERT INTO deals (id, from_creator_id, to_creator_id, status, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    );
+    this.dealByIdStatement = db.prepare(
+      `SELECT d.*, f.handle AS from_handle, t.handle AS to_handle
+       FROM deals d JOIN creators f ON f.id = d.from_creator_id JOIN creators t ON t.id = d.to_creator_id
+       WHERE d.id = ?`,
+    );
+    this.setDealStatusStatement = db.prepare("UPDATE deals SET status = ?2, updated_at = ?3 WHERE id = ?1");
+    this.reviewableDealStatement = db.prepare(
+      `SELECT d.id, EXISTS (SELECT 1 FROM reviews r WHERE r.deal_id = d.id AND r.from_creator_id = ?1) AS reviewed
+       FROM deals d
+       WHERE d.status = 'completed'
+         AND ((d.from_creator_id = ?1 AND d.to_creator_id = ?2) OR (d.from_creator_id = ?2 AND d.to_creator_id = ?1))
+       ORDER BY reviewed, d.updated_at DESC, d.id DESC LIMIT 1`,
+    );
+    this.insertReviewStatement = db.prepare(
+      "INSERT INTO reviews (id, deal_id, from_creator_id, to_creator_id, rating, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    );
+    this.insertReferralStatement = db.prepare("INSERT INTO referrals (referred_id, referrer_id, created_at) VALUES (?1, ?2, ?3)");
+    this.serverByIdStatement = db.prepare("SELECT name, created_at FROM servers WHERE platform = ? AND server_id = ?");
+    this.insertServerStatement = db.prepare(
+      "INSERT INTO servers (platform, server_id, name, registered_by, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+    );
+    this.renameServerStatement = db.prepare("UPDATE servers SET name = ?3 WHERE platform = ?1 AND server_id = ?2");
+    this.deleteServerStatement = db.prepare("DELETE FROM servers WHERE platform = ? AND server_id = ?");
+  }
+
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.store.write(fn);
+  }
+
+  insertVouch(v: VouchRow): void {
+    translated(() => this.insertVouchStatement.run(v.id, v.from_creator_id, v.to_creator_id, v.message, v.created_at));
+  }
+
+  insertDeal(d: DealRow): void {
+    translated(() => this.insertDealStatement.run(d.id, d.from_creator_id, d.to_creator_id, d.status, d.created_at, d.updated_at));
+  }
+
+  dealById(id: string): DealView | null {
+    return this.dealByIdStatement.get(id);
+  }
+
+  setDealStatus(id: string, status: DealStatus, now: number): void {
+    this.setDealStatusStatement.run(id, status, now);
+  }
+
+  reviewableDeal(reviewerId: string, otherId: string): { id: string; reviewed: boolean } | null {
+    const row = this.reviewableDealStatement.get(reviewerId, otherId);
+    return row ? { id: row.id, reviewed: !!row.reviewed } : null;
+  }
+
+  insertReview(r: ReviewRow): void {
+    translated(() => this.insertReviewStatement.run(r.id, r.deal_id, r.from_creator_id, r.to_creator_id, r.rating, r.created_at));
+  }
+
+  insertReferral(referredId: string, referrerId: string, createdAt: number): void {
+    translated(() => this.insertReferralStatement.run(referredId, referrerId, createdAt));
+  }
+
+  serverById(platform: string, serverId: string): ServerRow | null {
+    return this.serverByIdStatement.get(platform, serverId);
+  }
+
+  insertServer(platform: string, serverId: string, name: string | null, registeredBy: string, createdAt: number): void {
+    translated(() => this.insertServerStatement.run(platform, serverId, name, registeredBy, createdAt));
+  }
+
+  renameServer(platform: string, serverId: string, name: string | null): void {
+    this.renameServerStatement.run(platform, serverId, name);
+  }
+
+  deleteServer(platform: string, serverId: string): void {
+    this.deleteServerStatement.run(platform, serverId);
+  }
+}
+
+async function translatedAsync<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    throw asUniqueViolation(error) ?? error;
+  }
+}
+
+export class PostgresNetworkStore implements NetworkStore {
+  constructor(private readonly database: PostgresDatabase) {}
+
+  private get sql() {
+    return this.database.sql();
+  }
+
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.database.write(fn);
+  }
+
+  async insertVouch(v: VouchRow): Promise<void> {
+    await translatedAsync(this.sql`
+      INSERT INTO vouches (id, from_creator_id, to_creator_id, message, created_at)
+      VALUES (${v.id}, ${v.from_creator_id}, ${v.to_creator_id}, ${v.message}, ${v.created_at})`);
+  }
+
+  async insertDeal(d: DealRow): Promise<void> {
+    await translatedAsync(this.sql`
+      INSERT INTO deals (id, from_creator_id, to_creator_id, status, created_at, updated_at)
+      VALUES (${d.id}, ${d.from_creator_id}, ${d.to_creator_id}, ${d.status}, ${d.created_at}, ${d.updated_at})`);
+  }
+
+  async dealById(id: string): Promise<DealView | null> {
+    const [row] = await this.sql`
+      SELECT d.*, f.handle AS from_handle, t.handle AS to_handle
+      FROM deals d JOIN creators f ON f.id = d.from_creator_id JOIN creators t ON t.id = d.to_creator_id
+      WHERE d.id = ${id}`;
+    return row ? { ...row, created_at: Number(row.created_at), updated_at: Number(row.updated_at) } : null;
+  }
+
+  async setDealStatus(id: string, status: DealStatus, now: number): Promise<void> {
+    await this.sql`UPDATE deals SET status = ${status}, updated_at = ${now} WHERE id = ${id}`;
+  }
+
+  async reviewableDeal(reviewerId: string, otherId: string): Promise<{ id: string; reviewed: boolean } | null> {
+    const [row] = await this.sql`
+      SELECT d.id, EXISTS (SELECT 1 FROM reviews r WHERE r.deal_id = d.id AND r.from_creator_id = ${reviewerId}) AS reviewed
+      FROM deals d
+      WHERE d.status = 'completed'
+        AND ((d.from_creator_id = ${reviewerId} AND d.to_creator_id = ${otherId})
+          OR (d.from_creator_id = ${otherId} AND d.to_creator_id = ${reviewerId}))
+      ORDER BY reviewed, d.updated_at DESC, d.id DESC LIMIT 1`;
+    return row ? { id: row.id, reviewed: !!row.reviewed } : null;
+  }
+
+  async insertReview(r: ReviewRow): Promise<void> {
+    await translatedAsync(this.sql`
+      INSERT INTO reviews (id, deal_id, from_creator_id, to_creator_id, rating, created_at)
+      VALUES (${r.id}, ${r.deal_id}, ${r.from_creator_id}, ${r.to_creator_id}, ${r.rating}, ${r.created_at})`);
+  }
+
+  async insertReferral(referredId: string, referrerId: string, createdAt: number): Promise<void> {
+    await translatedAsync(this.sql`
+      INSERT INTO referrals (referred_id, referrer_id, created_at) VALUES (${referredId}, ${referrerId}, ${createdAt})`);
+  }
+
+  async serverById(platform: string, serverId: string): Promise<ServerRow | null> {
+    const [row] = await this.sql`SELECT name, created_at FROM servers WHERE platform = ${platform} AND server_id = ${serverId}`;
+    return row ? { name: row.name, created_at: Number(row.created_at) } : null;
+  }
+
+  async insertServer(platform: string, serverId: string, name: string | null, registeredBy: string, createdAt: number): Promise<void> {
+    await translatedAsync(this.sql`
+      INSERT INTO servers (platform, server_id, name, registered_by, created_at)
+      VALUES (${platform}, ${serverId}, ${name}, ${registeredBy}, ${createdAt})`);
+  }
+
+  async renameServer(platform: string, serverId: string, name: string | null): Promise<void> {
+    await this.sql`UPDATE servers SET name = ${name} WHERE platform = ${platform} AND server_id = ${serverId}`;
+  }
+
+  async deleteServer(platform: string, serverId: string): Promise<void> {
+    await this.sql`DELETE FROM servers WHERE platform = ${platform} AND server_id = ${serverId}`;
+  }
+}
