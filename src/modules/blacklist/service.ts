@@ -461,7 +461,13 @@ export class BlacklistService {
    * stay off the list and the feed.
    */
   private async writeEntry(row: EntryRow, emit: boolean): Promise<void> {
-    await this.store.insertEntry(row);
+    try {
+      await this.store.insertEntry(row);
+    } catch (error) {
+      // Only the entry's own id: a listener's constraint failure is its own error, not a duplicate entry.
+      if (error instanceof UniqueViolation) throw conflict(`Entry ${row.id} already exists.`);
+      throw error;
+    }
     if (row.status !== "active") return;
     this.subjects.add(row.provider, row.provider_user_id);
     this.forgetHits(row.provider, row.provider_user_id);
@@ -475,12 +481,7 @@ export class BlacklistService {
   /** Adds one entry: the partner route and `trustlist blacklist add`. */
   async add(input: NewEntry, reporter: string): Promise<EntryRow> {
     const row = this.prepareEntry({ ...input, id: undefined, status: undefined }, reporter);
-    try {
-      await this.write(() => this.writeEntry(row, true));
-    } catch (error) {
-      if (error instanceof UniqueViolation) throw conflict(`Entry ${row.id} already exists.`);
-      throw error;
-    }
+    await this.write(() => this.writeEntry(row, true));
     return row;
   }
 
