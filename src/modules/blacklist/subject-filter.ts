@@ -66,6 +66,12 @@ export class SubjectFilter {
       this.ready = true;
     })().finally(() => {
       this.building = null;
+      // Sized without a row count (PostgreSQL's first fill): now that the count is known, refill
+      // at the right size (it answers "maybe" meanwhile, as before the first fill).
+      if (this.ready && this.outgrown()) {
+        void this.rebuild();
+        return;
+      }
       // Another process may have committed while we walked: take its rows in now.
       this.startCatchUp();
     });
@@ -114,7 +120,12 @@ export class SubjectFilter {
       }
       this.takenIn = upTo;
     }
-    if (this.subjects > (this.bits.length * 32) / (BITS_PER_SUBJECT / 2)) void this.rebuild();
+    if (this.outgrown()) void this.rebuild();
+  }
+
+  /** Past half the bits per subject it was sized for, false positives climb. */
+  private outgrown(): boolean {
+    return this.subjects > (this.bits.length * 32) / (BITS_PER_SUBJECT / 2);
   }
 
   /** Records a subject this process has just written. */
