@@ -20,7 +20,7 @@ export interface Services {
 
 export function createServices(runtime: Runtime): Services {
   const { store, clock } = runtime;
-  const outbox = new Outbox(store.sqlite);
+  const outbox = new Outbox(store);
   const blacklist = new BlacklistService(store, clock, runtime.cursors, outbox);
   const creators = new CreatorsService(store, clock, outbox, blacklist, runtime.config.baseUrl);
   return {

@@ -2,6 +2,7 @@
 // account into a clean answer, including rows written by another process after it was built.
 import { afterEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import { createBlacklistStore } from "../src/modules/blacklist/store";
 import { SubjectFilter } from "../src/modules/blacklist/subject-filter";
 import { createTestApp, type TestApp } from "./helpers";
 
@@ -54,7 +55,7 @@ test("a built filter says no for almost every unlisted subject and yes for every
   sqlite.transaction(() => {
     for (let i = 0; i < 20_000; i++) insert.run(`bl_f${i}`, String(i * 7), i % 10 === 0 ? "overturned" : "active");
   })();
-  const filter = new SubjectFilter(sqlite);
+  const filter = new SubjectFilter(createBlacklistStore(t.runtime.store));
   expect(filter.mightContain("roblox", "7")).toBe(true); // not built yet: always "maybe"
   await filter.build();
   expect(filter.size).toBe(18_000);

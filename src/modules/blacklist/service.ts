@@ -1,10 +1,10 @@
 // Blacklist logic: checks, the public list and change feed, adding and overturning entries.
-// Reads on the request path use prepared statements; every write runs in one transaction with its
-// change-feed row and outbox event.
-import type { Database, Statement } from "bun:sqlite";
+// Its tables are read and written through the blacklist store (store.ts); every write runs in one
+// transaction with its change-feed row, its outbox event and the listeners' derived changes.
 import { type Clock, iso } from "../../clock";
 import type { CursorCodec } from "../../cursor";
-import type { Store } from "../../db/client";
+import type { Database } from "../../db/database";
+import { UniqueViolation } from "../../db/errors";
 import {
   type ChangeType,
   type EntryScope,
@@ -19,45 +19,24 @@ import { newId } from "../../ids";
 import type { Outbox } from "../../outbox";
 import { parseTime, requireHandle } from "../../values";
 import { yieldToRequests } from "../../yield";
+import type {
+  BatchCheckResult,
+  BlacklistEntry,
+  ChangesPage,
+  CheckResult as CheckResultModel,
+  OverturnResult,
+} from "./model";
+import { type BlacklistStore, createBlacklistStore, type EntryRow, type HitRow, SqliteBlacklistStore } from "./store";
 import { SubjectFilter } from "./subject-filter";
 
-export interface EntryRow {
-  id: string;
-  provider: Provider;
-  provider_user_id: string;
-  username: string | null;
-  severity: Severity;
-  scope: EntryScope;
-  vertical: Vertical;
-  reason_code: string;
-  summary: string | null;
-  issued_at: number;
-  expires_at: number | null;
-  appealable: number;
-  high_risk: number;
-  watchlist: number;
-  creator_handle: string | null;
-  evidence: string | null;
-  reporter: string | null;
-  status: EntryStatus;
-  overturned_at: number | null;
-  overturn_reason: string | null;
-  created_at: number;
-}
+export type { EntryRow } from "./store";
 
-export interface PublicEntry {
-  id: string;
-  severity: Severity;
-  scope: EntryScope;
-  vertical: string;
-  reason_code: string;
-  summary: string | null;
-  issued_at: string;
-  expires_at: string | null;
-  appealable: boolean;
-}
+export type PublicEntry = typeof BlacklistEntry.static;
+export type CheckResult = typeof CheckResultModel.static;
+export type BatchRow = typeof BatchCheckResult.static;
+export type Change = (typeof ChangesPage.static)["data"][number];
 
-export function toPublicEntry(row: Pick<EntryRow, keyof EntryRow & string>): PublicEntry {
+export function toPublicEntry(row: EntryRow): PublicEntry {
   return {
     id: row.id,
     severity: row.severity,
@@ -109,43 +88,11 @@ function matchesVertical(row: { scope: EntryScope; vertical: string }, vertical:
   return row.scope === "global" || vertical === "all" || row.vertical === vertical;
 }
 
-type HitRow = Pick<
-  EntryRow,
-  "id" | "severity" | "scope" | "vertical" | "reason_code" | "summary" | "issued_at" | "appealable" | "high_risk" | "watchlist"
->;
-
 export interface CheckVerdict {
   /** The most severe confirmed hit, if any. */
   hit: HitRow | null;
   highRisk: boolean;
   watchlist: boolean;
-}
-
-export interface CheckResult {
-  provider: string;
-  id: string;
-  banned: boolean;
-  checked_at: string;
-  high_risk?: boolean;
-  watchlist?: boolean;
-  severity?: Severity;
-  scope?: EntryScope;
-  reason_code?: string;
-  summary?: string | null;
-  appealable?: boolean;
-  entry?: { id: string; severity: Severity; scope: EntryScope; vertical: string; reason_code: string; summary: string | null } | null;
-}
-
-export interface BatchRow {
-  provider: string | null;
-  id: string | null;
-  banned: boolean;
-  high_risk?: true;
-  watchlist?: true;
-  severity?: Severity;
-  scope?: EntryScope;
-  reason_code?: string;
-  error?: string;
 }
 
 export interface NewEntry {
@@ -174,20 +121,12 @@ export interface Page<T> {
   has_more: boolean;
 }
 
-export interface Change {
-  seq: number;
-  type: ChangeType;
-  entry_id: string;
-  at: string;
-  entry?: PublicEntry;
-}
-
 /**
  * Told, inside the writing transaction, about every entry that became or stopped being active,
  * so derived state (a creator's Trust Score) changes atomically with the entry. `emit` is false
  * for imports, which write no events.
  */
-export type EntryListener = (row: EntryRow, change: ChangeType, emit: boolean) => void;
+export type EntryListener = (row: EntryRow, change: ChangeType, emit: boolean) => void | Promise<void>;
 
 /**
  * Told, at the end of a bulk write (an import) and inside its transaction, that the active
@@ -206,67 +145,40 @@ const EXPIRY_SLICE_ROWS = 100;
 
 const CLEAN: CheckVerdict = Object.freeze({ hit: null, highRisk: false, watchlist: false });
 
+/** Subjects whose rows the PostgreSQL verdict cache holds at most; past it, the cache starts over. */
+const MAX_CACHED_SUBJECTS = 100_000;
+
 export class BlacklistService {
-  private readonly sqlite: Database;
-  /** Subjects with an active row: lets a check of an unlisted account skip SQLite. */
+  private readonly store: BlacklistStore;
+  /** The SQLite store, whose synchronous reads keep the keyed check free of promises; null on PostgreSQL. */
+  private readonly sqlite: SqliteBlacklistStore | null;
+  /** Subjects with an active row: lets a check of an unlisted account skip the database. */
   readonly subjects: SubjectFilter;
-  private readonly subjectRows: Statement<HitRow, [string, string, number]>;
-  private readonly pageRows: Statement<EntryRow, [number, string, number, string, number]>;
-  private readonly byId: Statement<EntryRow, [string]>;
-  private readonly changeRows: Statement<EntryRow & { seq: number; type: ChangeType; entry_id: string; at: number }, [number, number]>;
-  private readonly insertEntry: Statement;
-  private readonly insertChange: Statement;
-  private readonly markOverturned: Statement;
-  private readonly dueForExpiry: Statement<EntryRow, [number, number]>;
-  private readonly markExpired: Statement;
+  /**
+   * PostgreSQL: the active rows of subjects checked lately. Dropped for a subject this instance
+   * writes (inside its transaction and again once it ended) and entirely when another instance
+   * commits; a read that began before such a drop does not fill it (`hitGeneration`).
+   */
+  private readonly hits = new Map<string, HitRow[]>();
+  private hitGeneration = 0;
   private readonly listeners: EntryListener[] = [];
   private readonly bulkListeners: BulkEntriesListener[] = [];
   /** Inside a bulk write: the largest rowid before it began; feed rows and listeners wait for `endBulk`. */
   private bulkAfterRowid: number | null = null;
 
   constructor(
-    private readonly store: Store,
+    database: Database,
     private readonly clock: Clock,
     private readonly cursors: CursorCodec,
     private readonly outbox: Outbox,
   ) {
-    this.sqlite = store.sqlite;
-    this.subjects = new SubjectFilter(store.sqlite);
-    store.changes.onExternalCommit(() => this.subjects.noticeExternalWrite());
-    const db = this.sqlite;
-    this.subjectRows = db.prepare(
-      `SELECT id, severity, scope, vertical, reason_code, summary, issued_at, appealable, high_risk, watchlist
-       FROM blacklist_entries
-       WHERE provider = ?1 AND provider_user_id = ?2 AND status = 'active' AND (expires_at IS NULL OR expires_at > ?3)`,
-    );
-    this.pageRows = db.prepare(
-      `SELECT * FROM blacklist_entries INDEXED BY blacklist_list_idx
-       WHERE status = 'active' AND watchlist = 0 AND (issued_at, id) > (?1, ?2)
-         AND (expires_at IS NULL OR expires_at > ?3)
-         AND (?4 = 'all' OR scope = 'global' OR vertical = ?4)
-       ORDER BY issued_at, id LIMIT ?5`,
-    );
-    this.byId = db.prepare("SELECT * FROM blacklist_entries WHERE id = ?");
-    this.changeRows = db.prepare(
-      `SELECT c.seq, c.type, c.entry_id, c.at, e.*
-       FROM blacklist_changes c JOIN blacklist_entries e ON e.id = c.entry_id
-       WHERE c.seq > ?1 ORDER BY c.seq LIMIT ?2`,
-    );
-    this.insertEntry = db.prepare(
-      `INSERT INTO blacklist_entries (id, provider, provider_user_id, username, severity, scope, vertical, reason_code,
-         summary, issued_at, expires_at, appealable, high_risk, watchlist, creator_handle, evidence, reporter, status,
-         overturned_at, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)`,
-    );
-    this.insertChange = db.prepare("INSERT INTO blacklist_changes (type, entry_id, at) VALUES (?1, ?2, ?3)");
-    this.markOverturned = db.prepare(
-      "UPDATE blacklist_entries SET status = 'overturned', overturned_at = ?2, overturn_reason = ?3 WHERE id = ?1",
-    );
-    this.dueForExpiry = db.prepare(
-      `SELECT * FROM blacklist_entries INDEXED BY blacklist_expiry_idx
-       WHERE status = 'active' AND expires_at IS NOT NULL AND expires_at <= ?1 LIMIT ?2`,
-    );
-    this.markExpired = db.prepare("UPDATE blacklist_entries SET status = 'expired' WHERE id = ?1");
+    this.store = createBlacklistStore(database);
+    this.sqlite = this.store instanceof SqliteBlacklistStore ? this.store : null;
+    this.subjects = new SubjectFilter(this.store);
+    database.changes.onExternalCommit(() => {
+      this.subjects.noticeExternalWrite();
+      this.forgetAllHits();
+    });
   }
 
   onEntryChange(listener: EntryListener): void {
@@ -275,6 +187,12 @@ export class BlacklistService {
 
   onBulkEntries(listener: BulkEntriesListener): void {
     this.bulkListeners.push(listener);
+  }
+
+  /** The synchronous SQLite store of the import's bulk methods. */
+  private bulkStore(): SqliteBlacklistStore {
+    if (!this.sqlite) throw new Error("bulk blacklist writes (import) run on SQLite only for now");
+    return this.sqlite;
   }
 
   /**
@@ -288,7 +206,7 @@ export class BlacklistService {
 
   /** Rows ever stored (the largest rowid): a free upper bound of the table's size. */
   storedCount(): number {
-    return this.sqlite.query<{ n: number }, []>("SELECT coalesce(max(rowid), 0) AS n FROM blacklist_entries").get()!.n;
+    return this.bulkStore().storedCountNow();
   }
 
   /** Writes the feed rows of the entries stored since `beginBulk`, in storing order, and tells the listeners. */
@@ -296,12 +214,7 @@ export class BlacklistService {
     const after = this.bulkAfterRowid;
     this.bulkAfterRowid = null;
     if (after === null) return;
-    this.sqlite.run(
-      `INSERT INTO blacklist_changes (type, entry_id, at)
-       SELECT 'added', id, created_at FROM blacklist_entries
-       WHERE rowid > ?1 AND status = 'active' AND watchlist = 0 ORDER BY rowid`,
-      [after],
-    );
+    this.bulkStore().addedFeedRowsAfterNow(after);
     for (const listener of this.bulkListeners) listener(after);
   }
 
@@ -310,38 +223,63 @@ export class BlacklistService {
     this.bulkAfterRowid = null;
   }
 
-  private notify(row: EntryRow, change: ChangeType, emit: boolean) {
-    for (const listener of this.listeners) listener(row, change, emit);
+  /** Tells the listeners in order, each awaited, inside the writing transaction. */
+  private async notify(row: EntryRow, change: ChangeType, emit: boolean) {
+    for (const listener of this.listeners) await listener(row, change, emit);
   }
 
-  /** Loads the subject filter in the background; until it is ready every check asks SQLite. */
+  /** Loads the subject filter in the background; until it is ready every check asks the database. */
   warm(): Promise<void> {
     return this.subjects.build();
   }
 
-  /** Active rows of one subject on one vertical, reduced to the answer's ingredients. */
-  verdict(provider: Provider, accountId: string, vertical: Vertical, now: number): CheckVerdict {
-    if (!this.subjects.mightContain(provider, accountId)) return CLEAN;
-    const rows = this.subjectRows.all(provider, accountId, now);
-    let hit: HitRow | null = null;
-    let highRisk = false;
-    let watchlist = false;
-    for (const row of rows) {
-      if (!matchesVertical(row, vertical)) continue;
-      if (row.high_risk) highRisk = true;
-      if (row.watchlist) {
-        watchlist = true;
-        continue;
-      }
-      if (
-        !hit ||
-        SEVERITY_RANK[row.severity] > SEVERITY_RANK[hit.severity] ||
-        (row.severity === hit.severity && (row.issued_at > hit.issued_at || (row.issued_at === hit.issued_at && row.id > hit.id)))
-      ) {
-        hit = row;
-      }
+  private forgetHits(provider: string, id: string) {
+    this.hits.delete(`${provider}\0${id}`);
+    this.hitGeneration++;
+  }
+
+  private forgetAllHits() {
+    this.hits.clear();
+    this.hitGeneration++;
+  }
+
+  /** One write transaction; on PostgreSQL the verdict cache forgets what it may have read meanwhile. */
+  private async write<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await this.store.transaction(fn);
+    } finally {
+      if (!this.sqlite) this.forgetAllHits();
     }
-    return { hit, highRisk, watchlist };
+  }
+
+  /**
+   * Active rows of one subject on one vertical, reduced to the answer's ingredients; synchronous,
+   * on SQLite only (the public search calls it inside its own synchronous reads).
+   */
+  verdict(provider: Provider, accountId: string, vertical: Vertical, now: number): CheckVerdict {
+    const verdict = this.verdictOf(provider, accountId, vertical, now);
+    if (verdict instanceof Promise) throw new Error("BlacklistService.verdict is synchronous on SQLite only; use verdictOf");
+    return verdict;
+  }
+
+  /**
+   * The verdict without a promise where it can: always on SQLite; on PostgreSQL for subjects the
+   * filter rules out or the cache holds. A cache miss is one query.
+   */
+  verdictOf(provider: Provider, accountId: string, vertical: Vertical, now: number): CheckVerdict | Promise<CheckVerdict> {
+    if (!this.subjects.mightContain(provider, accountId)) return CLEAN;
+    if (this.sqlite) return reduceRows(this.sqlite.subjectRowsNow(provider, accountId), vertical, now);
+    const key = `${provider}\0${accountId}`;
+    const cached = this.hits.get(key);
+    if (cached) return reduceRows(cached, vertical, now);
+    const generation = this.hitGeneration;
+    return this.store.subjectRows(provider, accountId).then((rows) => {
+      if (generation === this.hitGeneration) {
+        if (this.hits.size >= MAX_CACHED_SUBJECTS) this.hits.clear();
+        this.hits.set(key, rows);
+      }
+      return reduceRows(rows, vertical, now);
+    });
   }
 
   /** The single check. `provider` is already one of the known providers. */
@@ -350,36 +288,17 @@ export class BlacklistService {
   }
 
   /**
-   * The single check without a promise: the keyed check route calls this directly, since it is
-   * the hot path and every step here is a synchronous prepared statement or a filter probe.
+   * The single check, without a promise on SQLite (every step there is a synchronous prepared
+   * statement or a filter probe): the keyed check route, the hot path, awaits only on PostgreSQL.
    */
-  checkNow(provider: Provider, rawId: string, vertical: Vertical = "all"): CheckResult {
+  checkNow(provider: Provider, rawId: string, vertical: Vertical = "all"): CheckResult | Promise<CheckResult> {
     const id = normalizeAccountId(provider, rawId);
     if (id === null) throw new ServiceError("invalid", `'${rawId.slice(0, 64)}' is not a valid ${provider} user id.`);
     const now = this.clock.now();
-    const { hit, highRisk, watchlist } = this.verdict(provider, id, vertical, now);
-    const result: CheckResult = { provider, id, banned: hit?.severity === "ban", checked_at: iso(now) };
-    if (hit) {
-      result.high_risk = highRisk;
-      result.watchlist = watchlist;
-      result.severity = hit.severity;
-      result.scope = hit.scope;
-      result.reason_code = hit.reason_code;
-      result.summary = hit.summary;
-      result.appealable = !!hit.appealable;
-      result.entry = {
-        id: hit.id,
-        severity: hit.severity,
-        scope: hit.scope,
-        vertical: hit.vertical,
-        reason_code: hit.reason_code,
-        summary: hit.summary,
-      };
-    } else if (watchlist || highRisk) {
-      result.high_risk = highRisk;
-      result.watchlist = watchlist;
-    }
-    return result;
+    const verdict = this.verdictOf(provider, id, vertical, now);
+    return verdict instanceof Promise
+      ? verdict.then((v) => checkResult(provider, id, now, v))
+      : checkResult(provider, id, now, verdict);
   }
 
   /** Both batch routes: one independent row per input, in input order. */
@@ -388,24 +307,26 @@ export class BlacklistService {
     vertical: Vertical = "all",
   ): Promise<{ results: BatchRow[]; checked_at: string }> {
     const now = this.clock.now();
-    const results = accounts.map((account): BatchRow => {
-      const provider = typeof account.provider === "string" ? account.provider : null;
-      const rawId = typeof account.id === "string" ? account.id : null;
-      const id = isProvider(provider) && rawId !== null ? normalizeAccountId(provider, rawId) : null;
-      if (!isProvider(provider) || id === null) {
-        return { provider, id: rawId, banned: false, error: "invalid_account" };
-      }
-      const { hit, highRisk, watchlist } = this.verdict(provider, id, vertical, now);
-      const row: BatchRow = { provider, id, banned: hit?.severity === "ban" };
-      if (highRisk) row.high_risk = true;
-      if (watchlist) row.watchlist = true;
-      if (hit) {
-        row.severity = hit.severity;
-        row.scope = hit.scope;
-        row.reason_code = hit.reason_code;
-      }
-      return row;
-    });
+    const results = await Promise.all(
+      accounts.map(async (account): Promise<BatchRow> => {
+        const provider = typeof account.provider === "string" ? account.provider : null;
+        const rawId = typeof account.id === "string" ? account.id : null;
+        const id = isProvider(provider) && rawId !== null ? normalizeAccountId(provider, rawId) : null;
+        if (!isProvider(provider) || id === null) {
+          return { provider, id: rawId, banned: false, error: "invalid_account" };
+        }
+        const { hit, highRisk, watchlist } = await this.verdictOf(provider, id, vertical, now);
+        const row: BatchRow = { provider, id, banned: hit?.severity === "ban" };
+        if (highRisk) row.high_risk = true;
+        if (watchlist) row.watchlist = true;
+        if (hit) {
+          row.severity = hit.severity;
+          row.scope = hit.scope;
+          row.reason_code = hit.reason_code;
+        }
+        return row;
+      }),
+    );
     return { results, checked_at: iso(now) };
   }
 
@@ -430,7 +351,7 @@ export class BlacklistService {
         afterId = "~";
       }
     }
-    const rows = this.pageRows.all(afterTime, afterId, this.clock.now(), options.vertical ?? "all", limit + 1);
+    const rows = await this.store.page(afterTime, afterId, this.clock.now(), options.vertical ?? "all", limit + 1);
     const hasMore = rows.length > limit;
     const page = hasMore ? rows.slice(0, limit) : rows;
     const last = page[page.length - 1];
@@ -443,7 +364,7 @@ export class BlacklistService {
 
   /** One active, confirmed entry; null for unknown, overturned, expired or watchlist rows. */
   async get(id: string): Promise<PublicEntry | null> {
-    const row = this.byId.get(id);
+    const row = await this.store.byId(id);
     if (!row || row.status !== "active" || row.watchlist || (row.expires_at !== null && row.expires_at <= this.clock.now())) {
       return null;
     }
@@ -460,7 +381,7 @@ export class BlacklistService {
       }
       after = position.s;
     }
-    const rows = this.changeRows.all(after, limit + 1);
+    const rows = await this.store.changesAfter(after, limit + 1);
     const hasMore = rows.length > limit;
     const page = hasMore ? rows.slice(0, limit) : rows;
     const lastSeq = page.length > 0 ? page[page.length - 1]!.seq : after;
@@ -523,68 +444,60 @@ export class BlacklistService {
     };
   }
 
+
   /**
-   * Stores a prepared entry with its change-feed row and, when `emit`, its outbox event. The
-   * caller holds the transaction. Watchlist rows are unconfirmed reports: they stay off the list
-   * and the feed. Inside a bulk write the feed row waits for `endBulk`, and no event is written.
+   * Stores a prepared entry inside an import's bulk write (SQLite, synchronous): no feed row, no
+   * event and no listener call until `endBulk`, which writes them for every entry at once.
    */
-  storeEntry(row: EntryRow, emit: boolean): void {
-    this.insertEntry.run(
-      row.id,
-      row.provider,
-      row.provider_user_id,
-      row.username,
-      row.severity,
-      row.scope,
-      row.vertical,
-      row.reason_code,
-      row.summary,
-      row.issued_at,
-      row.expires_at,
-      row.appealable,
-      row.high_risk,
-      row.watchlist,
-      row.creator_handle,
-      row.evidence,
-      row.reporter,
-      row.status,
-      row.overturned_at,
-      row.created_at,
-    );
+  storeEntry(row: EntryRow, _emit: boolean): void {
+    if (this.bulkAfterRowid === null) throw new Error("storeEntry runs inside beginBulk/endBulk; use add");
+    this.bulkStore().insertEntryNow(row);
+    if (row.status === "active") this.subjects.add(row.provider, row.provider_user_id);
+  }
+
+  /**
+   * Stores a prepared entry with its change-feed row and, when `emit`, its outbox event, and tells
+   * the listeners. The caller holds the transaction. Watchlist rows are unconfirmed reports: they
+   * stay off the list and the feed.
+   */
+  private async writeEntry(row: EntryRow, emit: boolean): Promise<void> {
+    try {
+      await this.store.insertEntry(row);
+    } catch (error) {
+      // Only the entry's own id: a listener's constraint failure is its own error, not a duplicate entry.
+      if (error instanceof UniqueViolation) throw conflict(`Entry ${row.id} already exists.`);
+      throw error;
+    }
     if (row.status !== "active") return;
     this.subjects.add(row.provider, row.provider_user_id);
-    if (this.bulkAfterRowid !== null) return;
+    this.forgetHits(row.provider, row.provider_user_id);
     if (!row.watchlist) {
-      this.insertChange.run("added", row.id, row.created_at);
-      if (emit) this.outbox.write("blacklist.added", toPublicEntry(row), row.created_at);
+      await this.store.insertChange("added", row.id, row.created_at);
+      if (emit) await this.outbox.write("blacklist.added", toPublicEntry(row), row.created_at);
     }
-    this.notify(row, "added", emit);
+    await this.notify(row, "added", emit);
   }
 
   /** Adds one entry: the partner route and `trustlist blacklist add`. */
   async add(input: NewEntry, reporter: string): Promise<EntryRow> {
     const row = this.prepareEntry({ ...input, id: undefined, status: undefined }, reporter);
-    try {
-      await this.store.write(() => this.storeEntry(row, true));
-    } catch (error) {
-      if (String(error).includes("UNIQUE")) throw conflict(`Entry ${row.id} already exists.`);
-      throw error;
-    }
+    await this.write(() => this.writeEntry(row, true));
     return row;
   }
 
-  async overturn(id: string, reason: string | null): Promise<{ id: string; status: "overturned"; overturned_at: string }> {
+  async overturn(id: string, reason: string | null): Promise<typeof OverturnResult.static> {
     const now = this.clock.now();
-    await this.store.write(() => {
-      const row = this.byId.get(id);
+    await this.write(async () => {
+      const row = await this.store.lockById(id);
       if (!row) throw notFound(`No blacklist entry ${id}.`);
       if (row.status !== "active") throw conflict(`Entry ${id} is ${row.status}, not active.`);
-      this.markOverturned.run(id, now, reason);
+      await this.store.markOverturned(id, now, reason);
+      this.forgetHits(row.provider, row.provider_user_id);
       if (!row.watchlist) {
-        this.insertChange.run("overturned", id, now);
-        this.outbox.write("blacklist.overturned", toPublicEntry(row), now);
+        await this.store.insertChange("overturned", id, now);
+        await this.outbox.write("blacklist.overturned", toPublicEntry(row), now);
       }
-      this.notify({ ...row, status: "overturned" }, "overturned", true);
+      await this.notify({ ...row, status: "overturned" }, "overturned", true);
     });
     return { id, status: "overturned", overturned_at: iso(now) };
   }
@@ -599,12 +512,12 @@ export class BlacklistService {
     const now = this.clock.now();
     let total = 0;
     for (;;) {
-      const done = await this.store.write(() => {
-        const rows = this.dueForExpiry.all(now, sliceRows);
+      const done = await this.write(async () => {
+        const rows = await this.store.expireDue(now, sliceRows);
         for (const row of rows) {
-          this.markExpired.run(row.id);
-          if (!row.watchlist) this.insertChange.run("expired", row.id, row.expires_at ?? now);
-          this.notify({ ...row, status: "expired" }, "expired", true);
+          this.forgetHits(row.provider, row.provider_user_id);
+          if (!row.watchlist) await this.store.insertChange("expired", row.id, row.expires_at ?? now);
+          await this.notify({ ...row, status: "expired" }, "expired", true);
         }
         return rows.length;
       });
@@ -613,5 +526,53 @@ export class BlacklistService {
       await yieldToRequests();
     }
   }
+}
 
+/** The most severe confirmed hit among a subject's active rows on `vertical`, unexpired at `now`. */
+function reduceRows(rows: HitRow[], vertical: Vertical, now: number): CheckVerdict {
+  let hit: HitRow | null = null;
+  let highRisk = false;
+  let watchlist = false;
+  for (const row of rows) {
+    if (row.expires_at !== null && row.expires_at <= now) continue;
+    if (!matchesVertical(row, vertical)) continue;
+    if (row.high_risk) highRisk = true;
+    if (row.watchlist) {
+      watchlist = true;
+      continue;
+    }
+    if (
+      !hit ||
+      SEVERITY_RANK[row.severity] > SEVERITY_RANK[hit.severity] ||
+      (row.severity === hit.severity && (row.issued_at > hit.issued_at || (row.issued_at === hit.issued_at && row.id > hit.id)))
+    ) {
+      hit = row;
+    }
+  }
+  return { hit, highRisk, watchlist };
+}
+
+function checkResult(provider: Provider, id: string, now: number, { hit, highRisk, watchlist }: CheckVerdict): CheckResult {
+  const result: CheckResult = { provider, id, banned: hit?.severity === "ban", checked_at: iso(now) };
+  if (hit) {
+    result.high_risk = highRisk;
+    result.watchlist = watchlist;
+    result.severity = hit.severity;
+    result.scope = hit.scope;
+    result.reason_code = hit.reason_code;
+    result.summary = hit.summary;
+    result.appealable = !!hit.appealable;
+    result.entry = {
+      id: hit.id,
+      severity: hit.severity,
+      scope: hit.scope,
+      vertical: hit.vertical,
+      reason_code: hit.reason_code,
+      summary: hit.summary,
+    };
+  } else if (watchlist || highRisk) {
+    result.high_risk = highRisk;
+    result.watchlist = watchlist;
+  }
+  return result;
 }

@@ -1,6 +1,6 @@
 // A Bloom filter over every subject (provider + platform id) that has an active row. Most checks
 // are of accounts nobody ever reported; when the filter says a subject cannot be present, the
-// check answers without touching SQLite. A "maybe" goes to SQLite as before, so a false positive
+// check answers without touching the database. A "maybe" goes to the database as before, so a false positive
 // costs only the lookup it would have cost anyway.
 //
 // Freshness: this process adds the rows it writes. When another process (the CLI, an import) has
@@ -8,8 +8,8 @@
 // (`noticeExternalWrite`): from then on every check answers "maybe" (SQLite decides) until the
 // rows past the last one seen are in, read in slices so a million imported rows do not stall
 // the requests meanwhile.
-import type { Database, Statement } from "bun:sqlite";
 import { yieldToRequests } from "../../yield";
+import type { BlacklistStore, SubjectKey } from "./store";
 
 const HASHES = 7;
 /** Bits per expected subject: about 0.1 % false positives at 16 with 7 hashes. */
@@ -22,14 +22,6 @@ const CHUNK = 10_000;
  * import took 41 ms at 20,000 rows (busy 2-core machine); 5,000 keeps a slice near 10 ms.
  */
 const CATCH_UP_SLICE = 5_000;
-
-interface SubjectRow {
-  rowid: number;
-  provider: string;
-  provider_user_id: string;
-}
-
-type SubjectKey = [provider: string, providerUserId: string];
 
 export class SubjectFilter {
   private bits = new Uint32Array(MIN_BITS / 32);
@@ -44,24 +36,11 @@ export class SubjectFilter {
   /** True once every row present at start has been added: only then is a "no" trusted. */
   ready = false;
 
-  private readonly rowsAfter: Statement<SubjectRow, [number, number]>;
-  private readonly subjectsAfter: Statement<SubjectKey, [string, string, number]>;
-  private readonly maxRowid: Statement<{ n: number | null }, []>;
-
-  constructor(sqlite: Database) {
-    this.rowsAfter = sqlite.prepare(
-      `SELECT rowid, provider, provider_user_id FROM blacklist_entries
-       WHERE rowid > ?1 AND status = 'active' ORDER BY rowid LIMIT ?2`,
-    );
-    // The first fill walks the check's own index, which holds every column it needs: a fraction
-    // of the table's pages, so the start does not drag the whole table through the page cache.
-    this.subjectsAfter = sqlite.prepare(
-      `SELECT provider, provider_user_id FROM blacklist_entries INDEXED BY blacklist_subject_idx
-       WHERE (provider, provider_user_id) > (?1, ?2) AND status = 'active'
-       ORDER BY provider, provider_user_id LIMIT ?3`,
-    );
-    this.maxRowid = sqlite.prepare("SELECT max(rowid) AS n FROM blacklist_entries");
-  }
+  /**
+   * Rows are read through the blacklist's store. Where rows have no storing order (PostgreSQL),
+   * another instance's commit makes the filter refill itself, answering "maybe" meanwhile.
+   */
+  constructor(private readonly store: BlacklistStore) {}
 
   /**
    * Fills the filter in chunks, yielding between them so requests keep flowing (and the first
@@ -71,12 +50,14 @@ export class SubjectFilter {
   build(): Promise<void> {
     this.building ??= (async () => {
       await yieldToRequests();
-      this.lastRowid = this.maxRowid.get()!.n ?? 0;
-      // max(rowid) counts every row ever written, a fair upper bound of the active ones.
-      this.resize(this.lastRowid);
+      const last = await this.store.lastPosition();
+      this.lastRowid = last ?? 0;
+      // max(rowid) counts every row ever written, a fair upper bound of the active ones; without
+      // it, the size the last fill found.
+      this.resize(last ?? this.subjects);
       let after: SubjectKey = ["", ""];
       for (;;) {
-        const rows = this.subjectsAfter.values(after[0], after[1], CHUNK) as SubjectKey[];
+        const rows = await this.store.subjectsAfter(after, CHUNK);
         for (const [provider, id] of rows) this.add(provider, id);
         if (rows.length < CHUNK) break;
         after = rows[rows.length - 1]!;
@@ -85,6 +66,12 @@ export class SubjectFilter {
       this.ready = true;
     })().finally(() => {
       this.building = null;
+      // Sized without a row count (PostgreSQL's first fill): now that the count is known, refill
+      // at the right size (it answers "maybe" meanwhile, as before the first fill).
+      if (this.ready && this.outgrown()) {
+        void this.rebuild();
+        return;
+      }
       // Another process may have committed while we walked: take its rows in now.
       this.startCatchUp();
     });
@@ -115,13 +102,30 @@ export class SubjectFilter {
     while (this.takenIn !== this.noticed) {
       const upTo = this.noticed;
       // Not inside the request that noticed: it goes on at once (its check asks SQLite meanwhile).
+      let refill = false;
       for (;;) {
         await yieldToRequests();
-        if (this.takeRows(CATCH_UP_SLICE) < CATCH_UP_SLICE) break;
+        const taken = await this.takeRows(CATCH_UP_SLICE);
+        if (taken === null) {
+          refill = true;
+          break;
+        }
+        if (taken < CATCH_UP_SLICE) break;
+      }
+      if (refill) {
+        // No storing order to resume from: fill again (every check asks the database meanwhile).
+        this.takenIn = upTo;
+        void this.rebuild();
+        return;
       }
       this.takenIn = upTo;
     }
-    if (this.subjects > (this.bits.length * 32) / (BITS_PER_SUBJECT / 2)) void this.rebuild();
+    if (this.outgrown()) void this.rebuild();
+  }
+
+  /** Past half the bits per subject it was sized for, false positives climb. */
+  private outgrown(): boolean {
+    return this.subjects > (this.bits.length * 32) / (BITS_PER_SUBJECT / 2);
   }
 
   /** Records a subject this process has just written. */
@@ -147,11 +151,12 @@ export class SubjectFilter {
     return true;
   }
 
-  /** Adds up to `limit` active rows past the last seen rowid; returns how many it read. */
-  private takeRows(limit: number): number {
-    const rows = this.rowsAfter.all(this.lastRowid, limit);
+  /** Adds up to `limit` active rows past the last seen rowid; returns how many it read (null: no order to resume from). */
+  private async takeRows(limit: number): Promise<number | null> {
+    const rows = await this.store.rowsAfter(this.lastRowid, limit);
+    if (rows === null) return null;
     for (const row of rows) this.add(row.provider, row.provider_user_id);
-    if (rows.length > 0) this.lastRowid = rows[rows.length - 1]!.rowid;
+    if (rows.length > 0) this.lastRowid = rows[rows.length - 1]!.position;
     return rows.length;
   }
 
