@@ -1,16 +1,17 @@
 // The creators' and network's stores and services on whichever backend the suite runs on
 // (test/backend.ts), on a fresh database each: creators, links, vouches, deals and reviews,
 // referrals, servers, and the Trust Score each of them recomputes with its snapshot.
-// The blacklist and the outbox belong to other modules: a blacklist that names nobody and an
-// outbox that records what it is given stand in for them.
+// The blacklist and the outbox are the real services on the same database: a ban reaches the
+// creators module inside the blacklist's transaction, and events are read back from outbox_events.
 import { afterAll, beforeEach, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { ManualClock, utcDay } from "../src/clock";
 import type { Database } from "../src/db/database";
 import { UniqueViolation } from "../src/db/errors";
 import type { ServiceError } from "../src/errors";
-import type { Outbox } from "../src/outbox";
-import type { BlacklistService, EntryRow } from "../src/modules/blacklist/service";
+import { CursorCodec } from "../src/cursor";
+import { Outbox } from "../src/outbox";
+import { BlacklistService } from "../src/modules/blacklist/service";
 import { CreatorsService } from "../src/modules/creators/service";
 import { NetworkService } from "../src/modules/network/service";
 import { dropDatabase, freshDatabase } from "./backend";
@@ -27,26 +28,27 @@ afterAll(async () => {
 });
 
 let clock: ManualClock;
-let events: Array<{ type: string; data: unknown }>;
+let blacklist: BlacklistService;
 let creators: CreatorsService;
 let network: NetworkService;
 let database: Database;
-/** What the creators module asked the stand-in blacklist to call on each entry change. */
-let entryListener: (row: EntryRow, change: "added", emit: boolean) => void | Promise<void>;
+
+/** The outbox's events in the order they were written. */
+async function eventsWritten(): Promise<Array<{ type: string; data: unknown }>> {
+  const rows =
+    database.dialect === "sqlite"
+      ? database.sqlite.query<{ type: string; payload: string }, []>("SELECT type, payload FROM outbox_events ORDER BY rowid").all()
+      : await database.sql()`SELECT type, payload FROM outbox_events ORDER BY created_at, id`;
+  return rows.map((row: { type: string; payload: string }) => ({ type: row.type, data: JSON.parse(row.payload) }));
+}
 
 beforeEach(async () => {
   const fresh = await freshDatabase(`${dir}/${opened.length}`);
   opened.push(fresh);
   clock = new ManualClock();
-  events = [];
-  const outbox = { write: async (type: string, data: unknown) => void events.push({ type, data }) } as unknown as Outbox;
   database = fresh.database;
-  const blacklist = {
-    onEntryChange(listener: typeof entryListener) {
-      entryListener = listener;
-    },
-    onBulkEntries() {},
-  } as unknown as BlacklistService;
+  const outbox = new Outbox(database);
+  blacklist = new BlacklistService(database, clock, new CursorCodec("creators-store-test"), outbox);
   creators = new CreatorsService(fresh.database, clock, outbox, blacklist, "https://trust.example");
   network = new NetworkService(fresh.database, clock, outbox, creators);
 });
@@ -124,7 +126,7 @@ test("a deal goes pending → confirmed → completed, then each side may review
   expect(await codeOf(network.transition(deal.id, "complete"))).toBe("conflict");
   clock.advance(1_000);
   expect((await network.transition(deal.id, "confirm")).status).toBe("confirmed");
-  expect(events).toEqual([{ type: "deal.confirmed", data: { deal_id: deal.id, from: "alice", to: "bob", status: "confirmed" } }]);
+  expect(await eventsWritten()).toEqual([{ type: "deal.confirmed", data: { deal_id: deal.id, from: "alice", to: "bob", status: "confirmed" } }]);
   const done = await network.transition(deal.id, "complete");
   expect(done).toMatchObject({ status: "completed", updated_at: new Date(clock.now()).toISOString() });
   expect(await network.getDeal(deal.id)).toEqual(done);
@@ -173,43 +175,20 @@ test("the Trust Score is recomputed with the day's snapshot, and the daily refre
   expect(await creators.store.trendFrom(alice.id, utcDay(clock.now()))).toBe(132);
 });
 
-/** A ban as the blacklist stores it, written through whichever client the backend has. */
-async function storeBan(id: string, provider: string, accountId: string, at: number): Promise<EntryRow> {
-  const row = {
-    id, provider, provider_user_id: accountId, username: null, severity: "ban", scope: "global", vertical: "all",
-    reason_code: "scam", summary: null, issued_at: at, expires_at: null, appealable: 1, high_risk: 0, watchlist: 0,
-    creator_handle: null, evidence: null, reporter: "test", status: "active", overturned_at: null, overturn_reason: null, created_at: at,
-  } as EntryRow;
-  if (database.dialect === "sqlite") {
-    database.sqlite.run(
-      `INSERT INTO blacklist_entries (id, provider, provider_user_id, severity, scope, vertical, reason_code, issued_at, appealable, status, created_at)
-       VALUES (?, ?, ?, 'ban', 'global', 'all', 'scam', ?, 1, 'active', ?)`,
-      [id, provider, accountId, at, at],
-    );
-  } else {
-    await database.sql()`
-      INSERT INTO blacklist_entries (id, provider, provider_user_id, severity, scope, vertical, reason_code, issued_at, appealable, status, created_at)
-      VALUES (${id}, ${provider}, ${accountId}, 'ban', 'global', 'all', 'scam', ${at}, true, 'active', ${at})`;
-  }
-  return row;
-}
-
 test("a ban on a linked account, told inside its transaction, blacklists the creator once with one event", async () => {
   await creators.upsert("alice", { verification_level: 3 });
   await creators.link("alice", { provider: "github", provider_user_id: "42" });
   const now = clock.now();
-  await database.write(async () => {
-    const ban = await storeBan("bl_1", "github", "42", now);
-    await entryListener(ban, "added", true);
-  });
+  const ban = await blacklist.add({ provider: "github", provider_user_id: "42", severity: "ban", reason_code: "scam" }, "test");
   expect(await creators.trust("alice")).toMatchObject({ trust_score: 0, band: "banned", blacklisted: true });
   const alice = (await creators.find("alice"))!;
-  expect(events).toEqual([{ type: "creator.blacklisted", data: { creator_id: alice.id, handle: "alice", entry_id: "bl_1" } }]);
+  const creatorEvents = async () => (await eventsWritten()).filter((event) => event.type === "creator.blacklisted");
+  expect(await creatorEvents()).toEqual([{ type: "creator.blacklisted", data: { creator_id: alice.id, handle: "alice", entry_id: ban.id } }]);
   expect(await creators.store.trendFrom(alice.id, utcDay(now))).toBe(0);
 
-  // Told again (an update of the same entry): still banned, no second event.
-  await database.write(async () => {
-    await entryListener({ ...(await storeBan("bl_2", "github", "43", now)), provider_user_id: "42" }, "added", true);
-  });
-  expect(events.length).toBe(1);
+  // A second ban of the same account: still banned, no second creator.blacklisted event.
+  clock.advance(1_000);
+  await blacklist.add({ provider: "github", provider_user_id: "42", severity: "ban", reason_code: "fraud" }, "test");
+  expect(await creatorEvents()).toHaveLength(1);
+  expect((await eventsWritten()).filter((event) => event.type === "blacklist.added")).toHaveLength(2);
 });
