@@ -1,8 +1,7 @@
 // The account and request plumbing stores on whichever backend the suite runs on (test/backend.ts):
 // accounts and keys, usage counters, Idempotency-Key records and the meta values, each on a fresh
 // database.
-import { afterAll, beforeEach, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { beforeEach, expect, test } from "bun:test";
 import type { Database } from "../src/db/database";
 import { UniqueViolation } from "../src/db/errors";
 import { createIdempotencyStore, openRequestSlot, type PendingKey } from "../src/db/idempotency";
@@ -11,24 +10,14 @@ import { generateKey, hashKey, KeyRegistry } from "../src/http/auth";
 import { QuotaCounter } from "../src/http/limits";
 import { Meter } from "../src/http/metering";
 import { type AccountRow, type AccountsStore, createAccountsStore, type KeyRow } from "../src/modules/accounts/store";
-import { backend, dropDatabase, freshDatabase } from "./backend";
-import { tempDir } from "./helpers";
+import { backend, databasesOfThisFile } from "./backend";
 
-const dir = tempDir();
-const opened: { database: Database; location: string }[] = [];
-afterAll(async () => {
-  for (const { database, location } of opened) {
-    await database.close();
-    await dropDatabase(location);
-  }
-  rmSync(dir, { recursive: true, force: true });
-});
+const databases = databasesOfThisFile();
 
 let database: Database;
 let store: AccountsStore;
 beforeEach(async () => {
-  const fresh = await freshDatabase(`${dir}/${opened.length}`);
-  opened.push(fresh);
+  const fresh = await databases.open();
   database = fresh.database;
   store = createAccountsStore(database);
 });

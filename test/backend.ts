@@ -2,6 +2,9 @@
 // TRUSTLIST_TEST_DB=postgres (scripts/with-postgres.sh starts a throwaway cluster and sets it).
 // Each test app gets a database of its own: a SQLite file in its temporary folder, or a new
 // PostgreSQL database cloned from a template migrated once per test process.
+import { afterAll } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
 import type { OpenOptions } from "../src/db/client";
@@ -45,7 +48,10 @@ function migratedTemplate(): Promise<void> {
  * PostgreSQL database (migrated when `migrated`, the default).
  */
 export async function freshDatabaseLocation(dir: string, options: { migrated?: boolean } = {}): Promise<string> {
-  if (backend === "sqlite") return join(dir, "trustlist.db");
+  if (backend === "sqlite") {
+    mkdirSync(dir, { recursive: true });
+    return join(dir, "trustlist.db");
+  }
   const name = `t_${process.pid}_${++counter}`;
   const sql = adminConnection();
   if (options.migrated === false) {
@@ -69,4 +75,37 @@ export async function dropDatabase(location: string): Promise<void> {
   if (backend !== "postgres") return;
   const name = new URL(location).pathname.slice(1);
   await adminConnection().unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+}
+
+/**
+ * The databases of one test file: `open()` gives a fresh one (or, with a location, another
+ * handle on an existing one, as a second process or instance would hold); all are closed, and
+ * PostgreSQL ones dropped, after the file. `neverBlockOnLocks` is set on SQLite handles as the
+ * server sets it, so two handles in one process never put the thread to sleep on each other.
+ */
+export function databasesOfThisFile() {
+  const dir = mkdtempSync(join(tmpdir(), "trustlist-db-"));
+  const opened: Database[] = [];
+  const locations: string[] = [];
+  afterAll(async () => {
+    for (const database of opened) await database.close();
+    for (const location of locations) await dropDatabase(location);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    dir,
+    /** A fresh, empty location (migrated unless `migrated: false`), dropped after the file. */
+    async location(options: { migrated?: boolean } = {}): Promise<string> {
+      const location = await freshDatabaseLocation(join(dir, `db-${locations.length}`), options);
+      locations.push(location);
+      return location;
+    },
+    async open(location?: string, options: OpenOptions = {}): Promise<{ database: Database; location: string }> {
+      location ??= await this.location();
+      const { database } = await openDatabase(location, options);
+      if (database.dialect === "sqlite") database.neverBlockOnLocks();
+      opened.push(database);
+      return { database, location };
+    },
+  };
 }

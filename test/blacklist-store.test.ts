@@ -1,37 +1,18 @@
 // The blacklist's store and service on whichever backend the suite runs on (test/backend.ts):
 // checks, the list and the change feed, overturn and expiry, duplicate ids, outbox events in the
 // writing transaction, and a second handle on the same database following the first one's writes.
-import { afterAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
 import { ManualClock } from "../src/clock";
 import { CursorCodec } from "../src/cursor";
-import { type Database, openDatabase } from "../src/db/database";
+import type { Database } from "../src/db/database";
 import { UniqueViolation } from "../src/db/errors";
 import { BlacklistService } from "../src/modules/blacklist/service";
 import { createBlacklistStore } from "../src/modules/blacklist/store";
 import { Outbox } from "../src/outbox";
-import { backend, dropDatabase, freshDatabaseLocation } from "./backend";
-import { tempDir } from "./helpers";
+import { backend, databasesOfThisFile } from "./backend";
 
-const dir = tempDir();
-const opened: Database[] = [];
-const locations: string[] = [];
-afterAll(async () => {
-  for (const database of opened) await database.close();
-  for (const location of locations) await dropDatabase(location);
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function open(location?: string): Promise<{ database: Database; location: string }> {
-  location ??= await freshDatabaseLocation(`${dir}/db-${locations.length}`);
-  if (!locations.includes(location)) locations.push(location);
-  const { database } = await openDatabase(location);
-  // As the server's: two handles in one process must not put the thread to sleep on each
-  // other's lock (a write now spans awaits, so the other handle can try to begin meanwhile).
-  if (database.dialect === "sqlite") database.neverBlockOnLocks();
-  opened.push(database);
-  return { database, location };
-}
+const databases = databasesOfThisFile();
+const open = (location?: string) => databases.open(location);
 
 async function serviceOn(database: Database, clock = new ManualClock()) {
   const blacklist = new BlacklistService(database, clock, new CursorCodec("test-secret"), new Outbox(database));

@@ -3,8 +3,7 @@
 // referrals, servers, and the Trust Score each of them recomputes with its snapshot.
 // The blacklist and the outbox are the real services on the same database: a ban reaches the
 // creators module inside the blacklist's transaction, and events are read back from outbox_events.
-import { afterAll, beforeEach, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { beforeEach, expect, test } from "bun:test";
 import { ManualClock, utcDay } from "../src/clock";
 import type { Database } from "../src/db/database";
 import { UniqueViolation } from "../src/db/errors";
@@ -14,18 +13,9 @@ import { Outbox } from "../src/outbox";
 import { BlacklistService } from "../src/modules/blacklist/service";
 import { CreatorsService } from "../src/modules/creators/service";
 import { NetworkService } from "../src/modules/network/service";
-import { dropDatabase, freshDatabase } from "./backend";
-import { tempDir } from "./helpers";
+import { databasesOfThisFile } from "./backend";
 
-const dir = tempDir();
-const opened: Array<{ database: Database; location: string }> = [];
-afterAll(async () => {
-  for (const { database, location } of opened) {
-    await database.close();
-    await dropDatabase(location);
-  }
-  rmSync(dir, { recursive: true, force: true });
-});
+const databases = databasesOfThisFile();
 
 let clock: ManualClock;
 let blacklist: BlacklistService;
@@ -43,8 +33,7 @@ async function eventsWritten(): Promise<Array<{ type: string; data: unknown }>> 
 }
 
 beforeEach(async () => {
-  const fresh = await freshDatabase(`${dir}/${opened.length}`);
-  opened.push(fresh);
+  const fresh = await databases.open();
   clock = new ManualClock();
   database = fresh.database;
   const outbox = new Outbox(database);

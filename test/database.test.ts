@@ -1,28 +1,12 @@
 // The database layer on whichever backend the suite runs on (test/backend.ts): write
 // transactions (commit, rollback, nesting, turns), other instances' commits, schema versions.
-import { afterAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
 import { openDatabase, type Database } from "../src/db/database";
 import { StoreOpenError } from "../src/db/client";
-import { backend, dropDatabase, freshDatabaseLocation } from "./backend";
-import { tempDir } from "./helpers";
+import { backend, databasesOfThisFile } from "./backend";
 
-const dir = tempDir();
-const opened: Database[] = [];
-const locations: string[] = [];
-afterAll(async () => {
-  for (const database of opened) await database.close();
-  for (const location of locations) await dropDatabase(location);
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function open(location?: string): Promise<{ database: Database; location: string }> {
-  location ??= await freshDatabaseLocation(`${dir}/${locations.length}`.replace(/\/(\d+)$/, "-$1"));
-  if (!locations.includes(location)) locations.push(location);
-  const { database } = await openDatabase(location);
-  opened.push(database);
-  return { database, location };
-}
+const databases = databasesOfThisFile();
+const open = (location?: string) => databases.open(location);
 
 /** A row count through whichever client the backend has. */
 async function countAccounts(database: Database): Promise<number> {
@@ -103,8 +87,7 @@ describe(`database layer (${backend})`, () => {
   });
 
   test("a database that is missing, or has no schema, is refused when creating is not allowed", async () => {
-    const location = await freshDatabaseLocation(`${dir}-missing`, { migrated: false });
-    locations.push(location);
+    const location = await databases.location({ migrated: false });
     const error = await openDatabase(location, { create: false }).catch((e) => e);
     expect(error).toBeInstanceOf(StoreOpenError);
     expect((error as StoreOpenError).reason).toBe("missing");
