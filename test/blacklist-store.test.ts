@@ -203,6 +203,23 @@ describe(`blacklist store (${backend})`, () => {
     expect((await reader.checkNow("discord", "700")).banned).toBe(false);
   });
 
+  test("after another handle's add, clean subjects are still answered from memory and the new one is a hit", async () => {
+    const first = await open();
+    const second = await open(first.location);
+    const { blacklist: writer } = await serviceOn(first.database);
+    const { blacklist: reader } = await serviceOn(second.database);
+    let told = 0;
+    second.database.changes.onExternalCommit(() => told++);
+    await writer.add(ban("900"), "key_1");
+    await awaitExternalCommit(second.database, () => told >= 1);
+    // No database round trip for a subject nobody listed: the answer is not a promise (on
+    // PostgreSQL the notification carried the new subject, so the filter never stopped trusting).
+    const clean = reader.checkNow("discord", "901");
+    expect(clean).not.toBeInstanceOf(Promise);
+    expect((await clean).banned).toBe(false);
+    expect((await reader.checkNow("discord", "900")).banned).toBe(true);
+  });
+
   test("two handles expiring at once expire each lapsed entry once", async () => {
     const first = await open();
     const second = await open(first.location);

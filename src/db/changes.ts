@@ -17,9 +17,17 @@ import type { Database, Statement } from "bun:sqlite";
  * Commits of other processes or instances, told to the in-memory caches. SQLite reads
  * `data_version` (ExternalChanges below); PostgreSQL is told by LISTEN/NOTIFY (db/postgres.ts).
  */
+/**
+ * What another instance's commit says about itself (PostgreSQL only): items per topic, noted by the
+ * stores that wrote them (`PostgresDatabase.note`). A topic absent means that commit wrote nothing
+ * of that kind. Null means "unknown" (SQLite, or too much to tell): a listener then catches up by
+ * reading.
+ */
+export type CommitNotes = Readonly<Record<string, readonly unknown[]>> | null;
+
 export interface ChangeNotifier {
   /** `listener` runs whenever another process or instance has committed. */
-  onExternalCommit(listener: () => void): void;
+  onExternalCommit(listener: (notes: CommitNotes) => void): void;
   /** `listener` runs inside each of this process's write transactions, just before COMMIT. */
   onOwnCommit(listener: () => void): void;
   /** Looks for other processes' commits now (SQLite); true when there were some. */
@@ -31,7 +39,7 @@ export interface ChangeNotifier {
 export class ExternalChanges implements ChangeNotifier {
   private readonly dataVersion: Statement<unknown, []>;
   private seen: number;
-  private readonly external: Array<() => void> = [];
+  private readonly external: Array<(notes: CommitNotes) => void> = [];
   private readonly ownCommit: Array<() => void> = [];
 
   constructor(sqlite: Database) {
@@ -40,7 +48,7 @@ export class ExternalChanges implements ChangeNotifier {
   }
 
   /** `listener` runs whenever another process has committed since the last check. */
-  onExternalCommit(listener: () => void): void {
+  onExternalCommit(listener: (notes: CommitNotes) => void): void {
     this.external.push(listener);
   }
 
@@ -58,7 +66,7 @@ export class ExternalChanges implements ChangeNotifier {
     const version = this.read();
     if (version === this.seen) return false;
     this.seen = version;
-    for (const listener of this.external) listener();
+    for (const listener of this.external) listener(null);
     return true;
   }
 

@@ -7,11 +7,13 @@
 // transaction ends with `pg_notify('trustlist_changes', <instance id>)`, which PostgreSQL delivers
 // at commit to every listening instance; the others run their external-commit listeners (the key
 // cache drops its entries, the subject filter and the directory index catch up) on receipt.
+// Stores may note what a transaction wrote (`note`), sent with the notification, so a listener
+// can apply it (the subject filter adds the new subjects) instead of reading everything again.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sql";
 import { ServiceError } from "../errors";
-import type { ChangeNotifier } from "./changes";
+import type { ChangeNotifier, CommitNotes } from "./changes";
 import { redactUrl } from "./location";
 import type { OpenOptions } from "./client";
 import { StoreOpenError } from "./client";
@@ -23,6 +25,9 @@ const CHANGES_CHANNEL = "trustlist_changes";
 const MIGRATION_LOCK = 7_305_114_201;
 /** How long a write may wait for a row lock another instance holds before answering `busy`. */
 export const PG_LOCK_WAIT_MS = 5_000;
+
+/** NOTIFY payloads must stay under 8000 bytes; a commit with more to say says "unknown". */
+const MAX_NOTES_BYTES = 7_500;
 
 /** Pooled connections per instance: the event loop is one thread, so a few keep it busy. */
 const POOL_SIZE = 10;
@@ -40,6 +45,12 @@ export interface PostgresDatabase {
   write<T>(fn: () => T | Promise<T>, options?: { waitMs?: number }): Promise<T>;
   /** Commits of other instances, told to the caches that must drop or catch up. */
   changes: ChangeNotifier;
+  /**
+   * Notes an item under `topic` for the other instances, sent when the open write transaction
+   * commits (see CommitNotes). A store that notes a topic must note every such write, since a
+   * receiver trusts a commit without the topic to hold none. Outside a write it does nothing.
+   */
+  note(topic: string, item: unknown): void;
   /** Runs `fn` inside every new write transaction, before the caller's statements (idempotency records). */
   onTransactionStart(fn: () => void | Promise<void>): void;
   /** This instance's id in change notifications and advisory-lock diagnostics. */
@@ -139,10 +150,10 @@ export class PostgresBusy extends ServiceError {
 }
 
 class PostgresChanges implements ChangeNotifier {
-  private readonly external: Array<() => void> = [];
+  private readonly external: Array<(notes: CommitNotes) => void> = [];
   private readonly ownCommit: Array<() => void> = [];
 
-  onExternalCommit(listener: () => void): void {
+  onExternalCommit(listener: (notes: CommitNotes) => void): void {
     this.external.push(listener);
   }
 
@@ -160,8 +171,8 @@ class PostgresChanges implements ChangeNotifier {
   }
 
   /** Another instance committed. */
-  receive(): void {
-    for (const listener of this.external) listener();
+  receive(notes: CommitNotes): void {
+    for (const listener of this.external) listener(notes);
   }
 }
 
@@ -194,12 +205,19 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
 
   const instanceId = crypto.randomUUID();
   const changes = new PostgresChanges();
-  const current = new AsyncLocalStorage<SQL>();
+  /** The open write transaction of the calling async context, with what its stores noted. */
+  const current = new AsyncLocalStorage<{ sql: SQL; notes: Record<string, unknown[]> }>();
   const starters: Array<() => void | Promise<void>> = [];
   const subscription = options.readonly
     ? null
     : await pool.listen(CHANGES_CHANNEL, (payload: string) => {
-        if (payload !== instanceId) changes.receive();
+        let message: { from?: string; notes?: CommitNotes };
+        try {
+          message = JSON.parse(payload);
+        } catch {
+          message = {};
+        }
+        if (message.from !== instanceId) changes.receive(message.notes ?? null);
       });
 
   const database: PostgresDatabase = {
@@ -207,24 +225,33 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
     location,
     instanceId,
     changes,
-    sql: () => current.getStore() ?? pool,
+    sql: () => current.getStore()?.sql ?? pool,
+    note(topic, item) {
+      const open = current.getStore();
+      if (open) (open.notes[topic] ??= []).push(item);
+    },
     onTransactionStart(fn) {
       starters.push(fn);
     },
     async write(fn, writeOptions = {}) {
       const open = current.getStore();
-      if (open) return (await (open as any).savepoint(() => current.run(open, fn))) as Awaited<ReturnType<typeof fn>>;
+      // A savepoint's notes stay even if it rolls back: a receiver may learn of a row that is not
+      // there (the subject filter then answers "maybe"), never miss one that is.
+      if (open) return (await (open.sql as any).savepoint((savepoint: SQL) => current.run({ sql: savepoint, notes: open.notes }, fn))) as Awaited<ReturnType<typeof fn>>;
       const waitMs = writeOptions.waitMs ?? PG_LOCK_WAIT_MS;
       const started = performance.now();
       try {
         return (await pool.begin(async (tx) => {
           // A row lock held by another instance is waited for asynchronously, up to waitMs.
           await tx.unsafe(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(waitMs))}`);
-          return current.run(tx, async () => {
+          const notes: Record<string, unknown[]> = {};
+          return current.run({ sql: tx, notes }, async () => {
             for (const start of starters) await start();
             const result = await fn();
             changes.beforeCommit();
-            await tx`SELECT pg_notify(${CHANGES_CHANNEL}, ${instanceId})`;
+            let payload = JSON.stringify({ from: instanceId, notes });
+            if (Buffer.byteLength(payload) > MAX_NOTES_BYTES) payload = JSON.stringify({ from: instanceId, notes: null });
+            await tx`SELECT pg_notify(${CHANGES_CHANNEL}, ${payload})`;
             return result;
           });
         })) as Awaited<ReturnType<typeof fn>>;

@@ -26,7 +26,7 @@ import type {
   CheckResult as CheckResultModel,
   OverturnResult,
 } from "./model";
-import { type BlacklistStore, createBlacklistStore, type EntryRow, type HitRow, SqliteBlacklistStore } from "./store";
+import { type BlacklistStore, createBlacklistStore, type EntryRow, type HitRow, SqliteBlacklistStore, SUBJECTS_NOTE, type SubjectKey } from "./store";
 import { SubjectFilter } from "./subject-filter";
 
 export type { EntryRow } from "./store";
@@ -175,8 +175,10 @@ export class BlacklistService {
     this.store = createBlacklistStore(database);
     this.sqlite = this.store instanceof SqliteBlacklistStore ? this.store : null;
     this.subjects = new SubjectFilter(this.store);
-    database.changes.onExternalCommit(() => {
-      this.subjects.noticeExternalWrite();
+    database.changes.onExternalCommit((notes) => {
+      // PostgreSQL says which subjects another instance listed (none when the topic is absent);
+      // SQLite cannot, and the filter then reads the rows past the last one it saw.
+      this.subjects.noticeExternalWrite(notes === null ? null : ((notes[SUBJECTS_NOTE] as SubjectKey[] | undefined) ?? []));
       this.forgetAllHits();
     });
   }

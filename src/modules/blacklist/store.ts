@@ -271,6 +271,9 @@ function entryFromPg(row: PgEntryRow): EntryRow {
   };
 }
 
+/** The notification topic of subjects given an active row, as [provider, provider_user_id]. */
+export const SUBJECTS_NOTE = "blacklist.subjects";
+
 export class PostgresBlacklistStore implements BlacklistStore {
   readonly dialect = "postgres" as const;
 
@@ -336,6 +339,9 @@ export class PostgresBlacklistStore implements BlacklistStore {
           ${!!row.high_risk}, ${!!row.watchlist}, ${row.creator_handle}, ${row.evidence}, ${row.reporter}, ${row.status},
           ${row.overturned_at}, ${row.created_at})`,
     );
+    // Other instances add the subject to their filters from the commit's notification instead of
+    // reading the table again (every insert of an active row must note it: see PostgresDatabase.note).
+    if (row.status === "active") this.database.note(SUBJECTS_NOTE, [row.provider, row.provider_user_id]);
   }
 
   async insertChange(type: ChangeType, entryId: string, at: number) {

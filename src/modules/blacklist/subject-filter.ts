@@ -7,7 +7,8 @@
 // committed, the store's change notifier says so before the request reads anything
 // (`noticeExternalWrite`): from then on every check answers "maybe" (SQLite decides) until the
 // rows past the last one seen are in, read in slices so a million imported rows do not stall
-// the requests meanwhile.
+// the requests meanwhile. On PostgreSQL another instance's notification lists the subjects its
+// commit listed, and they are added on receipt: no read, and no "maybe" window.
 import { yieldToRequests } from "../../yield";
 import type { BlacklistStore, SubjectKey } from "./store";
 
@@ -78,8 +79,17 @@ export class SubjectFilter {
     return this.building;
   }
 
-  /** Another process has committed: until its rows are in, every check asks SQLite. */
-  noticeExternalWrite(): void {
+  /**
+   * Another process has committed. With the subjects it listed (PostgreSQL's notification says),
+   * they are added at once; without (null: SQLite, or too many to tell), every check asks the
+   * database until the rows past the last one seen are in.
+   */
+  noticeExternalWrite(subjects: readonly SubjectKey[] | null = null): void {
+    if (subjects !== null) {
+      for (const [provider, id] of subjects) this.add(provider, id);
+      // A fill in progress reads the table as it is now, and is still answering "maybe".
+      return;
+    }
     this.noticed++;
     this.startCatchUp();
   }
