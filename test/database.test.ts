@@ -3,6 +3,9 @@
 import { describe, expect, test } from "bun:test";
 import { openDatabase, type Database } from "../src/db/database";
 import { StoreOpenError } from "../src/db/client";
+import { ManualClock } from "../src/clock";
+import { Logger } from "../src/http/logger";
+import { type Job, JobRunner, RanElsewhere } from "../src/jobs/runner";
 import { backend, databasesOfThisFile } from "./backend";
 
 const databases = databasesOfThisFile();
@@ -106,5 +109,45 @@ describe(`database layer (${backend})`, () => {
     expect(error).toBeInstanceOf(StoreOpenError);
     expect((error as StoreOpenError).reason).toBe("newer");
     expect((error as Error).message).toMatch(/the database has \d+ migrations .* this build knows \d+ migrations/);
+  });
+});
+
+describe(`jobs across instances (${backend})`, () => {
+  const log = new Logger({ access: false }, () => {});
+
+  function runnerOn(database: Database, job: Job) {
+    return new JobRunner([job], new ManualClock(), log, (name, fn) => database.exclusive(name, fn));
+  }
+
+  // One SQLite file is served by one process; PostgreSQL may have several instances.
+  test.skipIf(backend !== "postgres")("a fleet job runs on one instance at a time; the other skips the tick", async () => {
+    const first = await open();
+    const second = await open(first.location);
+    let runs = 0;
+    let finish!: () => void;
+    const held = new Promise<void>((resolve) => (finish = resolve));
+    const job: Job = { name: "expire-entries", pattern: "* * * * *", scope: "fleet", run: async () => void (runs++, await held) };
+    const onFirst = runnerOn(first.database, job).run("expire-entries");
+    await Bun.sleep(50);
+    const onSecond = runnerOn(second.database, { ...job, run: async () => void runs++ });
+    const skipped = await onSecond.run("expire-entries").catch((error) => error);
+    expect(skipped).toBeInstanceOf(RanElsewhere);
+    expect((skipped as Error).message).toContain("running on another instance");
+    await onSecond.tick("expire-entries"); // a scheduled tick skips quietly
+    finish();
+    await onFirst;
+    expect(runs).toBe(1);
+    // Once the first is done, the next tick may run anywhere.
+    expect((await onSecond.run("expire-entries")).job).toBe("expire-entries");
+    expect(runs).toBe(2);
+  });
+
+  test("an instance job runs on every instance, a fleet job runs when nobody else holds it", async () => {
+    const { database } = await open();
+    let runs = 0;
+    const fleet = runnerOn(database, { name: "prune-usage", pattern: "* * * * *", scope: "fleet", run: () => ++runs });
+    const local = runnerOn(database, { name: "flush-metering", pattern: "* * * * *", run: () => ++runs });
+    expect((await fleet.run("prune-usage")).worked).toBe(1);
+    expect((await local.run("flush-metering")).worked).toBe(2);
   });
 });

@@ -29,6 +29,11 @@ export interface Store {
    * so writes wait for one asynchronously, for up to `writeWaitMs` (default 5 s).
    */
   neverBlockOnLocks(options?: { writeWaitMs?: number }): void;
+  /**
+   * Runs `fn`; the PostgreSQL counterpart skips work another instance is doing. One server uses
+   * a SQLite file, and its job runner already keeps a job from overlapping itself.
+   */
+  exclusive(name: string, fn: () => Promise<unknown>): Promise<boolean>;
   close(): void;
 }
 
@@ -92,6 +97,10 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     neverBlockOnLocks({ writeWaitMs } = {}) {
       sqlite.exec("PRAGMA busy_timeout = 0");
       if (writeWaitMs !== undefined) writer.waitMs = writeWaitMs;
+    },
+    async exclusive(_name, fn) {
+      await fn();
+      return true;
     },
     close() {
       sqlite.close();

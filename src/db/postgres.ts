@@ -51,6 +51,12 @@ export interface PostgresDatabase {
    * receiver trusts a commit without the topic to hold none. Outside a write it does nothing.
    */
   note(topic: string, item: unknown): void;
+  /**
+   * Runs `fn` unless another instance is running work of the same name: an advisory lock held on
+   * a connection of its own for the length of `fn`. Resolves to false when the work was left to
+   * the instance holding it.
+   */
+  exclusive(name: string, fn: () => Promise<unknown>): Promise<boolean>;
   /** Runs `fn` inside every new write transaction, before the caller's statements (idempotency records). */
   onTransactionStart(fn: () => void | Promise<void>): void;
   /** This instance's id in change notifications and advisory-lock diagnostics. */
@@ -258,6 +264,21 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
       } catch (error) {
         if (isLockTimeout(error)) throw new PostgresBusy(performance.now() - started);
         throw error;
+      }
+    },
+    async exclusive(name, fn) {
+      const connection = await pool.reserve();
+      try {
+        const [{ taken }] = await connection`SELECT pg_try_advisory_lock(hashtext(${`trustlist:${name}`})) AS taken`;
+        if (!taken) return false;
+        try {
+          await fn();
+          return true;
+        } finally {
+          await connection`SELECT pg_advisory_unlock(hashtext(${`trustlist:${name}`}))`;
+        }
+      } finally {
+        connection.release();
       }
     },
     async close() {

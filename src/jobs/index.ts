@@ -1,7 +1,8 @@
 // Periodic work, scheduled with @elysiajs/cron on the serving app: the metering flush, entry
 // expiry, pruning of usage history and of idle limiter state. Every job that walks stored rows
 // works in slices bounded by a row count and yields to requests between them (SPEC section 2,
-// Availability): no request waits more than 100 ms behind a job, whatever the data size.
+// Availability): no request waits more than 100 ms behind a job, whatever the data size. Jobs on
+// shared data are `scope: "fleet"`: one instance runs them per tick (runner.ts).
 import { cron, Patterns } from "@elysiajs/cron";
 import { Elysia } from "elysia";
 import type { Runtime } from "../runtime";
@@ -18,7 +19,7 @@ export function jobs(runtime: Runtime, services: Services): Job[] {
     // Requests notice another process's commits themselves; this lets caches (the subject filter
     // after an import) catch up while no request comes.
     { name: "notice-external-writes", pattern: Patterns.EVERY_SECOND, run: () => void runtime.store.changes.check() },
-    { name: "expire-entries", pattern: Patterns.EVERY_MINUTE, run: () => services.blacklist.expireDue() },
+    { name: "expire-entries", pattern: Patterns.EVERY_MINUTE, run: () => services.blacklist.expireDue(), scope: "fleet" },
     {
       name: "prune-limiters",
       pattern: Patterns.EVERY_5_MINUTES,
@@ -28,10 +29,10 @@ export function jobs(runtime: Runtime, services: Services): Job[] {
         runtime.quota.prune();
       },
     },
-    { name: "prune-idempotency-keys", pattern: "23 * * * *", run: () => runtime.idempotency.prune() },
-    { name: "prune-usage", pattern: "10 0 * * *", run: () => services.usage.prune() },
+    { name: "prune-idempotency-keys", pattern: "23 * * * *", run: () => runtime.idempotency.prune(), scope: "fleet" },
+    { name: "prune-usage", pattern: "10 0 * * *", run: () => services.usage.prune(), scope: "fleet" },
     // Account age moves scores without any write; this also records every creator's daily snapshot.
-    { name: "trust-snapshots", pattern: "5 0 * * *", run: () => services.creators.refreshAll() },
+    { name: "trust-snapshots", pattern: "5 0 * * *", run: () => services.creators.refreshAll(), scope: "fleet" },
     { name: "public-stats", pattern: Patterns.EVERY_5_MINUTES, run: async () => void (await services.public.refreshStats()) },
     // Which trigrams are rare only steers where suggestions look; hourly is fresh enough.
     { name: "suggestion-index-stats", pattern: "17 * * * *", run: () => services.public.refreshGramCountsInSlices() },
@@ -40,7 +41,8 @@ export function jobs(runtime: Runtime, services: Services): Job[] {
 
 /** The jobs of one app: what the scheduler and `POST /v1/admin/jobs/{name}` both run. */
 export function jobRunner(runtime: Runtime, services: Services): JobRunner {
-  return new JobRunner(jobs(runtime, services), runtime.clock, runtime.log);
+  const { store } = runtime;
+  return new JobRunner(jobs(runtime, services), runtime.clock, runtime.log, (name, fn) => store.exclusive(name, fn));
 }
 
 /** The jobs as cron plugins; a tick while the job's last run is still going is skipped. */

@@ -1,10 +1,11 @@
 // Runs the periodic jobs, from cron or on an operator's request, and makes sure two runs of the
 // same job never overlap: cron's own `protect` covers only cron's runs, and a run asked for over
 // the admin route would otherwise race the scheduled one (two expiry runs could both pick the
-// same due rows between slices).
+// same due rows between slices). A job marked `fleet` works on shared data and runs on one
+// instance at a time when several serve one PostgreSQL database: the others skip that tick.
 import type { Clock } from "../clock";
 import { iso } from "../clock";
-import { conflict, notFound } from "../errors";
+import { conflict, notFound, ServiceError } from "../errors";
 import type { Logger } from "../http/logger";
 
 export interface Job {
@@ -12,7 +13,20 @@ export interface Job {
   pattern: string;
   /** Does the work; the count is what it worked through (rows, creators, trigrams), when it has one. */
   run(): Promise<number | void> | number | void;
+  /**
+   * "fleet": the work is on shared data (expiry, snapshots, pruning), done by one instance per
+   * tick; "instance" (the default): on this process's own state (metering buffer, caches).
+   */
+  scope?: "fleet" | "instance";
 }
+
+/** Runs `fn` unless another instance runs work of that name; false when it was left to that one. */
+export type Exclusive = (name: string, fn: () => Promise<unknown>) => Promise<boolean>;
+
+const alone: Exclusive = async (_name, fn) => {
+  await fn();
+  return true;
+};
 
 export interface JobRun {
   job: string;
@@ -23,6 +37,14 @@ export interface JobRun {
   duration_ms: number;
 }
 
+/** A fleet job's run was skipped: another instance is running it. */
+export class RanElsewhere extends ServiceError {
+  constructor(job: string) {
+    super("conflict", `Job '${job}' is running on another instance.`);
+    this.name = "RanElsewhere";
+  }
+}
+
 export class JobRunner {
   private readonly byName: Map<string, Job>;
   private readonly running = new Map<string, Promise<JobRun>>();
@@ -31,6 +53,7 @@ export class JobRunner {
     readonly jobs: Job[],
     private readonly clock: Clock,
     private readonly log: Logger,
+    private readonly exclusive: Exclusive = alone,
   ) {
     this.byName = new Map(jobs.map((job) => [job.name, job]));
   }
@@ -39,7 +62,10 @@ export class JobRunner {
     return this.running.has(name);
   }
 
-  /** Runs `name` now; a conflict while a run of it is under way, not found for an unknown name. */
+  /**
+   * Runs `name` now; a conflict while a run of it is under way here or (a fleet job) on another
+   * instance, not found for an unknown name.
+   */
   run(name: string): Promise<JobRun> {
     const job = this.byName.get(name);
     if (!job) throw notFound(`No job '${name.slice(0, 64)}'. Jobs: ${[...this.byName.keys()].join(", ")}.`);
@@ -55,6 +81,7 @@ export class JobRunner {
     try {
       await this.run(name);
     } catch (error) {
+      if (error instanceof RanElsewhere) return;
       this.log.error("job failed", { job: name, error: String(error) });
     }
   }
@@ -62,7 +89,15 @@ export class JobRunner {
   private async execute(job: Job): Promise<JobRun> {
     const startedAt = this.clock.now();
     const started = performance.now();
-    const worked = await job.run();
+    let worked: number | void = undefined;
+    if (job.scope === "fleet") {
+      const ran = await this.exclusive(`job:${job.name}`, async () => {
+        worked = await job.run();
+      });
+      if (!ran) throw new RanElsewhere(job.name);
+    } else {
+      worked = await job.run();
+    }
     return {
       job: job.name,
       worked: typeof worked === "number" ? worked : null,
