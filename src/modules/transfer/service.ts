@@ -5,6 +5,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { t } from "elysia";
 import { statSync } from "node:fs";
 import type { Store } from "../../db/client";
+import type { Database as AnyDatabase } from "../../db/database";
 import { UniqueViolation } from "../../db/errors";
 import { type Clock, iso } from "../../clock";
 import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../db/schema";
@@ -116,11 +117,16 @@ type Counted = Exclude<keyof ImportSummary, "lines">;
 
 export class TransferService {
   constructor(
-    private readonly store: Store,
+    private readonly database: AnyDatabase,
     private readonly services: Pick<Services, "accounts" | "blacklist" | "creators" | "network">,
     private readonly clock: Clock,
     private readonly options: { rebuildIndexesFromBytes?: number } = {},
   ) {}
+
+  private sqliteStore(): Store {
+    if (this.database.dialect !== "sqlite") throw new ServiceError("unprocessable", "import and export run on SQLite only for now");
+    return this.database;
+  }
 
   /** Reads `path` and applies every line in one transaction. */
   async importFile(path: string): Promise<ImportSummary> {
@@ -137,7 +143,7 @@ export class TransferService {
       referrals: 0,
       servers: 0,
     };
-    const sqlite = this.store.sqlite;
+    const sqlite = this.sqliteStore().sqlite;
     const { blacklist, creators } = this.services;
     // The whole import is one transaction: with the usual 64 MB page cache its dirty pages spill
     // to the WAL and are read back as the indexes grow. Pages are only allocated when used.
@@ -276,7 +282,7 @@ export class TransferService {
    * server writing meanwhile, and rows stream one at a time, so memory stays flat at any size.
    */
   async exportAll(write: (line: string) => void | Promise<void>): Promise<number> {
-    const snapshot = new Database(this.store.path, { readonly: true });
+    const snapshot = new Database(this.sqliteStore().path, { readonly: true });
     let count = 0;
     const emit = async (line: Record<string, unknown>) => {
       await write(JSON.stringify(line));
