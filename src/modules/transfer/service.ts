@@ -1,6 +1,5 @@
 // Import and export in the JSON Lines format of SPEC section 9. An import is one transaction: any
 // bad line aborts it with the line number and nothing is written.
-import { Database } from "bun:sqlite";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { t } from "elysia";
 import { statSync } from "node:fs";
@@ -14,14 +13,17 @@ import { ServiceError } from "../../errors";
 import { newId } from "../../ids";
 import { BodyInteger, DateTime, literals } from "../../http/model";
 import type { Services } from "../../services";
+import { withReadSnapshot } from "../../db/snapshot";
+import { accountsForExport } from "../accounts/store";
+import { entriesForExport } from "../blacklist/store";
+import { connectionsForExport, creatorsForExport } from "../creators/store";
+import { dealsForExport, referralsForExport, reviewsForExport, serversForExport, vouchesForExport } from "../network/store";
 import { requireHandle } from "../../values";
 import { ApiTier } from "../accounts/model";
 import { EntryFields } from "../blacklist/model";
 import type { EntryRow } from "../blacklist/service";
 import { ConnectionFields, CreatorFields } from "../creators/model";
-import type { ConnectionRow, CreatorRow } from "../creators/service";
 import { DealStatus, ReferralFields, ReviewFields, ServerParams, VouchFields } from "../network/model";
-import type { DealRow, VouchRow } from "../network/service";
 
 const AccountLine = TypeCompiler.Compile(
   t.Object(
@@ -130,19 +132,9 @@ export class TransferService {
 
   /** Reads `path` and applies every line in one transaction. */
   async importFile(path: string): Promise<ImportSummary> {
+    if (this.database.dialect === "postgres") return this.importFileAwaiting(path);
     const lines = jsonLines(path);
-    const summary: ImportSummary = {
-      lines: 0,
-      accounts: 0,
-      entries: 0,
-      creators: 0,
-      connections: 0,
-      deals: 0,
-      reviews: 0,
-      vouches: 0,
-      referrals: 0,
-      servers: 0,
-    };
+    const summary = emptySummary();
     const sqlite = this.sqliteStore().sqlite;
     const { blacklist, creators } = this.services;
     // The whole import is one transaction: with the usual 64 MB page cache its dirty pages spill
@@ -183,22 +175,14 @@ export class TransferService {
           const text = raw.trim();
           if (text === "") continue;
           summary.lines++;
-          let value: any;
-          try {
-            value = JSON.parse(text);
-          } catch {
-            throw lineError(lineNo, "not valid JSON");
-          }
-          if (!value || typeof value !== "object" || Array.isArray(value)) throw lineError(lineNo, "expected a JSON object");
+          const value = parseLine(text, lineNo);
           try {
             // Only an account line waits for anything: the rest stay on this loop, line after line.
             const imported = this.importLine(value, lineNo, creatorIds);
             const counted = typeof imported === "string" ? imported : await imported;
             summary[counted]++;
           } catch (error) {
-            if (error instanceof ServiceError && !error.message.startsWith("line ")) throw lineError(lineNo, error.message);
-            if (error instanceof UniqueViolation || (error instanceof Error && /UNIQUE constraint/.test(error.message))) throw lineError(lineNo, "a record with this id or key already exists");
-            throw error;
+            throw asLineError(error, lineNo);
           }
         }
       }
@@ -221,6 +205,96 @@ export class TransferService {
       sqlite.run(`PRAGMA cache_size = ${cacheSize}`);
     }
     return summary;
+  }
+
+  /**
+   * The import on PostgreSQL: one `database.write` transaction, each line through the owning
+   * modules' awaiting import forms; every creator touched is scored once at the end.
+   */
+  private async importFileAwaiting(path: string): Promise<ImportSummary> {
+    const lines = jsonLines(path);
+    const summary = emptySummary();
+    const { creators } = this.services;
+    const creatorIds = new Map<string, string>();
+    try {
+      await this.database.write(async () => {
+        creators.beginBulk();
+        try {
+          let lineNo = 0;
+          for await (const batch of lines) {
+            for (const raw of batch) {
+              lineNo++;
+              const text = raw.trim();
+              if (text === "") continue;
+              summary.lines++;
+              const value = parseLine(text, lineNo);
+              try {
+                summary[await this.importLineAwaiting(value, lineNo, creatorIds)]++;
+              } catch (error) {
+                throw asLineError(error, lineNo);
+              }
+            }
+          }
+          await creators.endBulkAsync();
+        } catch (error) {
+          creators.abandonBulk();
+          throw error;
+        }
+      });
+    } finally {
+      await lines.return(undefined);
+    }
+    return summary;
+  }
+
+  private async importLineAwaiting(value: { type?: unknown }, lineNo: number, creatorIds: Map<string, string>): Promise<Counted> {
+    const { accounts, blacklist, creators, network } = this.services;
+    const now = this.clock.now();
+    const checked = <T>(check: { Check(v: unknown): v is T } & Parameters<typeof schemaProblem>[0]): T => {
+      if (!check.Check(value)) throw lineError(lineNo, schemaProblem(check, value));
+      return value;
+    };
+    switch (value.type) {
+      case "account":
+        await accounts.createAccount(checked(AccountLine));
+        return "accounts";
+      case "entry":
+        await blacklist.importEntry(blacklist.prepareEntry(checked(EntryLine), "import", { allowPast: true }));
+        return "entries";
+      case "creator": {
+        const line = checked(CreatorLine);
+        const handle = requireHandle(line.handle);
+        const id = line.id ?? newId("crt", now);
+        if (!(await creators.upsertImported(handle, line, now, id))) throw lineError(lineNo, `creator '${handle}' appears twice`);
+        creatorIds.set(handle, id);
+        return "creators";
+      }
+      case "connection": {
+        const line = checked(ConnectionLine);
+        const handle = requireHandle(line.creator);
+        const creator = creatorIds.has(handle) ? { id: creatorIds.get(handle)! } : await creators.find(handle);
+        if (!creator) throw lineError(lineNo, `creator '${line.creator}' is not defined on an earlier line`);
+        await creators.linkImported(creator, line, now);
+        return "connections";
+      }
+      case "deal":
+        await network.dealImported(checked(DealLine), now);
+        return "deals";
+      case "review":
+        await network.reviewImported(checked(ReviewLine), now);
+        return "reviews";
+      case "vouch":
+        await network.vouchImported(checked(VouchLine), now);
+        return "vouches";
+      case "referral":
+        await network.referImported(checked(ReferralLine), now);
+        return "referrals";
+      case "server":
+        await network.registerServerImported(checked(ServerLine), "import", now);
+        return "servers";
+      default:
+        throw lineError(lineNo, `unknown type '${String(value.type).slice(0, 32)}'`);
+    }
   }
 
   /** `creatorIds` holds the creators of earlier lines by handle: a connection line finds its creator there without a read. */
@@ -282,23 +356,16 @@ export class TransferService {
    * server writing meanwhile, and rows stream one at a time, so memory stays flat at any size.
    */
   async exportAll(write: (line: string) => void | Promise<void>): Promise<number> {
-    const snapshot = new Database(this.sqliteStore().path, { readonly: true });
     let count = 0;
     const emit = async (line: Record<string, unknown>) => {
       await write(JSON.stringify(line));
       count++;
     };
-    const rows = <T>(sql: string) => snapshot.query<T, []>(sql).iterate();
-    try {
-      snapshot.run("BEGIN");
-      // The snapshot is taken by the first read, not by BEGIN: read before anything is written out.
-      snapshot.query("SELECT count(*) FROM accounts").get();
-      for (const account of rows<{ name: string; tier: string; status: string; daily_quota: number | null }>(
-        "SELECT name, tier, status, daily_quota FROM accounts ORDER BY created_at, id",
-      )) {
+    await withReadSnapshot(this.database, async (snapshot) => {
+      for await (const account of accountsForExport(snapshot)) {
         await emit(withOptional({ type: "account", name: account.name, tier: account.tier, status: account.status }, { daily_quota: account.daily_quota }));
       }
-      for (const row of rows<CreatorRow>("SELECT * FROM creators ORDER BY created_at, id")) {
+      for await (const row of creatorsForExport(snapshot)) {
         await emit(
           withOptional(
             { type: "creator", id: row.id, handle: row.handle, verification_level: row.verification_level, karma: row.karma, joined_at: iso(row.joined_at) },
@@ -306,49 +373,31 @@ export class TransferService {
           ),
         );
       }
-      // Creators are named by handle: each pass joins for them instead of holding every handle in memory.
-      for (const row of rows<ConnectionRow & { handle: string }>(
-        "SELECT c.*, cr.handle FROM connections c JOIN creators cr ON cr.id = c.creator_id ORDER BY c.id",
-      )) {
+      for await (const row of connectionsForExport(snapshot)) {
         await emit(
           withOptional(
-            { type: "connection", creator: row.handle, provider: row.provider, provider_user_id: row.provider_user_id, public: !!row.public },
+            { type: "connection", creator: row.handle, provider: row.provider, provider_user_id: row.provider_user_id, public: row.public },
             { provider_username: row.provider_username, provider_url: row.provider_url, verified_at: iso(row.verified_at) },
           ),
         );
       }
-      for (const row of rows<EntryRow>("SELECT * FROM blacklist_entries ORDER BY issued_at, id")) {
-        await emit(entryLine(row));
-      }
-      const between = (table: string, from: string, to: string, columns: string, order: string) =>
-        `SELECT ${columns}, f.handle AS from_handle, t.handle AS to_handle FROM ${table} x
-         JOIN creators f ON f.id = x.${from} JOIN creators t ON t.id = x.${to} ORDER BY ${order}`;
-      type Pair = { from_handle: string; to_handle: string };
-      for (const row of rows<DealRow & Pair>(between("deals", "from_creator_id", "to_creator_id", "x.*", "x.created_at, x.id"))) {
+      for await (const row of entriesForExport(snapshot)) await emit(entryLine(row));
+      for await (const row of dealsForExport(snapshot)) {
         await emit({ type: "deal", id: row.id, from: row.from_handle, to: row.to_handle, status: row.status, created_at: iso(row.created_at) });
       }
-      for (const row of rows<{ rating: number; created_at: number } & Pair>(
-        between("reviews", "from_creator_id", "to_creator_id", "x.rating, x.created_at", "x.created_at, x.id"),
-      )) {
+      for await (const row of reviewsForExport(snapshot)) {
         await emit({ type: "review", from: row.from_handle, to: row.to_handle, rating: row.rating, created_at: iso(row.created_at) });
       }
-      for (const row of rows<VouchRow & Pair>(between("vouches", "from_creator_id", "to_creator_id", "x.*", "x.created_at, x.id"))) {
+      for await (const row of vouchesForExport(snapshot)) {
         await emit(withOptional({ type: "vouch", from: row.from_handle, to: row.to_handle, created_at: iso(row.created_at) }, { message: row.message }));
       }
-      for (const row of rows<{ created_at: number } & Pair>(
-        between("referrals", "referrer_id", "referred_id", "x.created_at", "x.created_at, x.referred_id"),
-      )) {
+      for await (const row of referralsForExport(snapshot)) {
         await emit({ type: "referral", referrer: row.from_handle, referred: row.to_handle, created_at: iso(row.created_at) });
       }
-      for (const row of rows<{ platform: string; server_id: string; name: string | null; created_at: number }>(
-        "SELECT * FROM servers ORDER BY created_at, platform, server_id",
-      )) {
+      for await (const row of serversForExport(snapshot)) {
         await emit(withOptional({ type: "server", platform: row.platform, server_id: row.server_id, created_at: iso(row.created_at) }, { name: row.name }));
       }
-    } finally {
-      if (snapshot.inTransaction) snapshot.run("COMMIT");
-      snapshot.close();
-    }
+    });
     return count;
   }
 }
@@ -399,6 +448,29 @@ async function* jsonLines(path: string): AsyncGenerator<string[], void, undefine
   }
   rest += decoder.decode();
   if (rest !== "") yield [rest];
+}
+
+function emptySummary(): ImportSummary {
+  return { lines: 0, accounts: 0, entries: 0, creators: 0, connections: 0, deals: 0, reviews: 0, vouches: 0, referrals: 0, servers: 0 };
+}
+
+/** A non-empty line as a JSON object, or the line's error. */
+function parseLine(text: string, lineNo: number): { type?: unknown } {
+  let value: any;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw lineError(lineNo, "not valid JSON");
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) throw lineError(lineNo, "expected a JSON object");
+  return value;
+}
+
+/** A line's failure as the error naming its line; other errors as they are. */
+function asLineError(error: unknown, lineNo: number): unknown {
+  if (error instanceof ServiceError && !error.message.startsWith("line ")) return lineError(lineNo, error.message);
+  if (error instanceof UniqueViolation || (error instanceof Error && /UNIQUE constraint/.test(error.message))) return lineError(lineNo, "a record with this id or key already exists");
+  return error;
 }
 
 function lineError(lineNo: number, message: string) {
