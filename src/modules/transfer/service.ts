@@ -117,6 +117,32 @@ export interface ImportSummary {
 
 type Counted = Exclude<keyof ImportSummary, "lines">;
 
+type Awaitable<T> = T | Promise<T>;
+type Line<C> = C extends { Check(v: unknown): v is infer T } ? T : never;
+
+/** The write of each kind of line but accounts (which always await their service). */
+interface LineWriter {
+  entry(row: EntryRow): Awaitable<unknown>;
+  /** False when the handle is already stored. */
+  creator(handle: string, line: Line<typeof CreatorLine>, now: number, id: string): Awaitable<boolean>;
+  findCreator(handle: string): Awaitable<{ id: string } | null>;
+  link(creator: { id: string }, line: Line<typeof ConnectionLine>, now: number): Awaitable<unknown>;
+  deal(line: Line<typeof DealLine>, now: number): Awaitable<unknown>;
+  review(line: Line<typeof ReviewLine>, now: number): Awaitable<unknown>;
+  vouch(line: Line<typeof VouchLine>, now: number): Awaitable<unknown>;
+  referral(line: Line<typeof ReferralLine>, now: number): Awaitable<unknown>;
+  server(line: Line<typeof ServerLine>, now: number): Awaitable<unknown>;
+}
+
+/** `then` that stays synchronous for a plain value: the SQLite import's lines never wait. */
+function andThen<T, U>(value: Awaitable<T>, next: (value: T) => Awaitable<U>): Awaitable<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
+function counting(work: unknown, counted: Counted): Awaitable<Counted> {
+  return work instanceof Promise ? work.then(() => counted) : counted;
+}
+
 export class TransferService {
   constructor(
     private readonly database: AnyDatabase,
@@ -167,6 +193,7 @@ export class TransferService {
     // change notifier compare it), not on each of the 100k+ creator writes an import makes.
     const resumeVersionTriggers = suspendTriggers(sqlite, CREATORS_VERSION_TRIGGERS);
     const creatorIds = new Map<string, string>();
+    const writer = this.writerFor("sqlite");
     let lineNo = 0;
     try {
       for await (const batch of lines) {
@@ -178,7 +205,7 @@ export class TransferService {
           const value = parseLine(text, lineNo);
           try {
             // Only an account line waits for anything: the rest stay on this loop, line after line.
-            const imported = this.importLine(value, lineNo, creatorIds);
+            const imported = this.importLine(value, lineNo, creatorIds, writer);
             const counted = typeof imported === "string" ? imported : await imported;
             summary[counted]++;
           } catch (error) {
@@ -216,6 +243,7 @@ export class TransferService {
     const summary = emptySummary();
     const { creators } = this.services;
     const creatorIds = new Map<string, string>();
+    const writer = this.writerFor("postgres");
     try {
       await this.database.write(async () => {
         creators.beginBulk();
@@ -229,7 +257,7 @@ export class TransferService {
               summary.lines++;
               const value = parseLine(text, lineNo);
               try {
-                summary[await this.importLineAwaiting(value, lineNo, creatorIds)]++;
+                summary[await this.importLine(value, lineNo, creatorIds, writer)]++;
               } catch (error) {
                 throw asLineError(error, lineNo);
               }
@@ -247,59 +275,41 @@ export class TransferService {
     return summary;
   }
 
-  private async importLineAwaiting(value: { type?: unknown }, lineNo: number, creatorIds: Map<string, string>): Promise<Counted> {
-    const { accounts, blacklist, creators, network } = this.services;
-    const now = this.clock.now();
-    const checked = <T>(check: { Check(v: unknown): v is T } & Parameters<typeof schemaProblem>[0]): T => {
-      if (!check.Check(value)) throw lineError(lineNo, schemaProblem(check, value));
-      return value;
-    };
-    switch (value.type) {
-      case "account":
-        await accounts.createAccount(checked(AccountLine));
-        return "accounts";
-      case "entry":
-        await blacklist.importEntry(blacklist.prepareEntry(checked(EntryLine), "import", { allowPast: true }));
-        return "entries";
-      case "creator": {
-        const line = checked(CreatorLine);
-        const handle = requireHandle(line.handle);
-        const id = line.id ?? newId("crt", now);
-        if (!(await creators.upsertImported(handle, line, now, id))) throw lineError(lineNo, `creator '${handle}' appears twice`);
-        creatorIds.set(handle, id);
-        return "creators";
-      }
-      case "connection": {
-        const line = checked(ConnectionLine);
-        const handle = requireHandle(line.creator);
-        const creator = creatorIds.has(handle) ? { id: creatorIds.get(handle)! } : await creators.find(handle);
-        if (!creator) throw lineError(lineNo, `creator '${line.creator}' is not defined on an earlier line`);
-        await creators.linkImported(creator, line, now);
-        return "connections";
-      }
-      case "deal":
-        await network.dealImported(checked(DealLine), now);
-        return "deals";
-      case "review":
-        await network.reviewImported(checked(ReviewLine), now);
-        return "reviews";
-      case "vouch":
-        await network.vouchImported(checked(VouchLine), now);
-        return "vouches";
-      case "referral":
-        await network.referImported(checked(ReferralLine), now);
-        return "referrals";
-      case "server":
-        await network.registerServerImported(checked(ServerLine), "import", now);
-        return "servers";
-      default:
-        throw lineError(lineNo, `unknown type '${String(value.type).slice(0, 32)}'`);
+  /** Each kind of line's write: synchronous on SQLite (the tuned import), awaited on PostgreSQL. */
+  private writerFor(dialect: "sqlite" | "postgres"): LineWriter {
+    const { blacklist, creators, network } = this.services;
+    if (dialect === "sqlite") {
+      return {
+        entry: (row) => blacklist.storeEntry(row, false),
+        creator: (handle, line, now, id) => creators.upsertNow(handle, line, now, id),
+        findCreator: (handle) => creators.findNow(handle),
+        link: (creator, line, now) => creators.linkNow(creator, line, now),
+        deal: (line, now) => network.dealNow(line, now),
+        review: (line, now) => network.reviewNow(line, now),
+        vouch: (line, now) => network.vouchNow(line, now),
+        referral: (line, now) => network.referNow(line, now),
+        server: (line, now) => network.registerServerNow(line, "import", now),
+      };
     }
+    return {
+      entry: (row) => blacklist.importEntry(row),
+      creator: (handle, line, now, id) => creators.upsertImported(handle, line, now, id),
+      findCreator: (handle) => creators.find(handle),
+      link: (creator, line, now) => creators.linkImported(creator, line, now),
+      deal: (line, now) => network.dealImported(line, now),
+      review: (line, now) => network.reviewImported(line, now),
+      vouch: (line, now) => network.vouchImported(line, now),
+      referral: (line, now) => network.referImported(line, now),
+      server: (line, now) => network.registerServerImported(line, "import", now),
+    };
   }
 
-  /** `creatorIds` holds the creators of earlier lines by handle: a connection line finds its creator there without a read. */
-  private importLine(value: { type?: unknown }, lineNo: number, creatorIds: Map<string, string>): Counted | Promise<Counted> {
-    const { accounts, blacklist, creators, network } = this.services;
+  /**
+   * `creatorIds` holds the creators of earlier lines by handle: a connection line finds its
+   * creator there without a read. With the synchronous writer only an account line waits.
+   */
+  private importLine(value: { type?: unknown }, lineNo: number, creatorIds: Map<string, string>, writer: LineWriter): Counted | Promise<Counted> {
+    const { accounts, blacklist } = this.services;
     const now = this.clock.now();
     const checked = <T>(check: { Check(v: unknown): v is T } & Parameters<typeof schemaProblem>[0]): T => {
       if (!check.Check(value)) throw lineError(lineNo, schemaProblem(check, value));
@@ -309,40 +319,38 @@ export class TransferService {
       case "account":
         return accounts.createAccount(checked(AccountLine)).then(() => "accounts" as const);
       case "entry":
-        blacklist.storeEntry(blacklist.prepareEntry(checked(EntryLine), "import", { allowPast: true }), false);
-        return "entries";
+        return counting(writer.entry(blacklist.prepareEntry(checked(EntryLine), "import", { allowPast: true })), "entries");
       case "creator": {
         const line = checked(CreatorLine);
         const handle = requireHandle(line.handle);
         // An update means the handle came before: the import fails and rolls it back.
         const id = line.id ?? newId("crt", now);
-        if (!creators.upsertNow(handle, line, now, id)) throw lineError(lineNo, `creator '${handle}' appears twice`);
-        creatorIds.set(handle, id);
-        return "creators";
+        return andThen(writer.creator(handle, line, now, id), (created) => {
+          if (!created) throw lineError(lineNo, `creator '${handle}' appears twice`);
+          creatorIds.set(handle, id);
+          return "creators" as const;
+        });
       }
       case "connection": {
         const line = checked(ConnectionLine);
         const handle = requireHandle(line.creator);
-        const creator = creatorIds.has(handle) ? { id: creatorIds.get(handle)! } : creators.findNow(handle);
-        if (!creator) throw lineError(lineNo, `creator '${line.creator}' is not defined on an earlier line`);
-        creators.linkNow(creator, line, now);
-        return "connections";
+        const link = (creator: { id: string } | null) => {
+          if (!creator) throw lineError(lineNo, `creator '${line.creator}' is not defined on an earlier line`);
+          return counting(writer.link(creator, line, now), "connections");
+        };
+        const known = creatorIds.get(handle);
+        return known !== undefined ? link({ id: known }) : andThen(writer.findCreator(handle), link);
       }
       case "deal":
-        network.dealNow(checked(DealLine), now);
-        return "deals";
+        return counting(writer.deal(checked(DealLine), now), "deals");
       case "review":
-        network.reviewNow(checked(ReviewLine), now);
-        return "reviews";
+        return counting(writer.review(checked(ReviewLine), now), "reviews");
       case "vouch":
-        network.vouchNow(checked(VouchLine), now);
-        return "vouches";
+        return counting(writer.vouch(checked(VouchLine), now), "vouches");
       case "referral":
-        network.referNow(checked(ReferralLine), now);
-        return "referrals";
+        return counting(writer.referral(checked(ReferralLine), now), "referrals");
       case "server":
-        network.registerServerNow(checked(ServerLine), "import", now);
-        return "servers";
+        return counting(writer.server(checked(ServerLine), now), "servers");
       default:
         throw lineError(lineNo, `unknown type '${String(value.type).slice(0, 32)}'`);
     }
