@@ -4,6 +4,7 @@
 import type { Database as SqliteConnection } from "bun:sqlite";
 import type { Database } from "../../db/database";
 import { translatingConflicts } from "../../db/errors";
+import { type ReadSnapshot, snapshotRows } from "../../db/snapshot";
 import type { AccountStatus, ApiTier, KeyScope, RateTier } from "../../db/schema";
 
 export interface AccountRow {
@@ -444,4 +445,17 @@ class PostgresAccountsStore implements AccountsStore {
     }
     return deleted;
   }
+}
+
+export interface AccountExportRow {
+  name: string;
+  tier: ApiTier;
+  status: AccountStatus;
+  daily_quota: number | null;
+}
+
+/** Every account, oldest first, as of the export's snapshot. */
+export async function* accountsForExport(snapshot: ReadSnapshot): AsyncGenerator<AccountExportRow> {
+  const rows = snapshotRows<AccountExportRow>(snapshot, "SELECT name, tier, status, daily_quota FROM accounts ORDER BY created_at, id");
+  for await (const row of rows) yield { ...row, daily_quota: row.daily_quota === null ? null : Number(row.daily_quota) };
 }

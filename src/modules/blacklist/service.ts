@@ -480,6 +480,11 @@ export class BlacklistService {
     await this.notify(row, "added", emit);
   }
 
+  /** Stores a prepared entry of an import on PostgreSQL, inside its transaction: feed row and listeners, no event. */
+  importEntry(row: EntryRow): Promise<void> {
+    return this.writeEntry(row, false);
+  }
+
   /** Adds one entry: the partner route and `trustlist blacklist add`. */
   async add(input: NewEntry, reporter: string): Promise<EntryRow> {
     const row = this.prepareEntry({ ...input, id: undefined, status: undefined }, reporter);

@@ -6,6 +6,7 @@ import type { Database as SqliteDatabase, Statement } from "bun:sqlite";
 import type { Store } from "../../db/client";
 import type { Database } from "../../db/database";
 import { translatingConflicts } from "../../db/errors";
+import { type ReadSnapshot, snapshotRows } from "../../db/snapshot";
 import type { PostgresDatabase } from "../../db/postgres";
 import type { ChangeType, EntryScope, EntryStatus, Provider, Severity, Vertical } from "../../db/schema";
 
@@ -380,4 +381,11 @@ export class PostgresBlacklistStore implements BlacklistStore {
   async rowsAfter() {
     return null;
   }
+}
+
+/** Every entry in issue order, as of the export's snapshot. */
+export async function* entriesForExport(snapshot: ReadSnapshot): AsyncGenerator<EntryRow> {
+  const query = "SELECT * FROM blacklist_entries ORDER BY issued_at, id";
+  if (snapshot.dialect === "sqlite") yield* snapshotRows<EntryRow>(snapshot, query);
+  else for await (const row of snapshotRows<PgEntryRow>(snapshot, query)) yield entryFromPg(row);
 }

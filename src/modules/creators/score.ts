@@ -208,6 +208,16 @@ export class TrustScores {
     return pending.size;
   }
 
+  /** `endBulk` on either database, one creator at a time (the import on PostgreSQL). */
+  async endBulkAsync(): Promise<number> {
+    const pending = this.deferred;
+    this.deferred = null;
+    if (!pending) return 0;
+    const now = this.clock.now();
+    for (const id of pending) await this.recompute(id, now, false);
+    return pending.size;
+  }
+
   /** Leaves bulk mode without recomputing (the bulk write was rolled back). */
   abandonBulk(): void {
     this.deferred = null;

@@ -206,6 +206,21 @@ export class CreatorsService {
     return false;
   }
 
+  /** `upsertNow` awaiting its store: the import on PostgreSQL, inside its transaction. */
+  async upsertImported(handle: string, input: CreatorInput, now: number, id?: string): Promise<boolean> {
+    const joinedAt = checkedJoinedAt(input, now);
+    const existing = await this.store.byHandle(handle);
+    if (!existing) {
+      const creatorId = id ?? newId("crt", now);
+      await this.store.insertCreator(newCreator(creatorId, handle, input, joinedAt, now));
+      await this.scores.recompute(creatorId, now, true);
+      return true;
+    }
+    await this.store.updateProfile(existing.id, profileFields(existing, input, joinedAt), now);
+    await this.scores.recompute(existing.id, now, true);
+    return false;
+  }
+
   /**
    * Links a platform account to a creator, or updates the link when it is already this
    * creator's. An account linked to another creator is a conflict.
@@ -241,6 +256,15 @@ export class CreatorsService {
     return { created: !existing, accountId: link.provider_user_id };
   }
 
+  /** `linkNow` awaiting its store: the import on PostgreSQL, inside its transaction. */
+  async linkImported(creator: Pick<CreatorRow, "id">, input: ConnectionInput, now: number): Promise<void> {
+    const link = checkedConnection(creator, input, now);
+    const existing = (await this.store.insertConnection(link)) ? null : await this.store.connectionByAccount(link.provider, link.provider_user_id);
+    if (existing && existing.creator_id !== creator.id) throw accountTaken(link.provider);
+    if (existing) await this.store.updateConnection(existing.id, updatedConnection(existing, input, link));
+    await this.scores.recompute(creator.id, now, true);
+  }
+
   /** Unlinks a platform account from a creator; the score is recomputed without it. */
   async unlink(rawHandle: string, provider: string, rawAccountId: string): Promise<ConnectionRow> {
     const now = this.clock.now();
@@ -272,6 +296,10 @@ export class CreatorsService {
 
   endBulk(): number {
     return this.scores.endBulk();
+  }
+
+  endBulkAsync(): Promise<number> {
+    return this.scores.endBulkAsync();
   }
 
   abandonBulk(): void {

@@ -4,6 +4,7 @@
 // synchronous on SQLite (the import, the badge, a blacklist write's recomputation) use the SQLite
 // store's plain values.
 import type { Database } from "../../db/database";
+import { type ReadSnapshot, snapshotRows } from "../../db/snapshot";
 import type { Provider } from "../../db/schema";
 import type { EntryRow } from "../blacklist/service";
 import { PostgresCreatorsStore } from "./store.postgres";
@@ -136,4 +137,30 @@ export function createCreatorsStore(database: Database): CreatorsStore {
 
 export function emptyScoreBasis(): ScoreBasis {
   return { connections: [], vouches: 0, deals: 0, reviews: { n: 0, sum: null }, penalties: [] };
+}
+
+export type CreatorExportRow = Pick<CreatorRow, "id" | "handle" | "display_name" | "verification_level" | "karma" | "joined_at" | "avatar_r2_key">;
+
+/** Every creator's profile, oldest first, as of the export's snapshot. */
+export async function* creatorsForExport(snapshot: ReadSnapshot): AsyncGenerator<CreatorExportRow> {
+  const rows = snapshotRows<CreatorExportRow>(
+    snapshot,
+    "SELECT id, handle, display_name, verification_level, karma, joined_at, avatar_r2_key FROM creators ORDER BY created_at, id",
+  );
+  for await (const row of rows) yield { ...row, verification_level: Number(row.verification_level), karma: Number(row.karma), joined_at: Number(row.joined_at) };
+}
+
+export type ConnectionExportRow = Pick<ConnectionRow, "provider" | "provider_user_id" | "provider_username" | "provider_url" | "verified_at"> & {
+  handle: string;
+  public: boolean;
+};
+
+/** Every link with its creator's handle (joined here rather than held in memory), as of the export's snapshot. */
+export async function* connectionsForExport(snapshot: ReadSnapshot): AsyncGenerator<ConnectionExportRow> {
+  const rows = snapshotRows<ConnectionExportRow>(
+    snapshot,
+    `SELECT c.provider, c.provider_user_id, c.provider_username, c.provider_url, c.verified_at, c.public, cr.handle
+     FROM connections c JOIN creators cr ON cr.id = c.creator_id ORDER BY c.id`,
+  );
+  for await (const row of rows) yield { ...row, verified_at: row.verified_at === null ? null : Number(row.verified_at), public: !!row.public };
 }

@@ -125,6 +125,44 @@ export class NetworkService {
     return dealView({ ...row, from_handle: from.handle, to_handle: to.handle });
   }
 
+  /** The `...Now` forms awaiting the store: the import on PostgreSQL, inside its transaction. */
+  async vouchImported(input: VouchInput, now: number): Promise<void> {
+    const [from, to] = await this.pair(input.from, input.to, "vouch for");
+    await alreadyVouched(from, to, () => this.store.insertVouch(newVouch(from, to, input, now)));
+    await this.creators.recompute(to.id, now, true);
+  }
+
+  async dealImported(input: DealInput, now: number): Promise<void> {
+    const [from, to] = await this.pair(input.from, input.to, "make a deal with");
+    const row = newDeal(from, to, input, now);
+    await dealExists(row.id, () => this.store.insertDeal(row));
+    if (input.status === "completed") {
+      await this.creators.recompute(from.id, now, true);
+      await this.creators.recompute(to.id, now, true);
+    }
+  }
+
+  async reviewImported(input: ReviewInput, now: number): Promise<void> {
+    const [from, to] = await this.pair(input.from, input.to, "review");
+    checkRating(input.rating);
+    await this.store.insertReview(newReview(from, to, await this.store.reviewableDeal(from.id, to.id), input, now));
+    await this.creators.recompute(to.id, now, true);
+  }
+
+  async referImported(input: ReferralInput, now: number): Promise<void> {
+    const [referrer, referred] = await this.pair(input.referrer, input.referred, "refer");
+    const createdAt = timeOf(input, now);
+    await alreadyReferred(referred, () => this.store.insertReferral(referred.id, referrer.id, createdAt));
+  }
+
+  async registerServerImported(input: ServerInput, registeredBy: string, now: number): Promise<void> {
+    const createdAt = timeOf(input, now);
+    const name = cleanText(input.name);
+    const existing = await this.store.serverById(input.platform, input.server_id);
+    if (!existing) await this.store.insertServer(input.platform, input.server_id, name, registeredBy, createdAt);
+    else if (input.name !== undefined) await this.store.renameServer(input.platform, input.server_id, name);
+  }
+
   async getDeal(id: string): Promise<Deal> {
     const row = await this.store.dealById(id);
     if (!row) throw notFound(`No deal ${id.slice(0, 64)}.`);

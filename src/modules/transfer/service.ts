@@ -1,10 +1,10 @@
 // Import and export in the JSON Lines format of SPEC section 9. An import is one transaction: any
 // bad line aborts it with the line number and nothing is written.
-import { Database } from "bun:sqlite";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { t } from "elysia";
 import { statSync } from "node:fs";
 import type { Store } from "../../db/client";
+import type { Database as AnyDatabase } from "../../db/database";
 import { UniqueViolation } from "../../db/errors";
 import { type Clock, iso } from "../../clock";
 import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../db/schema";
@@ -13,14 +13,17 @@ import { ServiceError } from "../../errors";
 import { newId } from "../../ids";
 import { BodyInteger, DateTime, literals } from "../../http/model";
 import type { Services } from "../../services";
+import { withReadSnapshot } from "../../db/snapshot";
+import { accountsForExport } from "../accounts/store";
+import { entriesForExport } from "../blacklist/store";
+import { connectionsForExport, creatorsForExport } from "../creators/store";
+import { dealsForExport, referralsForExport, reviewsForExport, serversForExport, vouchesForExport } from "../network/store";
 import { requireHandle } from "../../values";
 import { ApiTier } from "../accounts/model";
 import { EntryFields } from "../blacklist/model";
 import type { EntryRow } from "../blacklist/service";
 import { ConnectionFields, CreatorFields } from "../creators/model";
-import type { ConnectionRow, CreatorRow } from "../creators/service";
 import { DealStatus, ReferralFields, ReviewFields, ServerParams, VouchFields } from "../network/model";
-import type { DealRow, VouchRow } from "../network/service";
 
 const AccountLine = TypeCompiler.Compile(
   t.Object(
@@ -114,30 +117,51 @@ export interface ImportSummary {
 
 type Counted = Exclude<keyof ImportSummary, "lines">;
 
+type Awaitable<T> = T | Promise<T>;
+type Line<C> = C extends { Check(v: unknown): v is infer T } ? T : never;
+
+/** The write of each kind of line but accounts (which always await their service). */
+interface LineWriter {
+  entry(row: EntryRow): Awaitable<unknown>;
+  /** False when the handle is already stored. */
+  creator(handle: string, line: Line<typeof CreatorLine>, now: number, id: string): Awaitable<boolean>;
+  findCreator(handle: string): Awaitable<{ id: string } | null>;
+  link(creator: { id: string }, line: Line<typeof ConnectionLine>, now: number): Awaitable<unknown>;
+  deal(line: Line<typeof DealLine>, now: number): Awaitable<unknown>;
+  review(line: Line<typeof ReviewLine>, now: number): Awaitable<unknown>;
+  vouch(line: Line<typeof VouchLine>, now: number): Awaitable<unknown>;
+  referral(line: Line<typeof ReferralLine>, now: number): Awaitable<unknown>;
+  server(line: Line<typeof ServerLine>, now: number): Awaitable<unknown>;
+}
+
+/** `then` that stays synchronous for a plain value: the SQLite import's lines never wait. */
+function andThen<T, U>(value: Awaitable<T>, next: (value: T) => Awaitable<U>): Awaitable<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
+function counting(work: unknown, counted: Counted): Awaitable<Counted> {
+  return work instanceof Promise ? work.then(() => counted) : counted;
+}
+
 export class TransferService {
   constructor(
-    private readonly store: Store,
+    private readonly database: AnyDatabase,
     private readonly services: Pick<Services, "accounts" | "blacklist" | "creators" | "network">,
     private readonly clock: Clock,
     private readonly options: { rebuildIndexesFromBytes?: number } = {},
   ) {}
 
+  private sqliteStore(): Store {
+    if (this.database.dialect !== "sqlite") throw new ServiceError("unprocessable", "import and export run on SQLite only for now");
+    return this.database;
+  }
+
   /** Reads `path` and applies every line in one transaction. */
   async importFile(path: string): Promise<ImportSummary> {
+    if (this.database.dialect === "postgres") return this.importFileAwaiting(path);
     const lines = jsonLines(path);
-    const summary: ImportSummary = {
-      lines: 0,
-      accounts: 0,
-      entries: 0,
-      creators: 0,
-      connections: 0,
-      deals: 0,
-      reviews: 0,
-      vouches: 0,
-      referrals: 0,
-      servers: 0,
-    };
-    const sqlite = this.store.sqlite;
+    const summary = emptySummary();
+    const sqlite = this.sqliteStore().sqlite;
     const { blacklist, creators } = this.services;
     // The whole import is one transaction: with the usual 64 MB page cache its dirty pages spill
     // to the WAL and are read back as the indexes grow. Pages are only allocated when used.
@@ -169,6 +193,7 @@ export class TransferService {
     // change notifier compare it), not on each of the 100k+ creator writes an import makes.
     const resumeVersionTriggers = suspendTriggers(sqlite, CREATORS_VERSION_TRIGGERS);
     const creatorIds = new Map<string, string>();
+    const writer = this.writerFor("sqlite");
     let lineNo = 0;
     try {
       for await (const batch of lines) {
@@ -177,22 +202,14 @@ export class TransferService {
           const text = raw.trim();
           if (text === "") continue;
           summary.lines++;
-          let value: any;
-          try {
-            value = JSON.parse(text);
-          } catch {
-            throw lineError(lineNo, "not valid JSON");
-          }
-          if (!value || typeof value !== "object" || Array.isArray(value)) throw lineError(lineNo, "expected a JSON object");
+          const value = parseLine(text, lineNo);
           try {
             // Only an account line waits for anything: the rest stay on this loop, line after line.
-            const imported = this.importLine(value, lineNo, creatorIds);
+            const imported = this.importLine(value, lineNo, creatorIds, writer);
             const counted = typeof imported === "string" ? imported : await imported;
             summary[counted]++;
           } catch (error) {
-            if (error instanceof ServiceError && !error.message.startsWith("line ")) throw lineError(lineNo, error.message);
-            if (error instanceof UniqueViolation || (error instanceof Error && /UNIQUE constraint/.test(error.message))) throw lineError(lineNo, "a record with this id or key already exists");
-            throw error;
+            throw asLineError(error, lineNo);
           }
         }
       }
@@ -217,9 +234,82 @@ export class TransferService {
     return summary;
   }
 
-  /** `creatorIds` holds the creators of earlier lines by handle: a connection line finds its creator there without a read. */
-  private importLine(value: { type?: unknown }, lineNo: number, creatorIds: Map<string, string>): Counted | Promise<Counted> {
-    const { accounts, blacklist, creators, network } = this.services;
+  /**
+   * The import on PostgreSQL: one `database.write` transaction, each line through the owning
+   * modules' awaiting import forms; every creator touched is scored once at the end.
+   */
+  private async importFileAwaiting(path: string): Promise<ImportSummary> {
+    const lines = jsonLines(path);
+    const summary = emptySummary();
+    const { creators } = this.services;
+    const creatorIds = new Map<string, string>();
+    const writer = this.writerFor("postgres");
+    try {
+      await this.database.write(async () => {
+        creators.beginBulk();
+        try {
+          let lineNo = 0;
+          for await (const batch of lines) {
+            for (const raw of batch) {
+              lineNo++;
+              const text = raw.trim();
+              if (text === "") continue;
+              summary.lines++;
+              const value = parseLine(text, lineNo);
+              try {
+                summary[await this.importLine(value, lineNo, creatorIds, writer)]++;
+              } catch (error) {
+                throw asLineError(error, lineNo);
+              }
+            }
+          }
+          await creators.endBulkAsync();
+        } catch (error) {
+          creators.abandonBulk();
+          throw error;
+        }
+      });
+    } finally {
+      await lines.return(undefined);
+    }
+    return summary;
+  }
+
+  /** Each kind of line's write: synchronous on SQLite (the tuned import), awaited on PostgreSQL. */
+  private writerFor(dialect: "sqlite" | "postgres"): LineWriter {
+    const { blacklist, creators, network } = this.services;
+    if (dialect === "sqlite") {
+      return {
+        entry: (row) => blacklist.storeEntry(row, false),
+        creator: (handle, line, now, id) => creators.upsertNow(handle, line, now, id),
+        findCreator: (handle) => creators.findNow(handle),
+        link: (creator, line, now) => creators.linkNow(creator, line, now),
+        deal: (line, now) => network.dealNow(line, now),
+        review: (line, now) => network.reviewNow(line, now),
+        vouch: (line, now) => network.vouchNow(line, now),
+        referral: (line, now) => network.referNow(line, now),
+        server: (line, now) => network.registerServerNow(line, "import", now),
+      };
+    }
+    return {
+      entry: (row) => blacklist.importEntry(row),
+      creator: (handle, line, now, id) => creators.upsertImported(handle, line, now, id),
+      findCreator: (handle) => creators.find(handle),
+      link: (creator, line, now) => creators.linkImported(creator, line, now),
+      deal: (line, now) => network.dealImported(line, now),
+      review: (line, now) => network.reviewImported(line, now),
+      vouch: (line, now) => network.vouchImported(line, now),
+      referral: (line, now) => network.referImported(line, now),
+      server: (line, now) => network.registerServerImported(line, "import", now),
+    };
+  }
+
+  /**
+   * `creatorIds` holds the creators of earlier lines by handle: a connection line finds its
+   * creator there without a read. With the synchronous writer only an account line waits.
+   */
+  private importLine(value: { type?: unknown }, lineNo: number, creatorIds: Map<string, string>, writer: LineWriter): Counted | Promise<Counted> {
+    const { accounts, blacklist } = this.services;
     const now = this.clock.now();
     const checked = <T>(check: { Check(v: unknown): v is T } & Parameters<typeof schemaProblem>[0]): T => {
       if (!check.Check(value)) throw lineError(lineNo, schemaProblem(check, value));
@@ -229,40 +319,38 @@ export class TransferService {
       case "account":
         return accounts.createAccount(checked(AccountLine)).then(() => "accounts" as const);
       case "entry":
-        blacklist.storeEntry(blacklist.prepareEntry(checked(EntryLine), "import", { allowPast: true }), false);
-        return "entries";
+        return counting(writer.entry(blacklist.prepareEntry(checked(EntryLine), "import", { allowPast: true })), "entries");
       case "creator": {
         const line = checked(CreatorLine);
         const handle = requireHandle(line.handle);
         // An update means the handle came before: the import fails and rolls it back.
         const id = line.id ?? newId("crt", now);
-        if (!creators.upsertNow(handle, line, now, id)) throw lineError(lineNo, `creator '${handle}' appears twice`);
-        creatorIds.set(handle, id);
-        return "creators";
+        return andThen(writer.creator(handle, line, now, id), (created) => {
+          if (!created) throw lineError(lineNo, `creator '${handle}' appears twice`);
+          creatorIds.set(handle, id);
+          return "creators" as const;
+        });
       }
       case "connection": {
         const line = checked(ConnectionLine);
         const handle = requireHandle(line.creator);
-        const creator = creatorIds.has(handle) ? { id: creatorIds.get(handle)! } : creators.findNow(handle);
-        if (!creator) throw lineError(lineNo, `creator '${line.creator}' is not defined on an earlier line`);
-        creators.linkNow(creator, line, now);
-        return "connections";
+        const link = (creator: { id: string } | null) => {
+          if (!creator) throw lineError(lineNo, `creator '${line.creator}' is not defined on an earlier line`);
+          return counting(writer.link(creator, line, now), "connections");
+        };
+        const known = creatorIds.get(handle);
+        return known !== undefined ? link({ id: known }) : andThen(writer.findCreator(handle), link);
       }
       case "deal":
-        network.dealNow(checked(DealLine), now);
-        return "deals";
+        return counting(writer.deal(checked(DealLine), now), "deals");
       case "review":
-        network.reviewNow(checked(ReviewLine), now);
-        return "reviews";
+        return counting(writer.review(checked(ReviewLine), now), "reviews");
       case "vouch":
-        network.vouchNow(checked(VouchLine), now);
-        return "vouches";
+        return counting(writer.vouch(checked(VouchLine), now), "vouches");
       case "referral":
-        network.referNow(checked(ReferralLine), now);
-        return "referrals";
+        return counting(writer.referral(checked(ReferralLine), now), "referrals");
       case "server":
-        network.registerServerNow(checked(ServerLine), "import", now);
-        return "servers";
+        return counting(writer.server(checked(ServerLine), now), "servers");
       default:
         throw lineError(lineNo, `unknown type '${String(value.type).slice(0, 32)}'`);
     }
@@ -276,23 +364,16 @@ export class TransferService {
    * server writing meanwhile, and rows stream one at a time, so memory stays flat at any size.
    */
   async exportAll(write: (line: string) => void | Promise<void>): Promise<number> {
-    const snapshot = new Database(this.store.path, { readonly: true });
     let count = 0;
     const emit = async (line: Record<string, unknown>) => {
       await write(JSON.stringify(line));
       count++;
     };
-    const rows = <T>(sql: string) => snapshot.query<T, []>(sql).iterate();
-    try {
-      snapshot.run("BEGIN");
-      // The snapshot is taken by the first read, not by BEGIN: read before anything is written out.
-      snapshot.query("SELECT count(*) FROM accounts").get();
-      for (const account of rows<{ name: string; tier: string; status: string; daily_quota: number | null }>(
-        "SELECT name, tier, status, daily_quota FROM accounts ORDER BY created_at, id",
-      )) {
+    await withReadSnapshot(this.database, async (snapshot) => {
+      for await (const account of accountsForExport(snapshot)) {
         await emit(withOptional({ type: "account", name: account.name, tier: account.tier, status: account.status }, { daily_quota: account.daily_quota }));
       }
-      for (const row of rows<CreatorRow>("SELECT * FROM creators ORDER BY created_at, id")) {
+      for await (const row of creatorsForExport(snapshot)) {
         await emit(
           withOptional(
             { type: "creator", id: row.id, handle: row.handle, verification_level: row.verification_level, karma: row.karma, joined_at: iso(row.joined_at) },
@@ -300,49 +381,31 @@ export class TransferService {
           ),
         );
       }
-      // Creators are named by handle: each pass joins for them instead of holding every handle in memory.
-      for (const row of rows<ConnectionRow & { handle: string }>(
-        "SELECT c.*, cr.handle FROM connections c JOIN creators cr ON cr.id = c.creator_id ORDER BY c.id",
-      )) {
+      for await (const row of connectionsForExport(snapshot)) {
         await emit(
           withOptional(
-            { type: "connection", creator: row.handle, provider: row.provider, provider_user_id: row.provider_user_id, public: !!row.public },
+            { type: "connection", creator: row.handle, provider: row.provider, provider_user_id: row.provider_user_id, public: row.public },
             { provider_username: row.provider_username, provider_url: row.provider_url, verified_at: iso(row.verified_at) },
           ),
         );
       }
-      for (const row of rows<EntryRow>("SELECT * FROM blacklist_entries ORDER BY issued_at, id")) {
-        await emit(entryLine(row));
-      }
-      const between = (table: string, from: string, to: string, columns: string, order: string) =>
-        `SELECT ${columns}, f.handle AS from_handle, t.handle AS to_handle FROM ${table} x
-         JOIN creators f ON f.id = x.${from} JOIN creators t ON t.id = x.${to} ORDER BY ${order}`;
-      type Pair = { from_handle: string; to_handle: string };
-      for (const row of rows<DealRow & Pair>(between("deals", "from_creator_id", "to_creator_id", "x.*", "x.created_at, x.id"))) {
+      for await (const row of entriesForExport(snapshot)) await emit(entryLine(row));
+      for await (const row of dealsForExport(snapshot)) {
         await emit({ type: "deal", id: row.id, from: row.from_handle, to: row.to_handle, status: row.status, created_at: iso(row.created_at) });
       }
-      for (const row of rows<{ rating: number; created_at: number } & Pair>(
-        between("reviews", "from_creator_id", "to_creator_id", "x.rating, x.created_at", "x.created_at, x.id"),
-      )) {
+      for await (const row of reviewsForExport(snapshot)) {
         await emit({ type: "review", from: row.from_handle, to: row.to_handle, rating: row.rating, created_at: iso(row.created_at) });
       }
-      for (const row of rows<VouchRow & Pair>(between("vouches", "from_creator_id", "to_creator_id", "x.*", "x.created_at, x.id"))) {
+      for await (const row of vouchesForExport(snapshot)) {
         await emit(withOptional({ type: "vouch", from: row.from_handle, to: row.to_handle, created_at: iso(row.created_at) }, { message: row.message }));
       }
-      for (const row of rows<{ created_at: number } & Pair>(
-        between("referrals", "referrer_id", "referred_id", "x.created_at", "x.created_at, x.referred_id"),
-      )) {
+      for await (const row of referralsForExport(snapshot)) {
         await emit({ type: "referral", referrer: row.from_handle, referred: row.to_handle, created_at: iso(row.created_at) });
       }
-      for (const row of rows<{ platform: string; server_id: string; name: string | null; created_at: number }>(
-        "SELECT * FROM servers ORDER BY created_at, platform, server_id",
-      )) {
+      for await (const row of serversForExport(snapshot)) {
         await emit(withOptional({ type: "server", platform: row.platform, server_id: row.server_id, created_at: iso(row.created_at) }, { name: row.name }));
       }
-    } finally {
-      if (snapshot.inTransaction) snapshot.run("COMMIT");
-      snapshot.close();
-    }
+    });
     return count;
   }
 }
@@ -393,6 +456,29 @@ async function* jsonLines(path: string): AsyncGenerator<string[], void, undefine
   }
   rest += decoder.decode();
   if (rest !== "") yield [rest];
+}
+
+function emptySummary(): ImportSummary {
+  return { lines: 0, accounts: 0, entries: 0, creators: 0, connections: 0, deals: 0, reviews: 0, vouches: 0, referrals: 0, servers: 0 };
+}
+
+/** A non-empty line as a JSON object, or the line's error. */
+function parseLine(text: string, lineNo: number): { type?: unknown } {
+  let value: any;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw lineError(lineNo, "not valid JSON");
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) throw lineError(lineNo, "expected a JSON object");
+  return value;
+}
+
+/** A line's failure as the error naming its line; other errors as they are. */
+function asLineError(error: unknown, lineNo: number): unknown {
+  if (error instanceof ServiceError && !error.message.startsWith("line ")) return lineError(lineNo, error.message);
+  if (error instanceof UniqueViolation || (error instanceof Error && /UNIQUE constraint/.test(error.message))) return lineError(lineNo, "a record with this id or key already exists");
+  return error;
 }
 
 function lineError(lineNo: number, message: string) {
