@@ -1,11 +1,10 @@
 // Export, import into an empty database of the same backend (test/backend.ts), export again: the
 // two files are the same, and every creator's Trust Score, computed anew by the import, matches.
 // The data is built through the services, as the API builds it.
-import { afterAll, expect, test } from "bun:test";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ManualClock } from "../src/clock";
-import type { Database } from "../src/db/database";
 import { CursorCodec } from "../src/cursor";
 import { AccountsService } from "../src/modules/accounts/service";
 import { createAccountsStore } from "../src/modules/accounts/store";
@@ -14,22 +13,13 @@ import { CreatorsService } from "../src/modules/creators/service";
 import { NetworkService } from "../src/modules/network/service";
 import { TransferService } from "../src/modules/transfer/service";
 import { Outbox } from "../src/outbox";
-import { dropDatabase, freshDatabase } from "./backend";
-import { tempDir } from "./helpers";
+import { databasesOfThisFile } from "./backend";
 
-const dir = tempDir();
-const opened: Array<{ database: Database; location: string }> = [];
-afterAll(async () => {
-  for (const { database, location } of opened) {
-    await database.close();
-    await dropDatabase(location);
-  }
-  rmSync(dir, { recursive: true, force: true });
-});
+const databases = databasesOfThisFile();
+const dir = databases.dir;
 
 async function instance(clock: ManualClock) {
-  const fresh = await freshDatabase(join(dir, String(opened.length)));
-  opened.push(fresh);
+  const fresh = await databases.open();
   const { database } = fresh;
   const outbox = new Outbox(database);
   const blacklist = new BlacklistService(database, clock, new CursorCodec("roundtrip-test"), outbox);
