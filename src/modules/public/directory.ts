@@ -1,0 +1,182 @@
+// The creator directory: pages of creators by a sort, filtered by a fuzzy `q` and a platform,
+// answered from the in-memory directory index (directory-index.ts) once it is built.
+import type { Database, Statement } from "bun:sqlite";
+import { iso } from "../../clock";
+import type { ExternalChanges } from "../../db/changes";
+import { unprocessable } from "../../errors";
+import type { CreatorRow, CreatorsService } from "../creators/service";
+import { DirectoryIndex } from "./directory-index";
+
+export const DIRECTORY_SORTS = ["newest", "trust", "vouches", "deals"] as const;
+export type DirectorySort = (typeof DIRECTORY_SORTS)[number];
+
+/**
+ * Deepest row the directory lists (`page` x `limit`). Any page within it is a bounded selection
+ * from the in-memory index, or an index walk of at most this many rows; deeper pages cost as much
+ * as sorting every match (60 ms at 50k creators), and nobody reads a listing that far: past it the
+ * answer is 422, asking for a narrower query.
+ */
+export const MAX_DIRECTORY_ROWS = 1_000;
+
+export interface DirectoryItem {
+  id: string;
+  handle: string;
+  display_name: string | null;
+  verification_level: number;
+  karma: number;
+  avatar_r2_key: string | null;
+  created_at: string;
+  trust_score: number;
+  vouch_count: number;
+  deal_count: number;
+  platforms: string[];
+  match: string;
+}
+
+export interface DirectoryPage {
+  items: DirectoryItem[];
+  page: number;
+  limit: number;
+  page_size: number;
+  total: number;
+  total_pages: number;
+  has_more: boolean;
+  sort: DirectorySort;
+}
+
+const SORT_ORDER: Record<DirectorySort, string> = {
+  newest: "created_at DESC, id",
+  trust: "trust_score DESC, id",
+  vouches: "vouch_count DESC, id",
+  deals: "deal_count DESC, id",
+};
+/** The index that holds each sort's order. */
+const SORT_INDEX: Record<DirectorySort, string> = {
+  newest: "creators_newest_idx",
+  trust: "creators_trust_idx",
+  vouches: "creators_vouches_idx",
+  deals: "creators_deals_idx",
+};
+
+/** The directory scan's text, words (JSON), handle prefix and platform; each null when not asked. */
+type DirectoryScanParams = [string | null, string | null, string | null, string | null];
+
+export class PublicDirectory {
+  private readonly index: DirectoryIndex;
+  private readonly creatorsByRowid: Statement<CreatorRow, [string]>;
+  /** While the directory index builds: a page of matching creators per sort, and how many match. */
+  private readonly directoryScan: Record<DirectorySort, Statement<CreatorRow, [...DirectoryScanParams, number, number]>>;
+  private readonly directoryScanCount: Statement<{ n: number }, DirectoryScanParams>;
+  private readonly creatorCount: Statement<{ n: number }, []>;
+  /** The unfiltered directory's page, per sort. */
+  private readonly directoryPage: Record<DirectorySort, Statement<CreatorRow, [number, number]>>;
+
+  constructor(db: Database, changes: ExternalChanges, creators: CreatorsService) {
+    this.index = new DirectoryIndex(db, changes);
+    creators.onChange((id) => this.index.markDirty(id));
+    this.creatorsByRowid = db.prepare("SELECT rowid, * FROM creators WHERE rowid IN (SELECT value FROM json_each(?))");
+    this.directoryPage = Object.fromEntries(
+      DIRECTORY_SORTS.map((sort) => [sort, db.prepare(`SELECT rowid, * FROM creators INDEXED BY ${SORT_INDEX[sort]} ORDER BY ${SORT_ORDER[sort]} LIMIT ? OFFSET ?`)]),
+    ) as PublicDirectory["directoryPage"];
+    // What the directory index answers, said in SQL: the haystack is search_text, a short q is a
+    // handle prefix, and the platform filter matches one name of the comma list.
+    const scanWhere = `(?1 IS NULL OR instr(search_text, ?1) > 0)
+      AND (?2 IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(?2) WHERE instr(search_text, value) = 0))
+      AND (?3 IS NULL OR (handle >= ?3 AND handle < ?3 || '~'))
+      AND (?4 IS NULL OR instr(',' || platforms || ',', ',' || ?4 || ',') > 0)`;
+    this.directoryScan = Object.fromEntries(
+      DIRECTORY_SORTS.map((sort) => [sort, db.prepare(`SELECT rowid, * FROM creators WHERE ${scanWhere} ORDER BY ${SORT_ORDER[sort]} LIMIT ?5 OFFSET ?6`)]),
+    ) as PublicDirectory["directoryScan"];
+    this.directoryScanCount = db.prepare(`SELECT count(*) AS n FROM creators WHERE ${scanWhere}`);
+    this.creatorCount = db.prepare("SELECT count(*) AS n FROM creators");
+  }
+
+  /**
+   * One page of the creator directory, at most MAX_DIRECTORY_ROWS deep. `q` (3+ characters) is
+   * matched without case against each creator's haystack (handle, display name, public connection
+   * usernames) by the in-memory directory index: as typed, anywhere in it ("ht dr" finds "knight
+   * drake"), or, when that finds nothing, every word of three characters or more in any order. A
+   * shorter `q` is a handle prefix. Any filter (`q`, `platform`) is answered from that index (which
+   * keeps each recent query's ordered first rows until the next change); the unfiltered list walks
+   * the sort's index in SQLite, at most MAX_DIRECTORY_ROWS entries.
+   */
+  async page(options: { q?: string; sort?: DirectorySort; page?: number; limit?: number; platform?: string }): Promise<DirectoryPage> {
+    const sort = options.sort ?? "newest";
+    const page = options.page ?? 1;
+    const limit = options.limit ?? 24;
+    if (page * limit > MAX_DIRECTORY_ROWS) {
+      throw unprocessable(
+        `page x limit is ${page * limit}; the directory lists the first ${MAX_DIRECTORY_ROWS} rows of a query. Narrow it with q or platform, or sort differently.`,
+      );
+    }
+    const text = (options.q ?? "").toLowerCase().replace(/\s+/g, " ").trim();
+    const platform = options.platform ?? null;
+    const offset = (page - 1) * limit;
+    const refreshed = this.index.refresh();
+    let total: number;
+    let rows: CreatorRow[];
+    if (!this.index.ready) {
+      // The index is being built (about 1.5 s at 100k creators after a start): nobody waits for
+      // it; SQLite answers meanwhile, scanning the creators (20-40 ms a query at 100k).
+      refreshed.catch(() => {}); // a failed build is retried by the next query
+      ({ total, rows } = this.fromSqlite(text, platform, sort, offset, Math.min(limit, MAX_DIRECTORY_ROWS - offset)));
+    } else if ((await refreshed, text === "" && platform === null)) {
+      total = this.index.size;
+      rows = offset < total ? this.directoryPage[sort].all(limit, offset) : [];
+    } else {
+      const found = this.index.query(text, platform, sort, offset, limit, MAX_DIRECTORY_ROWS);
+      total = found.total;
+      const rowids = found.rowids;
+      const byRowid = new Map(this.creatorsByRowid.all(JSON.stringify(rowids)).map((row) => [row.rowid, row]));
+      rows = rowids.flatMap((rowid) => byRowid.get(rowid) ?? []);
+    }
+    const totalPages = Math.ceil(total / limit);
+    return {
+      items: rows.map(directoryItem),
+      page,
+      limit,
+      page_size: rows.length,
+      total,
+      total_pages: totalPages,
+      has_more: page < totalPages,
+      sort,
+    };
+  }
+
+  /** The directory index's answer read from SQLite, for queries that come while it builds. */
+  private fromSqlite(text: string, platform: string | null, sort: DirectorySort, offset: number, limit: number) {
+    if (text === "" && platform === null) {
+      return { total: this.creatorCount.get()!.n, rows: this.directoryPage[sort].all(limit, offset) };
+    }
+    const page = (params: DirectoryScanParams) => {
+      const total = this.directoryScanCount.get(...params)!.n;
+      return { total, rows: offset < total ? this.directoryScan[sort].all(...params, limit, offset) : [] };
+    };
+    if ([...text].length < 3) return page([null, null, text === "" ? null : text, platform]);
+    const exact = page([text, null, null, platform]);
+    const words = [...new Set(text.split(" ").filter((w) => [...w].length >= 3))];
+    return exact.total > 0 || words.length < 2 ? exact : page([null, JSON.stringify(words), null, platform]);
+  }
+
+  /** Builds the directory index ahead of the first query that needs it. */
+  warm(): Promise<void> {
+    return this.index.refresh();
+  }
+}
+
+function directoryItem(row: CreatorRow): DirectoryItem {
+  return {
+    id: row.id,
+    handle: row.handle,
+    display_name: row.display_name,
+    verification_level: row.verification_level,
+    karma: row.karma,
+    avatar_r2_key: row.avatar_r2_key,
+    created_at: iso(row.created_at),
+    trust_score: row.trust_score,
+    vouch_count: row.vouch_count,
+    deal_count: row.deal_count,
+    platforms: row.platforms === "" ? [] : row.platforms.split(","),
+    match: row.search_text,
+  };
+}
