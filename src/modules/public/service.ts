@@ -11,6 +11,7 @@ import { type DirectoryPage, type DirectorySort, PublicDirectory } from "./direc
 import { type LeaderboardPeriod, ReferralCounts, type ReferralLeaderboard } from "./leaderboard";
 import { PublicAccounts, type PublicLinkedAccount } from "./disclosure";
 import { type PublicCheckResult, PublicSearch } from "./search";
+import { createSearchNamesStore } from "./store";
 import { PublicCounters, type PublicStats } from "./stats";
 
 export { DIRECTORY_SORTS, type DirectoryItem, type DirectoryPage, type DirectorySort, MAX_DIRECTORY_ROWS } from "./directory";
@@ -75,7 +76,7 @@ export class PublicService {
     const db = store.sqlite;
     this.accounts = new PublicAccounts(db, blacklist);
     this.referrals = new ReferralCounts(db);
-    this.searcher = new PublicSearch(db, clock, this.accounts, creators);
+    this.searcher = new PublicSearch(createSearchNamesStore(store), clock, this.accounts, creators);
     this.directoryPages = new PublicDirectory(db, store.changes, creators);
     this.counters = new PublicCounters(db, clock);
     this.vouchRows = db.prepare(
@@ -133,7 +134,7 @@ export class PublicService {
   }
 
   /** Re-reads the suggestion index's trigram counts at once (search.ts). */
-  refreshGramCounts(): Map<string, number> {
+  refreshGramCounts(): Promise<number> {
     return this.searcher.refreshGramCounts();
   }
 
