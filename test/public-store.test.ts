@@ -1,12 +1,17 @@
 // The public module's stores on whichever backend the suite runs on (test/backend.ts), on a fresh
-// database each: the suggestion pool (`search_names`), filled by the real creators service.
+// database each: the suggestion pool (`search_names`), filled by the real creators service, and the
+// public counters, read through the stores that own the counted tables.
 import { afterAll, beforeEach, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { ManualClock } from "../src/clock";
 import { CursorCodec } from "../src/cursor";
 import type { Database } from "../src/db/database";
 import { BlacklistService } from "../src/modules/blacklist/service";
+import { createBlacklistStore } from "../src/modules/blacklist/store";
 import { CreatorsService } from "../src/modules/creators/service";
+import { NetworkService } from "../src/modules/network/service";
+import { createNetworkStore } from "../src/modules/network/store";
+import { PublicCounters } from "../src/modules/public/stats";
 import { createSearchNamesStore, type SearchNamesStore } from "../src/modules/public/store";
 import { Outbox } from "../src/outbox";
 import { dropDatabase, freshDatabase } from "./backend";
@@ -22,17 +27,26 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+let clock: ManualClock;
+let blacklist: BlacklistService;
 let creators: CreatorsService;
+let network: NetworkService;
 let names: SearchNamesStore;
+let counters: PublicCounters;
 
 beforeEach(async () => {
   const fresh = await freshDatabase(`${dir}/${opened.length}`);
   opened.push(fresh);
-  const clock = new ManualClock();
+  clock = new ManualClock();
   const outbox = new Outbox(fresh.database);
-  const blacklist = new BlacklistService(fresh.database, clock, new CursorCodec("public-store-test"), outbox);
+  blacklist = new BlacklistService(fresh.database, clock, new CursorCodec("public-store-test"), outbox);
   creators = new CreatorsService(fresh.database, clock, outbox, blacklist, "https://trust.example");
+  network = new NetworkService(fresh.database, clock, outbox, creators);
   names = createSearchNamesStore(fresh.database);
+  counters = new PublicCounters(
+    { creators: creators.store, blacklist: createBlacklistStore(fresh.database), network: createNetworkStore(fresh.database) },
+    clock,
+  );
 });
 
 const lookup = { minSimilarity: 0.3, limit: 48 };
@@ -60,4 +74,24 @@ test("a privately linked username is never a candidate; it becomes one when link
   await creators.link("bob", { provider: "github", provider_user_id: "9", provider_username: "carol_hidden" });
   await names.refreshStatistics(true);
   expect(await names.candidates("carol_hiden", lookup)).toEqual(["carol_hidden"]);
+});
+
+test("the public counters count verified creators, servers, listed entries and completed deals; the cache answers next", async () => {
+  expect(await counters.publicStats()).toEqual({ creators_verified: 0, servers_protected: 0, entries_listed: 0, deals_completed: 0, cached: false });
+
+  await creators.upsert("alice", { verification_level: 2 });
+  await creators.upsert("bob", { verification_level: 1 });
+  await creators.upsert("carol", {});
+  await network.registerServer({ platform: "discord", server_id: "123", name: "Builders" }, "key_1");
+  await blacklist.add({ provider: "github", provider_user_id: "42", severity: "ban", reason_code: "scam" }, "test");
+  await blacklist.add({ provider: "github", provider_user_id: "43", severity: "ban", reason_code: "scam", watchlist: true }, "test");
+  const deal = await network.openDeal({ from: "alice", to: "bob" });
+  await network.transition(deal.id, "confirm");
+  await network.transition(deal.id, "complete");
+  await network.openDeal({ from: "alice", to: "carol" });
+
+  // Served from the cache until the next recount.
+  expect((await counters.publicStats()).cached).toBe(true);
+  expect(await counters.refresh()).toEqual({ creators_verified: 2, servers_protected: 1, entries_listed: 1, deals_completed: 1 });
+  expect(await counters.publicStats()).toEqual({ creators_verified: 2, servers_protected: 1, entries_listed: 1, deals_completed: 1, cached: true });
 });

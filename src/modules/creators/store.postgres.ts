@@ -193,4 +193,9 @@ export class PostgresCreatorsStore implements CreatorsStore {
     const rows = await this.sql`SELECT id FROM creators WHERE id > ${after} ORDER BY id LIMIT ${limit}`;
     return rows.map((row: Raw) => row.id as string);
   }
+
+  async countVerified(): Promise<number> {
+    const [row] = await this.sql`SELECT count(*)::int AS n FROM creators WHERE verification_level >= 1`;
+    return row.n as number;
+  }
 }

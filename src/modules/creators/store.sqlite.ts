@@ -1,6 +1,7 @@
 // The creators' tables on SQLite: prepared statements that answer synchronously.
 import type { Database, Statement } from "bun:sqlite";
 import type { Store } from "../../db/client";
+import { countInSlices } from "../../db/count-slices";
 import { asUniqueViolation } from "../../db/errors";
 import {
   type ConnectionFields,
@@ -255,5 +256,9 @@ export class SqliteCreatorsStore implements CreatorsStore {
     );
     for (const p of penalties.iterate(now)) of(p.creator_id).penalties.push(p);
     return all;
+  }
+
+  countVerified(): Promise<number> {
+    return countInSlices(this.sqlite, "creators", "verification_level >= 1");
   }
 }

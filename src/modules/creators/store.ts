@@ -128,6 +128,8 @@ export interface CreatorsStore {
   trendFrom(id: string, day: string): Awaitable<number | null>;
   /** A page of creator ids in id order, after `after`. */
   creatorIdsAfter(after: string, limit: number): Awaitable<string[]>;
+  /** Creators verified at level 1 or more (the public counters; SQLite counts in slices). */
+  countVerified(): Promise<number>;
 }
 
 export function createCreatorsStore(database: Database): CreatorsStore {

@@ -5,6 +5,7 @@
 import type { Statement } from "bun:sqlite";
 import type { Store } from "../../db/client";
 import type { Database } from "../../db/database";
+import { countInSlices } from "../../db/count-slices";
 import { asUniqueViolation } from "../../db/errors";
 import type { PostgresDatabase } from "../../db/postgres";
 import type { DealStatus } from "../../db/schema";
@@ -61,6 +62,10 @@ export interface NetworkStore {
   insertServer(platform: string, serverId: string, name: string | null, registeredBy: string, createdAt: number): Awaitable<void>;
   renameServer(platform: string, serverId: string, name: string | null): Awaitable<void>;
   deleteServer(platform: string, serverId: string): Awaitable<void>;
+  /** Completed deals (the public counters; SQLite counts in slices). */
+  countCompletedDeals(): Promise<number>;
+  /** Servers registered (the public counters). */
+  countServers(): Promise<number>;
 }
 
 export function createNetworkStore(database: Database): NetworkStore {
@@ -169,6 +174,14 @@ export class SqliteNetworkStore implements NetworkStore {
   deleteServer(platform: string, serverId: string): void {
     this.deleteServerStatement.run(platform, serverId);
   }
+
+  countCompletedDeals(): Promise<number> {
+    return countInSlices(this.store.sqlite, "deals", "status = 'completed'");
+  }
+
+  async countServers(): Promise<number> {
+    return this.store.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM servers").get()!.n;
+  }
 }
 
 async function translatedAsync<T>(work: Promise<T>): Promise<T> {
@@ -253,5 +266,15 @@ export class PostgresNetworkStore implements NetworkStore {
 
   async deleteServer(platform: string, serverId: string): Promise<void> {
     await this.sql`DELETE FROM servers WHERE platform = ${platform} AND server_id = ${serverId}`;
+  }
+
+  async countCompletedDeals(): Promise<number> {
+    const [row] = await this.sql`SELECT count(*)::int AS n FROM deals WHERE status = 'completed'`;
+    return row.n as number;
+  }
+
+  async countServers(): Promise<number> {
+    const [row] = await this.sql`SELECT count(*)::int AS n FROM servers`;
+    return row.n as number;
   }
 }

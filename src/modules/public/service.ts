@@ -5,6 +5,8 @@ import { type Clock, iso } from "../../clock";
 import type { Store } from "../../db/client";
 import { invalid } from "../../errors";
 import { type BlacklistService, isProvider } from "../blacklist/service";
+import { createBlacklistStore } from "../blacklist/store";
+import { createNetworkStore } from "../network/store";
 import { type CreatorRow, type CreatorsService, creatorNotFound } from "../creators/service";
 import { TIER_COLORS, type TrustBand, tierLabel } from "../creators/trust";
 import { type DirectoryPage, type DirectorySort, PublicDirectory } from "./directory";
@@ -78,7 +80,7 @@ export class PublicService {
     this.referrals = new ReferralCounts(db);
     this.searcher = new PublicSearch(createSearchNamesStore(store), clock, this.accounts, creators);
     this.directoryPages = new PublicDirectory(db, store.changes, creators);
-    this.counters = new PublicCounters(db, clock);
+    this.counters = new PublicCounters({ creators: creators.store, blacklist: createBlacklistStore(store), network: createNetworkStore(store) }, clock);
     this.vouchRows = db.prepare(
       `SELECT v.id, v.message, v.created_at, c.handle, c.display_name, c.verification_level, c.avatar_r2_key
        FROM vouches v INDEXED BY vouches_to_idx JOIN creators c ON c.id = v.from_creator_id

@@ -1,8 +1,9 @@
 // The public counters (verified creators, protected servers, listed entries, completed deals):
-// a cache the 5-minute job refills, counted in slices so requests keep flowing.
-import type { Database } from "bun:sqlite";
+// a cache the 5-minute job refills, each table counted by the store that owns it.
 import type { Clock } from "../../clock";
-import { yieldToRequests } from "../../yield";
+import type { BlacklistStore } from "../blacklist/store";
+import type { CreatorsStore } from "../creators/store";
+import type { NetworkStore } from "../network/store";
 
 export interface PublicStats {
   creators_verified: number;
@@ -12,15 +13,19 @@ export interface PublicStats {
   cached: boolean;
 }
 
-/** Rows per slice when the public counters are recounted. */
-const STATS_SLICE_ROWS = 10_000;
+/** The stores that own what is counted. */
+export interface CountedStores {
+  creators: CreatorsStore;
+  blacklist: BlacklistStore;
+  network: NetworkStore;
+}
 
 export class PublicCounters {
   private stats: Omit<PublicStats, "cached"> | null = null;
   private statsRefresh: Promise<Omit<PublicStats, "cached">> | null = null;
 
   constructor(
-    private readonly sqlite: Database,
+    private readonly stores: CountedStores,
     private readonly clock: Clock,
   ) {}
 
@@ -38,38 +43,15 @@ export class PublicCounters {
     return this.statsRefresh;
   }
 
-  /**
-   * Counting a million entries takes 130 ms or more: the big tables are counted a rowid range at
-   * a time, with the event loop running in between, so requests are not held up.
-   */
+  /** Each table is counted by the store that owns it (SQLite counts the big ones in slices). */
   private async countStats(): Promise<Omit<PublicStats, "cached">> {
     const now = this.clock.now();
-    const [creatorsVerified, entriesListed, dealsCompleted] = [
-      await this.countInSlices("creators", "verification_level >= 1"),
-      await this.countInSlices("blacklist_entries", "status = 'active' AND watchlist = 0 AND (expires_at IS NULL OR expires_at > ?3)", now),
-      await this.countInSlices("deals", "status = 'completed'"),
-    ];
     this.stats = {
-      creators_verified: creatorsVerified,
-      servers_protected: (this.sqlite.query("SELECT count(*) AS n FROM servers").get() as { n: number }).n,
-      entries_listed: entriesListed,
-      deals_completed: dealsCompleted,
+      creators_verified: await this.stores.creators.countVerified(),
+      servers_protected: await this.stores.network.countServers(),
+      entries_listed: await this.stores.blacklist.countListed(now),
+      deals_completed: await this.stores.network.countCompletedDeals(),
     };
     return this.stats;
-  }
-
-  /** Rows of `table` meeting `condition`, which may use `?3` for the current time. */
-  private async countInSlices(table: "creators" | "blacklist_entries" | "deals", condition: string, now?: number): Promise<number> {
-    const last = (this.sqlite.query(`SELECT coalesce(max(rowid), 0) AS n FROM ${table}`).get() as { n: number }).n;
-    const slice = this.sqlite.prepare<{ n: number }, number[]>(
-      `SELECT count(*) AS n FROM ${table} WHERE rowid > ?1 AND rowid <= ?2 AND ${condition}`,
-    );
-    let total = 0;
-    for (let from = 0; from < last; from += STATS_SLICE_ROWS) {
-      const range = [from, from + STATS_SLICE_ROWS];
-      total += slice.get(...(now === undefined ? range : [...range, now]))!.n;
-      await yieldToRequests();
-    }
-    return total;
   }
 }
