@@ -3,6 +3,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import { iso } from "../../clock";
 import type { ExternalChanges } from "../../db/changes";
+import type { MetaStore } from "../../db/meta-store";
 import { unprocessable } from "../../errors";
 import type { CreatorRow, CreatorsService } from "../creators/service";
 import { DirectoryIndex } from "./directory-index";
@@ -71,8 +72,8 @@ export class PublicDirectory {
   /** The unfiltered directory's page, per sort. */
   private readonly directoryPage: Record<DirectorySort, Statement<CreatorRow, [number, number]>>;
 
-  constructor(db: Database, changes: ExternalChanges, creators: CreatorsService) {
-    this.index = new DirectoryIndex(db, changes);
+  constructor(db: Database, changes: ExternalChanges, meta: MetaStore, creators: CreatorsService) {
+    this.index = new DirectoryIndex(db, changes, meta);
     creators.onChange((id) => this.index.markDirty(id));
     this.creatorsByRowid = db.prepare("SELECT rowid, * FROM creators WHERE rowid IN (SELECT value FROM json_each(?))");
     this.directoryPage = Object.fromEntries(

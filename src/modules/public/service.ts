@@ -3,6 +3,7 @@
 import type { Statement } from "bun:sqlite";
 import { type Clock, iso } from "../../clock";
 import type { Store } from "../../db/client";
+import { createMetaStore } from "../../db/meta-store";
 import { invalid } from "../../errors";
 import { type BlacklistService, isProvider } from "../blacklist/service";
 import { createBlacklistStore } from "../blacklist/store";
@@ -79,7 +80,7 @@ export class PublicService {
     this.accounts = new PublicAccounts(db, blacklist);
     this.referrals = new ReferralCounts(db);
     this.searcher = new PublicSearch(createSearchNamesStore(store), clock, this.accounts, creators);
-    this.directoryPages = new PublicDirectory(db, store.changes, creators);
+    this.directoryPages = new PublicDirectory(db, store.changes, createMetaStore(store), creators);
     this.counters = new PublicCounters({ creators: creators.store, blacklist: createBlacklistStore(store), network: createNetworkStore(store) }, clock);
     this.vouchRows = db.prepare(
       `SELECT v.id, v.message, v.created_at, c.handle, c.display_name, c.verification_level, c.avatar_r2_key
