@@ -7,6 +7,7 @@ import type { MetaStore } from "../../db/meta-store";
 import { unprocessable } from "../../errors";
 import type { CreatorRow, CreatorsService } from "../creators/service";
 import { DirectoryIndex } from "./directory-index";
+import type { DirectoryItem as DirectoryItemSchema, DirectoryPage as DirectoryPageSchema } from "./model";
 
 export const DIRECTORY_SORTS = ["newest", "trust", "vouches", "deals"] as const;
 export type DirectorySort = (typeof DIRECTORY_SORTS)[number];
@@ -19,31 +20,8 @@ export type DirectorySort = (typeof DIRECTORY_SORTS)[number];
  */
 export const MAX_DIRECTORY_ROWS = 1_000;
 
-export interface DirectoryItem {
-  id: string;
-  handle: string;
-  display_name: string | null;
-  verification_level: number;
-  karma: number;
-  avatar_r2_key: string | null;
-  created_at: string;
-  trust_score: number;
-  vouch_count: number;
-  deal_count: number;
-  platforms: string[];
-  match: string;
-}
-
-export interface DirectoryPage {
-  items: DirectoryItem[];
-  page: number;
-  limit: number;
-  page_size: number;
-  total: number;
-  total_pages: number;
-  has_more: boolean;
-  sort: DirectorySort;
-}
+export type DirectoryItem = typeof DirectoryItemSchema.static;
+export type DirectoryPage = typeof DirectoryPageSchema.static;
 
 const SORT_ORDER: Record<DirectorySort, string> = {
   newest: "created_at DESC, id",

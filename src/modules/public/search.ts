@@ -3,7 +3,8 @@
 import { type Clock, iso } from "../../clock";
 import { invalid } from "../../errors";
 import type { CreatorsService } from "../creators/service";
-import type { PublicAccounts, PublicCheckHit } from "./disclosure";
+import type { PublicAccounts } from "./disclosure";
+import type { PublicCheckResult as PublicCheckResultSchema } from "./model";
 import type { SearchNamesStore } from "./store";
 import { similarity, trigrams } from "./trigrams";
 
@@ -15,13 +16,7 @@ const SUGGESTION_THRESHOLD = 0.3;
 /** Names, by most shared trigrams, whose similarity is computed exactly. */
 const SUGGESTION_CANDIDATES = 48;
 
-export interface PublicCheckResult {
-  query: string;
-  found: boolean;
-  platforms: PublicCheckHit[];
-  suggestions: string[];
-  checked_at: string;
-}
+export type PublicCheckResult = typeof PublicCheckResultSchema.static;
 
 export class PublicSearch {
   constructor(

@@ -4,14 +4,9 @@ import type { Clock } from "../../clock";
 import type { BlacklistStore } from "../blacklist/store";
 import type { CreatorsStore } from "../creators/store";
 import type { NetworkStore } from "../network/store";
+import type { PublicStats as PublicStatsSchema } from "./model";
 
-export interface PublicStats {
-  creators_verified: number;
-  servers_protected: number;
-  entries_listed: number;
-  deals_completed: number;
-  cached: boolean;
-}
+export type PublicStats = typeof PublicStatsSchema.static;
 
 /** The stores that own what is counted. */
 export interface CountedStores {
