@@ -95,3 +95,23 @@ test("the public counters count verified creators, servers, listed entries and c
   expect(await counters.refresh()).toEqual({ creators_verified: 2, servers_protected: 1, entries_listed: 1, deals_completed: 1 });
   expect(await counters.publicStats()).toEqual({ creators_verified: 2, servers_protected: 1, entries_listed: 1, deals_completed: 1, cached: true });
 });
+
+test("vouches a creator received come newest first, with who gave them, paged", async () => {
+  await creators.upsert("alice", {});
+  await creators.upsert("bob", { display_name: "Bob", verification_level: 1 });
+  await creators.upsert("carol", {});
+  await network.vouch({ from: "bob", to: "alice", message: "Delivered on time" });
+  clock.advance(60_000);
+  await network.vouch({ from: "carol", to: "alice" });
+  const store = createNetworkStore(opened[opened.length - 1]!.database);
+  const alice = (await creators.find("alice"))!;
+
+  const all = await store.vouchesReceived(alice.id, 10, 0);
+  expect(all.map((v) => [v.handle, v.message])).toEqual([
+    ["carol", null],
+    ["bob", "Delivered on time"],
+  ]);
+  expect(all[1]).toMatchObject({ display_name: "Bob", verification_level: 1, created_at: clock.now() - 60_000 });
+  expect((await store.vouchesReceived(alice.id, 1, 1)).map((v) => v.handle)).toEqual(["bob"]);
+  expect(await store.vouchesReceived((await creators.find("bob"))!.id, 10, 0)).toEqual([]);
+});

@@ -1,18 +1,18 @@
 // What a visitor sees without a key: search across every platform, trust tiers, resolving a linked
 // account, the creator directory, vouches received, public counters and the referral leaderboard.
-import type { Statement } from "bun:sqlite";
 import { type Clock, iso } from "../../clock";
 import type { Store } from "../../db/client";
 import { createMetaStore } from "../../db/meta-store";
 import { invalid } from "../../errors";
 import { type BlacklistService, isProvider } from "../blacklist/service";
 import { createBlacklistStore } from "../blacklist/store";
-import { createNetworkStore } from "../network/store";
+import { createNetworkStore, type NetworkStore } from "../network/store";
 import { type CreatorRow, type CreatorsService, creatorNotFound } from "../creators/service";
-import { TIER_COLORS, type TrustBand, tierLabel } from "../creators/trust";
+import { TIER_COLORS, tierLabel } from "../creators/trust";
 import { type DirectoryPage, type DirectorySort, PublicDirectory } from "./directory";
 import { type LeaderboardPeriod, ReferralCounts, type ReferralLeaderboard } from "./leaderboard";
 import { PublicAccounts, type PublicLinkedAccount } from "./disclosure";
+import type { PublicTrust as PublicTrustSchema, ResolveResult as ResolveResultSchema, VouchesPage as VouchesPageSchema } from "./model";
 import { type PublicCheckResult, PublicSearch } from "./search";
 import { createSearchNamesStore } from "./store";
 import { PublicCounters, type PublicStats } from "./stats";
@@ -22,37 +22,9 @@ export { LEADERBOARD_PERIODS } from "./leaderboard";
 export { MAX_QUERY_LENGTH, type PublicCheckResult } from "./search";
 export type { PublicStats } from "./stats";
 
-export interface PublicTrust {
-  handle: string;
-  found: boolean;
-  band?: TrustBand;
-  tier?: string;
-  tier_color?: string;
-  trust_score?: number;
-  blacklisted?: boolean;
-  checked_at?: string;
-}
-
-export type ResolveResult =
-  | { found: false }
-  | { found: true; handle: string; trust_score: number; band: TrustBand; blacklisted: boolean; profile_url: string };
-
-export interface PublicVouch {
-  id: string;
-  from_username: string;
-  from_display_name: string | null;
-  from_verification_level: number;
-  from_avatar_url: string | null;
-  message: string | null;
-  created_at: string;
-}
-
-export interface VouchesPage {
-  count: number;
-  limit: number;
-  offset: number;
-  vouches: PublicVouch[];
-}
+export type PublicTrust = typeof PublicTrustSchema.static;
+export type ResolveResult = typeof ResolveResultSchema.static;
+export type VouchesPage = typeof VouchesPageSchema.static;
 
 /**
  * The keyless answers the routes, pages and jobs ask for. Search, directory, counters and the
@@ -65,10 +37,7 @@ export class PublicService {
   private readonly searcher: PublicSearch;
   private readonly directoryPages: PublicDirectory;
   private readonly counters: PublicCounters;
-  private readonly vouchRows: Statement<
-    { id: string; message: string | null; created_at: number; handle: string; display_name: string | null; verification_level: number; avatar_r2_key: string | null },
-    [string, number, number]
-  >;
+  private readonly network: NetworkStore;
 
   constructor(
     store: Store,
@@ -81,12 +50,8 @@ export class PublicService {
     this.referrals = new ReferralCounts(db);
     this.searcher = new PublicSearch(createSearchNamesStore(store), clock, this.accounts, creators);
     this.directoryPages = new PublicDirectory(db, store.changes, createMetaStore(store), creators);
-    this.counters = new PublicCounters({ creators: creators.store, blacklist: createBlacklistStore(store), network: createNetworkStore(store) }, clock);
-    this.vouchRows = db.prepare(
-      `SELECT v.id, v.message, v.created_at, c.handle, c.display_name, c.verification_level, c.avatar_r2_key
-       FROM vouches v INDEXED BY vouches_to_idx JOIN creators c ON c.id = v.from_creator_id
-       WHERE v.to_creator_id = ? ORDER BY v.created_at DESC, v.id DESC LIMIT ? OFFSET ?`,
-    );
+    this.network = createNetworkStore(store);
+    this.counters = new PublicCounters({ creators: creators.store, blacklist: createBlacklistStore(store), network: this.network }, clock);
   }
 
   // ---- trust tier and resolve ---------------------------------------------------------------
@@ -199,7 +164,7 @@ export class PublicService {
       count: creator.vouch_count,
       limit,
       offset,
-      vouches: this.vouchRows.all(creator.id, limit, offset).map((v) => ({
+      vouches: (await this.network.vouchesReceived(creator.id, limit, offset)).map((v) => ({
         id: v.id,
         from_username: v.handle,
         from_display_name: v.display_name,
