@@ -115,3 +115,25 @@ test("vouches a creator received come newest first, with who gave them, paged", 
   expect((await store.vouchesReceived(alice.id, 1, 1)).map((v) => v.handle)).toEqual(["bob"]);
   expect(await store.vouchesReceived((await creators.find("bob"))!.id, 10, 0)).toEqual([]);
 });
+
+test("the unfiltered directory reads creators in each order, newest, trust, vouches and deals, ties by id", async () => {
+  await creators.upsert("alice", {});
+  clock.advance(1_000);
+  await creators.upsert("bob", { verification_level: 2 });
+  clock.advance(1_000);
+  await creators.upsert("carol", {});
+  await network.vouch({ from: "alice", to: "carol" });
+  const deal = await network.openDeal({ from: "alice", to: "bob" });
+  await network.transition(deal.id, "confirm");
+  await network.transition(deal.id, "complete");
+
+  const handles = async (order: "newest" | "trust" | "vouches" | "deals", limit = 10, offset = 0) =>
+    (await creators.store.creatorsInOrder(order, limit, offset)).map((row) => row.handle);
+  const byId = async (...names: string[]) => (await Promise.all(names.map(async (n) => (await creators.find(n))!))).sort((a, b) => (a.id < b.id ? -1 : 1)).map((c) => c.handle);
+  expect(await creators.store.countCreators()).toBe(3);
+  expect(await handles("newest")).toEqual(["carol", "bob", "alice"]);
+  expect((await handles("trust"))[0]).toBe("bob");
+  expect(await handles("vouches")).toEqual(["carol", ...(await byId("alice", "bob"))]);
+  expect(await handles("deals")).toEqual([...(await byId("alice", "bob")), "carol"]);
+  expect(await handles("newest", 1, 1)).toEqual(["bob"]);
+});

@@ -4,6 +4,7 @@
 import { asUniqueViolation } from "../../db/errors";
 import type { PostgresDatabase } from "../../db/postgres";
 import type {
+  CreatorOrder,
   ConnectionFields,
   ConnectionRow,
   CreatorRow,
@@ -192,6 +193,24 @@ export class PostgresCreatorsStore implements CreatorsStore {
   async creatorIdsAfter(after: string, limit: number): Promise<string[]> {
     const rows = await this.sql`SELECT id FROM creators WHERE id > ${after} ORDER BY id LIMIT ${limit}`;
     return rows.map((row: Raw) => row.id as string);
+  }
+
+  async creatorsInOrder(order: CreatorOrder, limit: number, offset: number): Promise<CreatorRow[]> {
+    const sql = this.sql;
+    const rows =
+      order === "newest"
+        ? await sql`SELECT * FROM creators ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`
+        : order === "trust"
+          ? await sql`SELECT * FROM creators ORDER BY trust_score DESC, id LIMIT ${limit} OFFSET ${offset}`
+          : order === "vouches"
+            ? await sql`SELECT * FROM creators ORDER BY vouch_count DESC, id LIMIT ${limit} OFFSET ${offset}`
+            : await sql`SELECT * FROM creators ORDER BY deal_count DESC, id LIMIT ${limit} OFFSET ${offset}`;
+    return rows.map(creatorRow);
+  }
+
+  async countCreators(): Promise<number> {
+    const [row] = await this.sql`SELECT count(*)::int AS n FROM creators`;
+    return row.n as number;
   }
 
   async countVerified(): Promise<number> {

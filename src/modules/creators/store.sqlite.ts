@@ -5,6 +5,7 @@ import { countInSlices } from "../../db/count-slices";
 import { asUniqueViolation } from "../../db/errors";
 import {
   type ConnectionFields,
+  type CreatorOrder,
   type ConnectionRow,
   type CreatorRow,
   type CreatorsStore,
@@ -17,8 +18,23 @@ import {
   type TrustFields,
 } from "./store";
 
+/** Each order's ORDER BY, and the index that holds it. */
+const ORDER_SQL: Record<CreatorOrder, string> = {
+  newest: "created_at DESC, id",
+  trust: "trust_score DESC, id",
+  vouches: "vouch_count DESC, id",
+  deals: "deal_count DESC, id",
+};
+const ORDER_INDEX: Record<CreatorOrder, string> = {
+  newest: "creators_newest_idx",
+  trust: "creators_trust_idx",
+  vouches: "creators_vouches_idx",
+  deals: "creators_deals_idx",
+};
+
 export class SqliteCreatorsStore implements CreatorsStore {
   private readonly sqlite: Database;
+  private readonly inOrderStatements: Partial<Record<CreatorOrder, Statement<CreatorRow, [number, number]>>> = {};
   private readonly byHandleStatement: Statement<CreatorRow, [string]>;
   private readonly byIdStatement: Statement<CreatorRow, [string]>;
   private readonly insertCreatorStatement: Statement;
@@ -256,6 +272,17 @@ export class SqliteCreatorsStore implements CreatorsStore {
     );
     for (const p of penalties.iterate(now)) of(p.creator_id).penalties.push(p);
     return all;
+  }
+
+  async creatorsInOrder(order: CreatorOrder, limit: number, offset: number): Promise<CreatorRow[]> {
+    const statement = (this.inOrderStatements[order] ??= this.sqlite.prepare(
+      `SELECT rowid, * FROM creators INDEXED BY ${ORDER_INDEX[order]} ORDER BY ${ORDER_SQL[order]} LIMIT ? OFFSET ?`,
+    ));
+    return statement.all(limit, offset);
+  }
+
+  async countCreators(): Promise<number> {
+    return this.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM creators").get()!.n;
   }
 
   countVerified(): Promise<number> {

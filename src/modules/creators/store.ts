@@ -99,6 +99,9 @@ export interface ScoreBasis {
   penalties: PenaltyRow[];
 }
 
+/** The orders creators are listed in (the public directory): each descending, then by id. */
+export type CreatorOrder = "newest" | "trust" | "vouches" | "deals";
+
 export interface CreatorsStore {
   /** One transaction (joins the caller's when inside one). */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
@@ -128,6 +131,10 @@ export interface CreatorsStore {
   trendFrom(id: string, day: string): Awaitable<number | null>;
   /** A page of creator ids in id order, after `after`. */
   creatorIdsAfter(after: string, limit: number): Awaitable<string[]>;
+  /** A page of every creator in `order` (SQLite walks that order's index). */
+  creatorsInOrder(order: CreatorOrder, limit: number, offset: number): Promise<CreatorRow[]>;
+  /** Every creator. */
+  countCreators(): Promise<number>;
   /** Creators verified at level 1 or more (the public counters; SQLite counts in slices). */
   countVerified(): Promise<number>;
 }

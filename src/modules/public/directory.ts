@@ -6,6 +6,7 @@ import type { ExternalChanges } from "../../db/changes";
 import type { MetaStore } from "../../db/meta-store";
 import { unprocessable } from "../../errors";
 import type { CreatorRow, CreatorsService } from "../creators/service";
+import type { CreatorsStore } from "../creators/store";
 import { DirectoryIndex } from "./directory-index";
 import type { DirectoryItem as DirectoryItemSchema, DirectoryPage as DirectoryPageSchema } from "./model";
 
@@ -29,13 +30,6 @@ const SORT_ORDER: Record<DirectorySort, string> = {
   vouches: "vouch_count DESC, id",
   deals: "deal_count DESC, id",
 };
-/** The index that holds each sort's order. */
-const SORT_INDEX: Record<DirectorySort, string> = {
-  newest: "creators_newest_idx",
-  trust: "creators_trust_idx",
-  vouches: "creators_vouches_idx",
-  deals: "creators_deals_idx",
-};
 
 /** The directory scan's text, words (JSON), handle prefix and platform; each null when not asked. */
 type DirectoryScanParams = [string | null, string | null, string | null, string | null];
@@ -46,17 +40,14 @@ export class PublicDirectory {
   /** While the directory index builds: a page of matching creators per sort, and how many match. */
   private readonly directoryScan: Record<DirectorySort, Statement<CreatorRow, [...DirectoryScanParams, number, number]>>;
   private readonly directoryScanCount: Statement<{ n: number }, DirectoryScanParams>;
-  private readonly creatorCount: Statement<{ n: number }, []>;
-  /** The unfiltered directory's page, per sort. */
-  private readonly directoryPage: Record<DirectorySort, Statement<CreatorRow, [number, number]>>;
+  /** The creators module's store: the unfiltered directory's pages and how many creators there are. */
+  private readonly creators: CreatorsStore;
 
   constructor(db: Database, changes: ExternalChanges, meta: MetaStore, creators: CreatorsService) {
     this.index = new DirectoryIndex(db, changes, meta);
     creators.onChange((id) => this.index.markDirty(id));
+    this.creators = creators.store;
     this.creatorsByRowid = db.prepare("SELECT rowid, * FROM creators WHERE rowid IN (SELECT value FROM json_each(?))");
-    this.directoryPage = Object.fromEntries(
-      DIRECTORY_SORTS.map((sort) => [sort, db.prepare(`SELECT rowid, * FROM creators INDEXED BY ${SORT_INDEX[sort]} ORDER BY ${SORT_ORDER[sort]} LIMIT ? OFFSET ?`)]),
-    ) as PublicDirectory["directoryPage"];
     // What the directory index answers, said in SQL: the haystack is search_text, a short q is a
     // handle prefix, and the platform filter matches one name of the comma list.
     const scanWhere = `(?1 IS NULL OR instr(search_text, ?1) > 0)
@@ -67,7 +58,6 @@ export class PublicDirectory {
       DIRECTORY_SORTS.map((sort) => [sort, db.prepare(`SELECT rowid, * FROM creators WHERE ${scanWhere} ORDER BY ${SORT_ORDER[sort]} LIMIT ?5 OFFSET ?6`)]),
     ) as PublicDirectory["directoryScan"];
     this.directoryScanCount = db.prepare(`SELECT count(*) AS n FROM creators WHERE ${scanWhere}`);
-    this.creatorCount = db.prepare("SELECT count(*) AS n FROM creators");
   }
 
   /**
@@ -98,10 +88,10 @@ export class PublicDirectory {
       // The index is being built (about 1.5 s at 100k creators after a start): nobody waits for
       // it; SQLite answers meanwhile, scanning the creators (20-40 ms a query at 100k).
       refreshed.catch(() => {}); // a failed build is retried by the next query
-      ({ total, rows } = this.fromSqlite(text, platform, sort, offset, Math.min(limit, MAX_DIRECTORY_ROWS - offset)));
+      ({ total, rows } = await this.fromSqlite(text, platform, sort, offset, Math.min(limit, MAX_DIRECTORY_ROWS - offset)));
     } else if ((await refreshed, text === "" && platform === null)) {
       total = this.index.size;
-      rows = offset < total ? this.directoryPage[sort].all(limit, offset) : [];
+      rows = offset < total ? await this.creators.creatorsInOrder(sort, limit, offset) : [];
     } else {
       const found = this.index.query(text, platform, sort, offset, limit, MAX_DIRECTORY_ROWS);
       total = found.total;
@@ -123,9 +113,9 @@ export class PublicDirectory {
   }
 
   /** The directory index's answer read from SQLite, for queries that come while it builds. */
-  private fromSqlite(text: string, platform: string | null, sort: DirectorySort, offset: number, limit: number) {
+  private async fromSqlite(text: string, platform: string | null, sort: DirectorySort, offset: number, limit: number) {
     if (text === "" && platform === null) {
-      return { total: this.creatorCount.get()!.n, rows: this.directoryPage[sort].all(limit, offset) };
+      return { total: await this.creators.countCreators(), rows: await this.creators.creatorsInOrder(sort, limit, offset) };
     }
     const page = (params: DirectoryScanParams) => {
       const total = this.directoryScanCount.get(...params)!.n;
