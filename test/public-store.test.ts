@@ -9,6 +9,7 @@ import type { Database } from "../src/db/database";
 import { BlacklistService } from "../src/modules/blacklist/service";
 import { createBlacklistStore } from "../src/modules/blacklist/store";
 import { CreatorsService } from "../src/modules/creators/service";
+import type { CreatorScan } from "../src/modules/creators/store";
 import { NetworkService } from "../src/modules/network/service";
 import { createNetworkStore } from "../src/modules/network/store";
 import { PublicCounters } from "../src/modules/public/stats";
@@ -136,4 +137,27 @@ test("the unfiltered directory reads creators in each order, newest, trust, vouc
   expect(await handles("vouches")).toEqual(["carol", ...(await byId("alice", "bob"))]);
   expect(await handles("deals")).toEqual([...(await byId("alice", "bob")), "carol"]);
   expect(await handles("newest", 1, 1)).toEqual(["bob"]);
+});
+
+test("a directory scan filters by text, every word, handle prefix and platform, counts all and pages in order", async () => {
+  await creators.upsert("knightdrake", { display_name: "Knight Drake" });
+  clock.advance(1_000);
+  await creators.upsert("kingpin", { display_name: "Drake Forge" });
+  clock.advance(1_000);
+  await creators.upsert("bravo", { display_name: "Sun Tide" });
+  await creators.link("kingpin", { provider: "roblox", provider_user_id: "5", provider_username: "pinhead" });
+  const off: CreatorScan = { text: null, words: null, handlePrefix: null, platform: null };
+  const scan = async (filter: Partial<CreatorScan>, limit = 10, offset = 0) => {
+    const found = await creators.store.scanCreators({ ...off, ...filter }, "newest", limit, offset);
+    return [found.total, found.rows.map((row) => row.handle)];
+  };
+
+  expect(await scan({ text: "drake" })).toEqual([2, ["kingpin", "knightdrake"]]);
+  expect(await scan({ text: "ht dr" })).toEqual([1, ["knightdrake"]]);
+  expect(await scan({ words: ["forge", "drake"] })).toEqual([1, ["kingpin"]]);
+  expect(await scan({ handlePrefix: "k" })).toEqual([2, ["kingpin", "knightdrake"]]);
+  expect(await scan({ platform: "roblox" })).toEqual([1, ["kingpin"]]);
+  expect(await scan({ text: "drake", platform: "discord" })).toEqual([0, []]);
+  expect(await scan({ text: "drake" }, 1, 1)).toEqual([2, ["knightdrake"]]);
+  expect(await scan({ text: "drake" }, 1, 5)).toEqual([2, []]);
 });

@@ -6,6 +6,7 @@ import { asUniqueViolation } from "../../db/errors";
 import {
   type ConnectionFields,
   type CreatorOrder,
+  type CreatorScan,
   type ConnectionRow,
   type CreatorRow,
   type CreatorsStore,
@@ -32,8 +33,17 @@ const ORDER_INDEX: Record<CreatorOrder, string> = {
   deals: "creators_deals_idx",
 };
 
+/** A CreatorScan in SQL: ?1 text, ?2 words (JSON), ?3 handle prefix, ?4 platform. */
+const SCAN_WHERE = `(?1 IS NULL OR instr(search_text, ?1) > 0)
+  AND (?2 IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(?2) WHERE instr(search_text, value) = 0))
+  AND (?3 IS NULL OR (handle >= ?3 AND handle < ?3 || '~'))
+  AND (?4 IS NULL OR instr(',' || platforms || ',', ',' || ?4 || ',') > 0)`;
+type ScanParams = [string | null, string | null, string | null, string | null];
+
 export class SqliteCreatorsStore implements CreatorsStore {
   private readonly sqlite: Database;
+  private scanCount: Statement<{ n: number }, ScanParams> | null = null;
+  private readonly scanStatements: Partial<Record<CreatorOrder, Statement<CreatorRow, [...ScanParams, number, number]>>> = {};
   private readonly inOrderStatements: Partial<Record<CreatorOrder, Statement<CreatorRow, [number, number]>>> = {};
   private readonly byHandleStatement: Statement<CreatorRow, [string]>;
   private readonly byIdStatement: Statement<CreatorRow, [string]>;
@@ -279,6 +289,17 @@ export class SqliteCreatorsStore implements CreatorsStore {
       `SELECT rowid, * FROM creators INDEXED BY ${ORDER_INDEX[order]} ORDER BY ${ORDER_SQL[order]} LIMIT ? OFFSET ?`,
     ));
     return statement.all(limit, offset);
+  }
+
+  async scanCreators(scan: CreatorScan, order: CreatorOrder, limit: number, offset: number): Promise<{ total: number; rows: CreatorRow[] }> {
+    const params: ScanParams = [scan.text, scan.words && JSON.stringify(scan.words), scan.handlePrefix, scan.platform];
+    this.scanCount ??= this.sqlite.prepare(`SELECT count(*) AS n FROM creators WHERE ${SCAN_WHERE}`);
+    const total = this.scanCount.get(...params)!.n;
+    if (offset >= total) return { total, rows: [] };
+    const statement = (this.scanStatements[order] ??= this.sqlite.prepare(
+      `SELECT rowid, * FROM creators WHERE ${SCAN_WHERE} ORDER BY ${ORDER_SQL[order]} LIMIT ?5 OFFSET ?6`,
+    ));
+    return { total, rows: statement.all(...params, limit, offset) };
   }
 
   async countCreators(): Promise<number> {

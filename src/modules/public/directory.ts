@@ -6,7 +6,7 @@ import type { ExternalChanges } from "../../db/changes";
 import type { MetaStore } from "../../db/meta-store";
 import { unprocessable } from "../../errors";
 import type { CreatorRow, CreatorsService } from "../creators/service";
-import type { CreatorsStore } from "../creators/store";
+import type { CreatorScan, CreatorsStore } from "../creators/store";
 import { DirectoryIndex } from "./directory-index";
 import type { DirectoryItem as DirectoryItemSchema, DirectoryPage as DirectoryPageSchema } from "./model";
 
@@ -24,22 +24,10 @@ export const MAX_DIRECTORY_ROWS = 1_000;
 export type DirectoryItem = typeof DirectoryItemSchema.static;
 export type DirectoryPage = typeof DirectoryPageSchema.static;
 
-const SORT_ORDER: Record<DirectorySort, string> = {
-  newest: "created_at DESC, id",
-  trust: "trust_score DESC, id",
-  vouches: "vouch_count DESC, id",
-  deals: "deal_count DESC, id",
-};
-
-/** The directory scan's text, words (JSON), handle prefix and platform; each null when not asked. */
-type DirectoryScanParams = [string | null, string | null, string | null, string | null];
 
 export class PublicDirectory {
   private readonly index: DirectoryIndex;
   private readonly creatorsByRowid: Statement<CreatorRow, [string]>;
-  /** While the directory index builds: a page of matching creators per sort, and how many match. */
-  private readonly directoryScan: Record<DirectorySort, Statement<CreatorRow, [...DirectoryScanParams, number, number]>>;
-  private readonly directoryScanCount: Statement<{ n: number }, DirectoryScanParams>;
   /** The creators module's store: the unfiltered directory's pages and how many creators there are. */
   private readonly creators: CreatorsStore;
 
@@ -48,16 +36,6 @@ export class PublicDirectory {
     creators.onChange((id) => this.index.markDirty(id));
     this.creators = creators.store;
     this.creatorsByRowid = db.prepare("SELECT rowid, * FROM creators WHERE rowid IN (SELECT value FROM json_each(?))");
-    // What the directory index answers, said in SQL: the haystack is search_text, a short q is a
-    // handle prefix, and the platform filter matches one name of the comma list.
-    const scanWhere = `(?1 IS NULL OR instr(search_text, ?1) > 0)
-      AND (?2 IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(?2) WHERE instr(search_text, value) = 0))
-      AND (?3 IS NULL OR (handle >= ?3 AND handle < ?3 || '~'))
-      AND (?4 IS NULL OR instr(',' || platforms || ',', ',' || ?4 || ',') > 0)`;
-    this.directoryScan = Object.fromEntries(
-      DIRECTORY_SORTS.map((sort) => [sort, db.prepare(`SELECT rowid, * FROM creators WHERE ${scanWhere} ORDER BY ${SORT_ORDER[sort]} LIMIT ?5 OFFSET ?6`)]),
-    ) as PublicDirectory["directoryScan"];
-    this.directoryScanCount = db.prepare(`SELECT count(*) AS n FROM creators WHERE ${scanWhere}`);
   }
 
   /**
@@ -117,14 +95,13 @@ export class PublicDirectory {
     if (text === "" && platform === null) {
       return { total: await this.creators.countCreators(), rows: await this.creators.creatorsInOrder(sort, limit, offset) };
     }
-    const page = (params: DirectoryScanParams) => {
-      const total = this.directoryScanCount.get(...params)!.n;
-      return { total, rows: offset < total ? this.directoryScan[sort].all(...params, limit, offset) : [] };
-    };
-    if ([...text].length < 3) return page([null, null, text === "" ? null : text, platform]);
-    const exact = page([text, null, null, platform]);
+    // What the directory index answers, as a scan: a short q is a handle prefix; else the text as
+    // typed, or failing that every word of three characters or more.
+    const page = (scan: Omit<CreatorScan, "platform">) => this.creators.scanCreators({ ...scan, platform }, sort, limit, offset);
+    if ([...text].length < 3) return page({ text: null, words: null, handlePrefix: text === "" ? null : text });
+    const exact = await page({ text, words: null, handlePrefix: null });
     const words = [...new Set(text.split(" ").filter((w) => [...w].length >= 3))];
-    return exact.total > 0 || words.length < 2 ? exact : page([null, JSON.stringify(words), null, platform]);
+    return exact.total > 0 || words.length < 2 ? exact : page({ text: null, words, handlePrefix: null });
   }
 
   /** Builds the directory index ahead of the first query that needs it. */
