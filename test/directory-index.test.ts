@@ -2,6 +2,7 @@
 // every query, and every page in exactly the order SQLite's ORDER BY gives, for every sort, with
 // heavy ties (most creators have no vouches or deals) and with rows written in any order.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createMetaStore } from "../src/db/meta-store";
 import { DirectoryIndex } from "../src/modules/public/directory-index";
 import { createTestApp, type TestApp } from "./helpers";
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
       insert.run(id, `maker${i}`, 1_000 * random(500), 50 + random(120), random(4) === 0 ? random(5) : 0, random(6) === 0 ? random(3) : 0, text, random(2) ? "discord" : "discord,roblox");
     }
   })();
-  index = new DirectoryIndex(sqlite, t.runtime.store.changes);
+  index = new DirectoryIndex(sqlite, t.runtime.store.changes, createMetaStore(t.runtime.store));
   await index.refresh();
 });
 afterAll(() => t.close());
@@ -98,7 +99,7 @@ test("the same with ids ascending with slots (ties broken by slot), and after ch
     sqlite.transaction(() => {
       for (let i = 0; i < 2500; i++) insert.run(`crt_${String(i).padStart(6, "0")}`, `maker${i}`, 1_000 * (i % 40), 50 + (i % 7), i % 5 === 0 ? i % 3 : 0, i % 3 ? "discord" : "discord,roblox");
     })();
-    const orderedIndex = new DirectoryIndex(sqlite, ordered.runtime.store.changes);
+    const orderedIndex = new DirectoryIndex(sqlite, ordered.runtime.store.changes, createMetaStore(ordered.runtime.store));
     await orderedIndex.refresh();
     expect((orderedIndex as unknown as { idsFollowSlots: boolean }).idsFollowSlots).toBe(true);
     expectQueriesAgree(ordered, orderedIndex);

@@ -5,6 +5,7 @@
 import type { Database as SqliteDatabase, Statement } from "bun:sqlite";
 import type { Store } from "../../db/client";
 import type { Database } from "../../db/database";
+import { countInSlices } from "../../db/count-slices";
 import { translatingConflicts } from "../../db/errors";
 import { type ReadSnapshot, snapshotRows } from "../../db/snapshot";
 import type { PostgresDatabase } from "../../db/postgres";
@@ -68,6 +69,8 @@ export interface BlacklistStore {
   lastPosition(): Promise<number | null>;
   /** Active rows stored past `position` (SQLite only: PostgreSQL returns null and the filter refills). */
   rowsAfter(position: number, limit: number): Promise<Array<{ position: number; provider: string; provider_user_id: string }> | null>;
+  /** Active confirmed entries unexpired at `now` (the public counters; SQLite counts in slices). */
+  countListed(now: number): Promise<number>;
 }
 
 export function createBlacklistStore(database: Database): BlacklistStore {
@@ -222,6 +225,10 @@ export class SqliteBlacklistStore implements BlacklistStore {
 
   async rowsAfter(position: number, limit: number) {
     return this.rowsAfterRows.all(position, limit);
+  }
+
+  countListed(now: number): Promise<number> {
+    return countInSlices(this.store.sqlite, "blacklist_entries", "status = 'active' AND watchlist = 0 AND (expires_at IS NULL OR expires_at > ?3)", now);
   }
 
   /** Rows ever stored (the largest rowid): a free upper bound of the table's size. */
@@ -380,6 +387,13 @@ export class PostgresBlacklistStore implements BlacklistStore {
 
   async rowsAfter() {
     return null;
+  }
+
+  async countListed(now: number): Promise<number> {
+    const [row] = await this.database.sql()`
+      SELECT count(*)::int AS n FROM blacklist_entries
+      WHERE status = 'active' AND NOT watchlist AND (expires_at IS NULL OR expires_at > ${now})`;
+    return row.n as number;
   }
 }
 

@@ -4,6 +4,8 @@
 import { asUniqueViolation } from "../../db/errors";
 import type { PostgresDatabase } from "../../db/postgres";
 import type {
+  CreatorOrder,
+  CreatorScan,
   ConnectionFields,
   ConnectionRow,
   CreatorRow,
@@ -192,5 +194,49 @@ export class PostgresCreatorsStore implements CreatorsStore {
   async creatorIdsAfter(after: string, limit: number): Promise<string[]> {
     const rows = await this.sql`SELECT id FROM creators WHERE id > ${after} ORDER BY id LIMIT ${limit}`;
     return rows.map((row: Raw) => row.id as string);
+  }
+
+  async creatorsInOrder(order: CreatorOrder, limit: number, offset: number): Promise<CreatorRow[]> {
+    const sql = this.sql;
+    const rows =
+      order === "newest"
+        ? await sql`SELECT * FROM creators ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`
+        : order === "trust"
+          ? await sql`SELECT * FROM creators ORDER BY trust_score DESC, id LIMIT ${limit} OFFSET ${offset}`
+          : order === "vouches"
+            ? await sql`SELECT * FROM creators ORDER BY vouch_count DESC, id LIMIT ${limit} OFFSET ${offset}`
+            : await sql`SELECT * FROM creators ORDER BY deal_count DESC, id LIMIT ${limit} OFFSET ${offset}`;
+    return rows.map(creatorRow);
+  }
+
+  async scanCreators(scan: CreatorScan, order: CreatorOrder, limit: number, offset: number): Promise<{ total: number; rows: CreatorRow[] }> {
+    const sql = this.sql;
+    // '~' sorts after every character a handle may hold.
+    const where = sql`
+      (${scan.text}::text IS NULL OR strpos(search_text, ${scan.text}::text) > 0)
+      AND (${scan.words}::text[] IS NULL OR NOT EXISTS (SELECT 1 FROM unnest(${scan.words}::text[]) w WHERE strpos(search_text, w) = 0))
+      AND (${scan.handlePrefix}::text IS NULL OR (handle >= ${scan.handlePrefix}::text AND handle < ${scan.handlePrefix}::text || '~'))
+      AND (${scan.platform}::text IS NULL OR strpos(',' || platforms || ',', ',' || ${scan.platform}::text || ',') > 0)`;
+    const [{ n: total }] = await sql`SELECT count(*)::int AS n FROM creators WHERE ${where}`;
+    if (offset >= total) return { total, rows: [] };
+    const rows =
+      order === "newest"
+        ? await sql`SELECT * FROM creators WHERE ${where} ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`
+        : order === "trust"
+          ? await sql`SELECT * FROM creators WHERE ${where} ORDER BY trust_score DESC, id LIMIT ${limit} OFFSET ${offset}`
+          : order === "vouches"
+            ? await sql`SELECT * FROM creators WHERE ${where} ORDER BY vouch_count DESC, id LIMIT ${limit} OFFSET ${offset}`
+            : await sql`SELECT * FROM creators WHERE ${where} ORDER BY deal_count DESC, id LIMIT ${limit} OFFSET ${offset}`;
+    return { total, rows: rows.map(creatorRow) };
+  }
+
+  async countCreators(): Promise<number> {
+    const [row] = await this.sql`SELECT count(*)::int AS n FROM creators`;
+    return row.n as number;
+  }
+
+  async countVerified(): Promise<number> {
+    const [row] = await this.sql`SELECT count(*)::int AS n FROM creators WHERE verification_level >= 1`;
+    return row.n as number;
   }
 }

@@ -1,9 +1,12 @@
 // The creators' tables on SQLite: prepared statements that answer synchronously.
 import type { Database, Statement } from "bun:sqlite";
 import type { Store } from "../../db/client";
+import { countInSlices } from "../../db/count-slices";
 import { asUniqueViolation } from "../../db/errors";
 import {
   type ConnectionFields,
+  type CreatorOrder,
+  type CreatorScan,
   type ConnectionRow,
   type CreatorRow,
   type CreatorsStore,
@@ -16,8 +19,32 @@ import {
   type TrustFields,
 } from "./store";
 
+/** Each order's ORDER BY, and the index that holds it. */
+const ORDER_SQL: Record<CreatorOrder, string> = {
+  newest: "created_at DESC, id",
+  trust: "trust_score DESC, id",
+  vouches: "vouch_count DESC, id",
+  deals: "deal_count DESC, id",
+};
+const ORDER_INDEX: Record<CreatorOrder, string> = {
+  newest: "creators_newest_idx",
+  trust: "creators_trust_idx",
+  vouches: "creators_vouches_idx",
+  deals: "creators_deals_idx",
+};
+
+/** A CreatorScan in SQL: ?1 text, ?2 words (JSON), ?3 handle prefix, ?4 platform. */
+const SCAN_WHERE = `(?1 IS NULL OR instr(search_text, ?1) > 0)
+  AND (?2 IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(?2) WHERE instr(search_text, value) = 0))
+  AND (?3 IS NULL OR (handle >= ?3 AND handle < ?3 || '~'))
+  AND (?4 IS NULL OR instr(',' || platforms || ',', ',' || ?4 || ',') > 0)`;
+type ScanParams = [string | null, string | null, string | null, string | null];
+
 export class SqliteCreatorsStore implements CreatorsStore {
   private readonly sqlite: Database;
+  private scanCount: Statement<{ n: number }, ScanParams> | null = null;
+  private readonly scanStatements: Partial<Record<CreatorOrder, Statement<CreatorRow, [...ScanParams, number, number]>>> = {};
+  private readonly inOrderStatements: Partial<Record<CreatorOrder, Statement<CreatorRow, [number, number]>>> = {};
   private readonly byHandleStatement: Statement<CreatorRow, [string]>;
   private readonly byIdStatement: Statement<CreatorRow, [string]>;
   private readonly insertCreatorStatement: Statement;
@@ -255,5 +282,31 @@ export class SqliteCreatorsStore implements CreatorsStore {
     );
     for (const p of penalties.iterate(now)) of(p.creator_id).penalties.push(p);
     return all;
+  }
+
+  async creatorsInOrder(order: CreatorOrder, limit: number, offset: number): Promise<CreatorRow[]> {
+    const statement = (this.inOrderStatements[order] ??= this.sqlite.prepare(
+      `SELECT rowid, * FROM creators INDEXED BY ${ORDER_INDEX[order]} ORDER BY ${ORDER_SQL[order]} LIMIT ? OFFSET ?`,
+    ));
+    return statement.all(limit, offset);
+  }
+
+  async scanCreators(scan: CreatorScan, order: CreatorOrder, limit: number, offset: number): Promise<{ total: number; rows: CreatorRow[] }> {
+    const params: ScanParams = [scan.text, scan.words && JSON.stringify(scan.words), scan.handlePrefix, scan.platform];
+    this.scanCount ??= this.sqlite.prepare(`SELECT count(*) AS n FROM creators WHERE ${SCAN_WHERE}`);
+    const total = this.scanCount.get(...params)!.n;
+    if (offset >= total) return { total, rows: [] };
+    const statement = (this.scanStatements[order] ??= this.sqlite.prepare(
+      `SELECT rowid, * FROM creators WHERE ${SCAN_WHERE} ORDER BY ${ORDER_SQL[order]} LIMIT ?5 OFFSET ?6`,
+    ));
+    return { total, rows: statement.all(...params, limit, offset) };
+  }
+
+  async countCreators(): Promise<number> {
+    return this.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM creators").get()!.n;
+  }
+
+  countVerified(): Promise<number> {
+    return countInSlices(this.sqlite, "creators", "verification_level >= 1");
   }
 }

@@ -100,6 +100,21 @@ export interface ScoreBasis {
   penalties: PenaltyRow[];
 }
 
+/** The orders creators are listed in (the public directory): each descending, then by id. */
+export type CreatorOrder = "newest" | "trust" | "vouches" | "deals";
+
+/**
+ * Which creators a directory scan keeps; each filter is off when null. `text`: the haystack
+ * (search_text) holds it; `words`: holds every one; `handlePrefix`: the handle starts with it;
+ * `platform`: one name of the comma-separated platform list.
+ */
+export interface CreatorScan {
+  text: string | null;
+  words: string[] | null;
+  handlePrefix: string | null;
+  platform: string | null;
+}
+
 export interface CreatorsStore {
   /** One transaction (joins the caller's when inside one). */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
@@ -129,6 +144,14 @@ export interface CreatorsStore {
   trendFrom(id: string, day: string): Awaitable<number | null>;
   /** A page of creator ids in id order, after `after`. */
   creatorIdsAfter(after: string, limit: number): Awaitable<string[]>;
+  /** A page of every creator in `order` (SQLite walks that order's index). */
+  creatorsInOrder(order: CreatorOrder, limit: number, offset: number): Promise<CreatorRow[]>;
+  /** Every creator. */
+  countCreators(): Promise<number>;
+  /** How many creators `scan` keeps, and a page of them in `order` (reads every creator: for while the directory index builds). */
+  scanCreators(scan: CreatorScan, order: CreatorOrder, limit: number, offset: number): Promise<{ total: number; rows: CreatorRow[] }>;
+  /** Creators verified at level 1 or more (the public counters; SQLite counts in slices). */
+  countVerified(): Promise<number>;
 }
 
 export function createCreatorsStore(database: Database): CreatorsStore {

@@ -5,6 +5,7 @@
 import type { Statement } from "bun:sqlite";
 import type { Store } from "../../db/client";
 import type { Database } from "../../db/database";
+import { countInSlices } from "../../db/count-slices";
 import { asUniqueViolation } from "../../db/errors";
 import { type ReadSnapshot, snapshotRows } from "../../db/snapshot";
 import type { PostgresDatabase } from "../../db/postgres";
@@ -40,6 +41,17 @@ export interface ReviewRow {
   created_at: number;
 }
 
+/** A vouch a creator received, with who gave it. */
+export interface ReceivedVouchRow {
+  id: string;
+  message: string | null;
+  created_at: number;
+  handle: string;
+  display_name: string | null;
+  verification_level: number;
+  avatar_r2_key: string | null;
+}
+
 export interface ServerRow {
   name: string | null;
   created_at: number;
@@ -62,6 +74,12 @@ export interface NetworkStore {
   insertServer(platform: string, serverId: string, name: string | null, registeredBy: string, createdAt: number): Awaitable<void>;
   renameServer(platform: string, serverId: string, name: string | null): Awaitable<void>;
   deleteServer(platform: string, serverId: string): Awaitable<void>;
+  /** Vouches `creatorId` received, newest first. */
+  vouchesReceived(creatorId: string, limit: number, offset: number): Promise<ReceivedVouchRow[]>;
+  /** Completed deals (the public counters; SQLite counts in slices). */
+  countCompletedDeals(): Promise<number>;
+  /** Servers registered (the public counters). */
+  countServers(): Promise<number>;
 }
 
 export function createNetworkStore(database: Database): NetworkStore {
@@ -85,6 +103,7 @@ export class SqliteNetworkStore implements NetworkStore {
   private readonly insertReviewStatement: Statement;
   private readonly insertReferralStatement: Statement;
   private readonly serverByIdStatement: Statement<ServerRow, [string, string]>;
+  private vouchesReceivedStatement: Statement<ReceivedVouchRow, [string, number, number]> | null = null;
   private readonly insertServerStatement: Statement;
   private readonly renameServerStatement: Statement;
   private readonly deleteServerStatement: Statement;
@@ -170,6 +189,23 @@ export class SqliteNetworkStore implements NetworkStore {
   deleteServer(platform: string, serverId: string): void {
     this.deleteServerStatement.run(platform, serverId);
   }
+
+  async vouchesReceived(creatorId: string, limit: number, offset: number): Promise<ReceivedVouchRow[]> {
+    this.vouchesReceivedStatement ??= this.store.sqlite.prepare(
+      `SELECT v.id, v.message, v.created_at, c.handle, c.display_name, c.verification_level, c.avatar_r2_key
+       FROM vouches v INDEXED BY vouches_to_idx JOIN creators c ON c.id = v.from_creator_id
+       WHERE v.to_creator_id = ? ORDER BY v.created_at DESC, v.id DESC LIMIT ? OFFSET ?`,
+    );
+    return this.vouchesReceivedStatement.all(creatorId, limit, offset);
+  }
+
+  countCompletedDeals(): Promise<number> {
+    return countInSlices(this.store.sqlite, "deals", "status = 'completed'");
+  }
+
+  async countServers(): Promise<number> {
+    return this.store.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM servers").get()!.n;
+  }
 }
 
 async function translatedAsync<T>(work: Promise<T>): Promise<T> {
@@ -254,6 +290,24 @@ export class PostgresNetworkStore implements NetworkStore {
 
   async deleteServer(platform: string, serverId: string): Promise<void> {
     await this.sql`DELETE FROM servers WHERE platform = ${platform} AND server_id = ${serverId}`;
+  }
+
+  async vouchesReceived(creatorId: string, limit: number, offset: number): Promise<ReceivedVouchRow[]> {
+    const rows = await this.sql`
+      SELECT v.id, v.message, v.created_at, c.handle, c.display_name, c.verification_level, c.avatar_r2_key
+      FROM vouches v JOIN creators c ON c.id = v.from_creator_id
+      WHERE v.to_creator_id = ${creatorId} ORDER BY v.created_at DESC, v.id DESC LIMIT ${limit} OFFSET ${offset}`;
+    return rows.map((row: ReceivedVouchRow) => ({ ...row, created_at: Number(row.created_at) }));
+  }
+
+  async countCompletedDeals(): Promise<number> {
+    const [row] = await this.sql`SELECT count(*)::int AS n FROM deals WHERE status = 'completed'`;
+    return row.n as number;
+  }
+
+  async countServers(): Promise<number> {
+    const [row] = await this.sql`SELECT count(*)::int AS n FROM servers`;
+    return row.n as number;
   }
 }
 

@@ -9,6 +9,7 @@
 // is rebuilt, in slices so requests keep flowing.
 import type { Database, Statement } from "bun:sqlite";
 import type { ExternalChanges } from "../../db/changes";
+import type { MetaStore } from "../../db/meta-store";
 import { yieldToRequests } from "../../yield";
 
 export type DirectorySortKey = "newest" | "trust" | "vouches" | "deals";
@@ -90,21 +91,34 @@ export class DirectoryIndex {
   private readonly rowsAfter: Statement<IndexRow, [number, number]>;
   private readonly rowById: Statement<IndexRow, [string]>;
   private readonly rowidsByHandlePrefix: Statement<{ rowid: number }, [string, string]>;
-  private readonly creatorsVersion: Statement<{ value: string }, []>;
   /** The counter as of everything the index reflects or has marked dirty. */
   private lastCreatorsVersion = "";
+  /** After another process committed: whether it moved the creators counter (awaited by the next refresh). */
+  private creatorsCheck: Promise<boolean> | null = null;
 
-  constructor(sqlite: Database, changes: ExternalChanges) {
-    this.creatorsVersion = sqlite.prepare("SELECT value FROM meta WHERE key = 'creators_version'");
+  constructor(
+    sqlite: Database,
+    changes: ExternalChanges,
+    private readonly meta: MetaStore,
+  ) {
     // Every write moves the counter, this process's own too; those are recorded as they commit
     // (below), so a moved counter here is another process's change to creators.
     changes.onExternalCommit(() => {
-      if (this.readCreatorsVersion() !== this.lastCreatorsVersion) this.stale = true;
+      // Compared with the counter as this index knew it now, before a write of its own moves it.
+      const known = this.lastCreatorsVersion;
+      const earlier = this.creatorsCheck;
+      // A failed read counts as a move: the index is rebuilt rather than left behind.
+      this.creatorsCheck = this.readCreatorsVersion()
+        .then(async (version) => version !== known || (earlier !== null && (await earlier)))
+        .catch(() => true);
     });
     changes.onOwnCommit(() => {
       if (!this.ownWrite) return;
       this.ownWrite = false;
-      this.lastCreatorsVersion = this.readCreatorsVersion();
+      // On SQLite the read itself runs here, before COMMIT; only the assignment waits a microtask.
+      void this.readCreatorsVersion().then((version) => {
+        this.lastCreatorsVersion = version;
+      });
     });
     const columns = "rowid, id, search_text, created_at, trust_score, vouch_count, deal_count, platforms";
     this.rowsAfter = sqlite.prepare(`SELECT ${columns} FROM creators WHERE rowid > ? ORDER BY rowid LIMIT ?`);
@@ -133,6 +147,14 @@ export class DirectoryIndex {
    * process wrote to creators, and re-reads the creators this process changed since the last call.
    */
   async refresh(): Promise<void> {
+    if (this.creatorsCheck !== null && this.building === null) {
+      // Reading the counter is asynchronous: meanwhile the index is not ready, as in a build.
+      const check = this.creatorsCheck;
+      this.creatorsCheck = null;
+      this.building = check.then((moved) => (moved ? this.build() : undefined)).finally(() => {
+        this.building = null;
+      });
+    }
     if (!this.built || this.stale || this.staleAppends > STALE_POSTINGS_LIMIT || this.dirty.size > this.rowids.length / 4) {
       this.building ??= this.build().finally(() => {
         this.building = null;
@@ -310,7 +332,7 @@ export class DirectoryIndex {
     // Changes made during the build are marked dirty and re-read after it.
     this.dirty.clear();
     this.stale = false;
-    this.lastCreatorsVersion = this.readCreatorsVersion();
+    this.lastCreatorsVersion = await this.readCreatorsVersion();
     this.rowids = [];
     this.ids = [];
     this.haystacks = [];
@@ -334,8 +356,9 @@ export class DirectoryIndex {
     this.built = true;
   }
 
-  private readCreatorsVersion(): string {
-    return this.creatorsVersion.get()?.value ?? "";
+  /** The counter the creators triggers move on every write (src/db/meta-store.ts). */
+  private async readCreatorsVersion(): Promise<string> {
+    return (await this.meta.value("creators_version")) ?? "";
   }
 
   private put(row: IndexRow) {

@@ -13,22 +13,12 @@ import type { Database, Statement } from "bun:sqlite";
 import { PROVIDERS, type Provider } from "../../db/schema";
 import { type BlacklistService, isProvider, normalizeAccountId } from "../blacklist/service";
 import type { CreatorRow } from "../creators/service";
+import type { PublicCheckHit as PublicCheckHitSchema } from "./model";
 
 /** Most hits one search answers; a common username could otherwise name hundreds of accounts. */
 const MAX_HITS = 25;
 
-export interface PublicCheckHit {
-  platform: string;
-  username: string | null;
-  id: string | null;
-  banned: boolean;
-  high_risk: boolean;
-  watchlist: boolean;
-  severity: string | null;
-  reason_code: string | null;
-  summary: string | null;
-  source?: "blacklist" | "creator" | "external";
-}
+export type PublicCheckHit = typeof PublicCheckHitSchema.static;
 
 interface Account {
   provider: Provider;

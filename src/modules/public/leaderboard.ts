@@ -10,14 +10,11 @@
 // so counts are kept by handle. The month's counts restart when the UTC month turns.
 import type { Database, Statement } from "bun:sqlite";
 import { yieldToRequests } from "../../yield";
+import type { ReferralLeaderboard as ReferralLeaderboardSchema } from "./model";
 
 export const LEADERBOARD_PERIODS = ["all", "month"] as const;
 export type LeaderboardPeriod = (typeof LEADERBOARD_PERIODS)[number];
-
-export interface ReferralLeaderboard {
-  period: LeaderboardPeriod;
-  leaders: Array<{ rank: number; handle: string; count: number; badge: { tier: string; name: string } | null }>;
-}
+export type ReferralLeaderboard = typeof ReferralLeaderboardSchema.static;
 
 /** Leaders shown (SPEC section 5). */
 const TOP = 25;

@@ -12,7 +12,7 @@ export const SearchQuery = t.Object({
   q: t.String({ description: `A username, handle or platform id (1-${MAX_QUERY_LENGTH} characters; a leading @ is ignored).`, examples: ["shadowbuilds"] }),
 });
 
-const PublicCheckHit = t.Object({
+export const PublicCheckHit = t.Object({
   platform: t.String({ description: "Platform of the matched account (`trustlist` for a creator profile with no public account).", examples: ["discord"] }),
   username: t.Nullable(t.String({ examples: ["shadow"] })),
   id: t.Nullable(t.String({ examples: ["80351110224678912"] })),
@@ -115,7 +115,7 @@ export const DirectoryQuery = t.Object({
   platform: t.Optional(literals(PROVIDERS, { description: "Only creators with a public account on this platform.", examples: ["roblox"] })),
 });
 
-const DirectoryItem = t.Object({
+export const DirectoryItem = t.Object({
   id: t.String({ examples: ["crt_01jd5x8q3m7k2c9v4n6p8r0s1t"] }),
   handle: t.String(),
   display_name: t.Nullable(t.String()),

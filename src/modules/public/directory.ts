@@ -1,0 +1,128 @@
+// The creator directory: pages of creators by a sort, filtered by a fuzzy `q` and a platform,
+// answered from the in-memory directory index (directory-index.ts) once it is built.
+import type { Database, Statement } from "bun:sqlite";
+import { iso } from "../../clock";
+import type { ExternalChanges } from "../../db/changes";
+import type { MetaStore } from "../../db/meta-store";
+import { unprocessable } from "../../errors";
+import type { CreatorRow, CreatorsService } from "../creators/service";
+import type { CreatorScan, CreatorsStore } from "../creators/store";
+import { DirectoryIndex } from "./directory-index";
+import type { DirectoryItem as DirectoryItemSchema, DirectoryPage as DirectoryPageSchema } from "./model";
+
+export const DIRECTORY_SORTS = ["newest", "trust", "vouches", "deals"] as const;
+export type DirectorySort = (typeof DIRECTORY_SORTS)[number];
+
+/**
+ * Deepest row the directory lists (`page` x `limit`). Any page within it is a bounded selection
+ * from the in-memory index, or an index walk of at most this many rows; deeper pages cost as much
+ * as sorting every match (60 ms at 50k creators), and nobody reads a listing that far: past it the
+ * answer is 422, asking for a narrower query.
+ */
+export const MAX_DIRECTORY_ROWS = 1_000;
+
+export type DirectoryItem = typeof DirectoryItemSchema.static;
+export type DirectoryPage = typeof DirectoryPageSchema.static;
+
+
+export class PublicDirectory {
+  private readonly index: DirectoryIndex;
+  private readonly creatorsByRowid: Statement<CreatorRow, [string]>;
+  /** The creators module's store: the unfiltered directory's pages and how many creators there are. */
+  private readonly creators: CreatorsStore;
+
+  constructor(db: Database, changes: ExternalChanges, meta: MetaStore, creators: CreatorsService) {
+    this.index = new DirectoryIndex(db, changes, meta);
+    creators.onChange((id) => this.index.markDirty(id));
+    this.creators = creators.store;
+    this.creatorsByRowid = db.prepare("SELECT rowid, * FROM creators WHERE rowid IN (SELECT value FROM json_each(?))");
+  }
+
+  /**
+   * One page of the creator directory, at most MAX_DIRECTORY_ROWS deep. `q` (3+ characters) is
+   * matched without case against each creator's haystack (handle, display name, public connection
+   * usernames) by the in-memory directory index: as typed, anywhere in it ("ht dr" finds "knight
+   * drake"), or, when that finds nothing, every word of three characters or more in any order. A
+   * shorter `q` is a handle prefix. Any filter (`q`, `platform`) is answered from that index (which
+   * keeps each recent query's ordered first rows until the next change); the unfiltered list walks
+   * the sort's index in SQLite, at most MAX_DIRECTORY_ROWS entries.
+   */
+  async page(options: { q?: string; sort?: DirectorySort; page?: number; limit?: number; platform?: string }): Promise<DirectoryPage> {
+    const sort = options.sort ?? "newest";
+    const page = options.page ?? 1;
+    const limit = options.limit ?? 24;
+    if (page * limit > MAX_DIRECTORY_ROWS) {
+      throw unprocessable(
+        `page x limit is ${page * limit}; the directory lists the first ${MAX_DIRECTORY_ROWS} rows of a query. Narrow it with q or platform, or sort differently.`,
+      );
+    }
+    const text = (options.q ?? "").toLowerCase().replace(/\s+/g, " ").trim();
+    const platform = options.platform ?? null;
+    const offset = (page - 1) * limit;
+    const refreshed = this.index.refresh();
+    let total: number;
+    let rows: CreatorRow[];
+    if (!this.index.ready) {
+      // The index is being built (about 1.5 s at 100k creators after a start): nobody waits for
+      // it; SQLite answers meanwhile, scanning the creators (20-40 ms a query at 100k).
+      refreshed.catch(() => {}); // a failed build is retried by the next query
+      ({ total, rows } = await this.fromSqlite(text, platform, sort, offset, Math.min(limit, MAX_DIRECTORY_ROWS - offset)));
+    } else if ((await refreshed, text === "" && platform === null)) {
+      total = this.index.size;
+      rows = offset < total ? await this.creators.creatorsInOrder(sort, limit, offset) : [];
+    } else {
+      const found = this.index.query(text, platform, sort, offset, limit, MAX_DIRECTORY_ROWS);
+      total = found.total;
+      const rowids = found.rowids;
+      const byRowid = new Map(this.creatorsByRowid.all(JSON.stringify(rowids)).map((row) => [row.rowid, row]));
+      rows = rowids.flatMap((rowid) => byRowid.get(rowid) ?? []);
+    }
+    const totalPages = Math.ceil(total / limit);
+    return {
+      items: rows.map(directoryItem),
+      page,
+      limit,
+      page_size: rows.length,
+      total,
+      total_pages: totalPages,
+      has_more: page < totalPages,
+      sort,
+    };
+  }
+
+  /** The directory index's answer read from SQLite, for queries that come while it builds. */
+  private async fromSqlite(text: string, platform: string | null, sort: DirectorySort, offset: number, limit: number) {
+    if (text === "" && platform === null) {
+      return { total: await this.creators.countCreators(), rows: await this.creators.creatorsInOrder(sort, limit, offset) };
+    }
+    // What the directory index answers, as a scan: a short q is a handle prefix; else the text as
+    // typed, or failing that every word of three characters or more.
+    const page = (scan: Omit<CreatorScan, "platform">) => this.creators.scanCreators({ ...scan, platform }, sort, limit, offset);
+    if ([...text].length < 3) return page({ text: null, words: null, handlePrefix: text === "" ? null : text });
+    const exact = await page({ text, words: null, handlePrefix: null });
+    const words = [...new Set(text.split(" ").filter((w) => [...w].length >= 3))];
+    return exact.total > 0 || words.length < 2 ? exact : page({ text: null, words, handlePrefix: null });
+  }
+
+  /** Builds the directory index ahead of the first query that needs it. */
+  warm(): Promise<void> {
+    return this.index.refresh();
+  }
+}
+
+function directoryItem(row: CreatorRow): DirectoryItem {
+  return {
+    id: row.id,
+    handle: row.handle,
+    display_name: row.display_name,
+    verification_level: row.verification_level,
+    karma: row.karma,
+    avatar_r2_key: row.avatar_r2_key,
+    created_at: iso(row.created_at),
+    trust_score: row.trust_score,
+    vouch_count: row.vouch_count,
+    deal_count: row.deal_count,
+    platforms: row.platforms === "" ? [] : row.platforms.split(","),
+    match: row.search_text,
+  };
+}

@@ -1,0 +1,124 @@
+// The suggestion pool, `search_names`: every name a keyless search may suggest, kept by triggers on
+// both databases (the public module only reads it). SQLite indexes the suggestible names in an
+// FTS5 trigram table; PostgreSQL in a pg_trgm GIN index (migrations/postgres/0001_search_names.sql).
+import type { Database as SqliteDatabase, Statement } from "bun:sqlite";
+import type { Database } from "../../db/database";
+import { yieldToRequests } from "../../yield";
+import { trigrams } from "./trigrams";
+
+export interface SearchNamesStore {
+  /**
+   * Suggestible names sharing trigrams with `lower`, those likely most similar first, at most
+   * `limit`; the caller scores them exactly. A name at `minSimilarity` (Jaccard) or more is
+   * among them unless the lookup's budget ran out first.
+   */
+  candidates(lower: string, options: { minSimilarity: number; limit: number }): Promise<string[]>;
+  /**
+   * Re-reads what lookups rank by (SQLite: names per trigram; nothing on PostgreSQL, whose planner
+   * keeps its own), with the event loop running between slices when `inSlices`. Returns how many
+   * trigrams were counted. On SQLite, without `inSlices`, the work is done before it returns.
+   */
+  refreshStatistics(inSlices: boolean): Promise<number>;
+}
+
+export function createSearchNamesStore(database: Database): SearchNamesStore {
+  return database.dialect === "sqlite" ? new SqliteSearchNamesStore(database.sqlite) : new PostgresSearchNamesStore(database);
+}
+
+/**
+ * Most index postings one lookup reads. Common trigrams ("_12", "ost") sit in tens of thousands of
+ * names, so the rarest of the query's trigrams are read first, up to this many.
+ */
+const POSTINGS_BUDGET = 3_000;
+
+class SqliteSearchNamesStore implements SearchNamesStore {
+  private readonly gramPostings: Statement<unknown, [string]>;
+  private readonly namesById: Statement<{ name: string }, [string]>;
+  private readonly gramSlice: Statement<{ term: string; doc: number }, [string, number]>;
+  /** Names per trigram in the index, to pick the rarest; refreshed hourly. */
+  private gramCounts: Map<string, number> | null = null;
+
+  constructor(db: SqliteDatabase) {
+    // The index's vocabulary as a table; temporary, so it lives with this connection only.
+    db.run("CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_names_vocab USING fts5vocab(main, search_names_fts, 'row')");
+    this.gramSlice = db.prepare("SELECT term, doc FROM temp.search_names_vocab WHERE term > ? ORDER BY term LIMIT ?");
+    this.gramPostings = db.prepare("SELECT rowid FROM search_names_fts WHERE search_names_fts MATCH ?");
+    this.namesById = db.prepare("SELECT name FROM search_names WHERE id IN (SELECT value FROM json_each(?)) AND suggestible");
+  }
+
+  /**
+   * A name sharing at least `minSimilarity` of the query's n trigrams holds one of its rarest
+   * n - ceil(minSimilarity n) + 1, so only those posting lists are read, within a budget. Only
+   * name ids are read from the index (ranking inside FTS5 costs 15-25x more); the names sharing
+   * the most trigrams come first.
+   */
+  async candidates(lower: string, { minSimilarity, limit }: { minSimilarity: number; limit: number }): Promise<string[]> {
+    const grams = trigrams(lower);
+    if (grams.size === 0) return [];
+    if (!this.gramCounts) this.countGrams();
+    const counts = this.gramCounts!;
+    // A trigram the counts have not seen yet came with names added since they were taken: rare.
+    const byRarity = [...grams].map((g) => ({ g, n: counts.get(g) ?? 1 })).sort((a, b) => a.n - b.n);
+    const shared = new Map<number, number>();
+    let postings = 0;
+    for (const { g, n } of byRarity.slice(0, grams.size - Math.ceil(grams.size * minSimilarity) + 1)) {
+      if (n === 0) continue;
+      if (postings > 0 && postings + n > POSTINGS_BUDGET) break;
+      postings += n;
+      for (const [id] of this.gramPostings.values(`"${g.replaceAll('"', '""')}"`)) shared.set(id as number, (shared.get(id as number) ?? 0) + 1);
+    }
+    if (shared.size === 0) return [];
+    const ids = [...shared].sort((a, b) => b[1] - a[1]).slice(0, limit).map(([id]) => id);
+    return this.namesById.all(JSON.stringify(ids)).map((row) => row.name);
+  }
+
+  /**
+   * Counting a common trigram's names reads its whole posting list, and the full scan of a million
+   * names blocks for about 100 ms: the hourly job and serve's warm-up count in slices.
+   */
+  async refreshStatistics(inSlices: boolean): Promise<number> {
+    if (!inSlices) return this.countGrams();
+    const counts = new Map<string, number>();
+    for (const _ of this.gramCountSlices(counts)) await yieldToRequests();
+    this.gramCounts = counts;
+    return counts.size;
+  }
+
+  private countGrams(): number {
+    const counts = new Map<string, number>();
+    for (const _ of this.gramCountSlices(counts));
+    this.gramCounts = counts;
+    return counts.size;
+  }
+
+  /** Fills `counts` from the index's vocabulary, a hundred trigrams per step. */
+  private *gramCountSlices(counts: Map<string, number>): Generator<void> {
+    for (let after = ""; ; ) {
+      const rows = this.gramSlice.all(after, 100);
+      for (const row of rows) counts.set(row.term, row.doc);
+      if (rows.length < 100) return;
+      after = rows[rows.length - 1]!.term;
+      yield;
+    }
+  }
+}
+
+class PostgresSearchNamesStore implements SearchNamesStore {
+  constructor(private readonly database: Extract<Database, { dialect: "postgres" }>) {}
+
+  /**
+   * The GIN index answers `%` (pg_trgm similarity at or over pg_trgm.similarity_threshold, 0.3 by
+   * default); pg_trgm pads words with blanks, so its similarity is close to, not the same as, ours:
+   * the distance orders candidates and the caller scores them exactly.
+   */
+  async candidates(lower: string, { limit }: { minSimilarity: number; limit: number }): Promise<string[]> {
+    if (trigrams(lower).size === 0) return [];
+    const rows = await this.database.sql()`
+      SELECT name FROM search_names WHERE suggestible AND name % ${lower} ORDER BY name <-> ${lower}, name LIMIT ${limit}`;
+    return rows.map((row: { name: string }) => row.name);
+  }
+
+  async refreshStatistics(): Promise<number> {
+    return 0;
+  }
+}

@@ -1,0 +1,163 @@
+// The public module's stores on whichever backend the suite runs on (test/backend.ts), on a fresh
+// database each: the suggestion pool (`search_names`), filled by the real creators service, and the
+// public counters, read through the stores that own the counted tables.
+import { afterAll, beforeEach, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { ManualClock } from "../src/clock";
+import { CursorCodec } from "../src/cursor";
+import type { Database } from "../src/db/database";
+import { BlacklistService } from "../src/modules/blacklist/service";
+import { createBlacklistStore } from "../src/modules/blacklist/store";
+import { CreatorsService } from "../src/modules/creators/service";
+import type { CreatorScan } from "../src/modules/creators/store";
+import { NetworkService } from "../src/modules/network/service";
+import { createNetworkStore } from "../src/modules/network/store";
+import { PublicCounters } from "../src/modules/public/stats";
+import { createSearchNamesStore, type SearchNamesStore } from "../src/modules/public/store";
+import { Outbox } from "../src/outbox";
+import { dropDatabase, freshDatabase } from "./backend";
+import { tempDir } from "./helpers";
+
+const dir = tempDir();
+const opened: Array<{ database: Database; location: string }> = [];
+afterAll(async () => {
+  for (const { database, location } of opened) {
+    await database.close();
+    await dropDatabase(location);
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let clock: ManualClock;
+let blacklist: BlacklistService;
+let creators: CreatorsService;
+let network: NetworkService;
+let names: SearchNamesStore;
+let counters: PublicCounters;
+
+beforeEach(async () => {
+  const fresh = await freshDatabase(`${dir}/${opened.length}`);
+  opened.push(fresh);
+  clock = new ManualClock();
+  const outbox = new Outbox(fresh.database);
+  blacklist = new BlacklistService(fresh.database, clock, new CursorCodec("public-store-test"), outbox);
+  creators = new CreatorsService(fresh.database, clock, outbox, blacklist, "https://trust.example");
+  network = new NetworkService(fresh.database, clock, outbox, creators);
+  names = createSearchNamesStore(fresh.database);
+  counters = new PublicCounters(
+    { creators: creators.store, blacklist: createBlacklistStore(fresh.database), network: createNetworkStore(fresh.database) },
+    clock,
+  );
+});
+
+const lookup = { minSimilarity: 0.3, limit: 48 };
+
+test("handles and public linked usernames are candidates for a near miss; the closest come first", async () => {
+  await creators.upsert("shadowbuilds", {});
+  await creators.upsert("brightforge", {});
+  await creators.link("brightforge", { provider: "github", provider_user_id: "7", provider_username: "ForgeMaster" });
+  await names.refreshStatistics(false);
+
+  expect(await names.candidates("shadowbuild", lookup)).toEqual(["shadowbuilds"]);
+  expect(await names.candidates("forgemastr", lookup)).toContain("forgemaster");
+  expect(await names.candidates("zzzzqqqq", lookup)).toEqual([]);
+  // Under three characters there is no trigram to look up.
+  expect(await names.candidates("ab", lookup)).toEqual([]);
+});
+
+test("a privately linked username is never a candidate; it becomes one when linked publicly elsewhere", async () => {
+  await creators.upsert("alice", {});
+  await creators.upsert("bob", {});
+  await creators.link("alice", { provider: "discord", provider_user_id: "80351110224678912", provider_username: "carol_hidden", public: false });
+  await names.refreshStatistics(true);
+  expect(await names.candidates("carol_hiden", lookup)).toEqual([]);
+
+  await creators.link("bob", { provider: "github", provider_user_id: "9", provider_username: "carol_hidden" });
+  await names.refreshStatistics(true);
+  expect(await names.candidates("carol_hiden", lookup)).toEqual(["carol_hidden"]);
+});
+
+test("the public counters count verified creators, servers, listed entries and completed deals; the cache answers next", async () => {
+  expect(await counters.publicStats()).toEqual({ creators_verified: 0, servers_protected: 0, entries_listed: 0, deals_completed: 0, cached: false });
+
+  await creators.upsert("alice", { verification_level: 2 });
+  await creators.upsert("bob", { verification_level: 1 });
+  await creators.upsert("carol", {});
+  await network.registerServer({ platform: "discord", server_id: "123", name: "Builders" }, "key_1");
+  await blacklist.add({ provider: "github", provider_user_id: "42", severity: "ban", reason_code: "scam" }, "test");
+  await blacklist.add({ provider: "github", provider_user_id: "43", severity: "ban", reason_code: "scam", watchlist: true }, "test");
+  const deal = await network.openDeal({ from: "alice", to: "bob" });
+  await network.transition(deal.id, "confirm");
+  await network.transition(deal.id, "complete");
+  await network.openDeal({ from: "alice", to: "carol" });
+
+  // Served from the cache until the next recount.
+  expect((await counters.publicStats()).cached).toBe(true);
+  expect(await counters.refresh()).toEqual({ creators_verified: 2, servers_protected: 1, entries_listed: 1, deals_completed: 1 });
+  expect(await counters.publicStats()).toEqual({ creators_verified: 2, servers_protected: 1, entries_listed: 1, deals_completed: 1, cached: true });
+});
+
+test("vouches a creator received come newest first, with who gave them, paged", async () => {
+  await creators.upsert("alice", {});
+  await creators.upsert("bob", { display_name: "Bob", verification_level: 1 });
+  await creators.upsert("carol", {});
+  await network.vouch({ from: "bob", to: "alice", message: "Delivered on time" });
+  clock.advance(60_000);
+  await network.vouch({ from: "carol", to: "alice" });
+  const store = createNetworkStore(opened[opened.length - 1]!.database);
+  const alice = (await creators.find("alice"))!;
+
+  const all = await store.vouchesReceived(alice.id, 10, 0);
+  expect(all.map((v) => [v.handle, v.message])).toEqual([
+    ["carol", null],
+    ["bob", "Delivered on time"],
+  ]);
+  expect(all[1]).toMatchObject({ display_name: "Bob", verification_level: 1, created_at: clock.now() - 60_000 });
+  expect((await store.vouchesReceived(alice.id, 1, 1)).map((v) => v.handle)).toEqual(["bob"]);
+  expect(await store.vouchesReceived((await creators.find("bob"))!.id, 10, 0)).toEqual([]);
+});
+
+test("the unfiltered directory reads creators in each order, newest, trust, vouches and deals, ties by id", async () => {
+  await creators.upsert("alice", {});
+  clock.advance(1_000);
+  await creators.upsert("bob", { verification_level: 2 });
+  clock.advance(1_000);
+  await creators.upsert("carol", {});
+  await network.vouch({ from: "alice", to: "carol" });
+  const deal = await network.openDeal({ from: "alice", to: "bob" });
+  await network.transition(deal.id, "confirm");
+  await network.transition(deal.id, "complete");
+
+  const handles = async (order: "newest" | "trust" | "vouches" | "deals", limit = 10, offset = 0) =>
+    (await creators.store.creatorsInOrder(order, limit, offset)).map((row) => row.handle);
+  const byId = async (...names: string[]) => (await Promise.all(names.map(async (n) => (await creators.find(n))!))).sort((a, b) => (a.id < b.id ? -1 : 1)).map((c) => c.handle);
+  expect(await creators.store.countCreators()).toBe(3);
+  expect(await handles("newest")).toEqual(["carol", "bob", "alice"]);
+  expect((await handles("trust"))[0]).toBe("bob");
+  expect(await handles("vouches")).toEqual(["carol", ...(await byId("alice", "bob"))]);
+  expect(await handles("deals")).toEqual([...(await byId("alice", "bob")), "carol"]);
+  expect(await handles("newest", 1, 1)).toEqual(["bob"]);
+});
+
+test("a directory scan filters by text, every word, handle prefix and platform, counts all and pages in order", async () => {
+  await creators.upsert("knightdrake", { display_name: "Knight Drake" });
+  clock.advance(1_000);
+  await creators.upsert("kingpin", { display_name: "Drake Forge" });
+  clock.advance(1_000);
+  await creators.upsert("bravo", { display_name: "Sun Tide" });
+  await creators.link("kingpin", { provider: "roblox", provider_user_id: "5", provider_username: "pinhead" });
+  const off: CreatorScan = { text: null, words: null, handlePrefix: null, platform: null };
+  const scan = async (filter: Partial<CreatorScan>, limit = 10, offset = 0) => {
+    const found = await creators.store.scanCreators({ ...off, ...filter }, "newest", limit, offset);
+    return [found.total, found.rows.map((row) => row.handle)];
+  };
+
+  expect(await scan({ text: "drake" })).toEqual([2, ["kingpin", "knightdrake"]]);
+  expect(await scan({ text: "ht dr" })).toEqual([1, ["knightdrake"]]);
+  expect(await scan({ words: ["forge", "drake"] })).toEqual([1, ["kingpin"]]);
+  expect(await scan({ handlePrefix: "k" })).toEqual([2, ["kingpin", "knightdrake"]]);
+  expect(await scan({ platform: "roblox" })).toEqual([1, ["kingpin"]]);
+  expect(await scan({ text: "drake", platform: "discord" })).toEqual([0, []]);
+  expect(await scan({ text: "drake" }, 1, 1)).toEqual([2, ["knightdrake"]]);
+  expect(await scan({ text: "drake" }, 1, 5)).toEqual([2, []]);
+});
