@@ -1,8 +1,7 @@
 // The public module's stores on whichever backend the suite runs on (test/backend.ts), on a fresh
 // database each: the suggestion pool (`search_names`), filled by the real creators service, and the
 // public counters, read through the stores that own the counted tables.
-import { afterAll, beforeEach, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { beforeEach, expect, test } from "bun:test";
 import { ManualClock } from "../src/clock";
 import { CursorCodec } from "../src/cursor";
 import type { Database } from "../src/db/database";
@@ -15,19 +14,11 @@ import { createNetworkStore } from "../src/modules/network/store";
 import { PublicCounters } from "../src/modules/public/stats";
 import { createSearchNamesStore, type SearchNamesStore } from "../src/modules/public/store";
 import { Outbox } from "../src/outbox";
-import { dropDatabase, freshDatabase } from "./backend";
-import { tempDir } from "./helpers";
+import { databasesOfThisFile } from "./backend";
 
-const dir = tempDir();
-const opened: Array<{ database: Database; location: string }> = [];
-afterAll(async () => {
-  for (const { database, location } of opened) {
-    await database.close();
-    await dropDatabase(location);
-  }
-  rmSync(dir, { recursive: true, force: true });
-});
+const databases = databasesOfThisFile();
 
+let database: Database;
 let clock: ManualClock;
 let blacklist: BlacklistService;
 let creators: CreatorsService;
@@ -36,8 +27,8 @@ let names: SearchNamesStore;
 let counters: PublicCounters;
 
 beforeEach(async () => {
-  const fresh = await freshDatabase(`${dir}/${opened.length}`);
-  opened.push(fresh);
+  const fresh = await databases.open();
+  database = fresh.database;
   clock = new ManualClock();
   const outbox = new Outbox(fresh.database);
   blacklist = new BlacklistService(fresh.database, clock, new CursorCodec("public-store-test"), outbox);
@@ -104,7 +95,7 @@ test("vouches a creator received come newest first, with who gave them, paged", 
   await network.vouch({ from: "bob", to: "alice", message: "Delivered on time" });
   clock.advance(60_000);
   await network.vouch({ from: "carol", to: "alice" });
-  const store = createNetworkStore(opened[opened.length - 1]!.database);
+  const store = createNetworkStore(database);
   const alice = (await creators.find("alice"))!;
 
   const all = await store.vouchesReceived(alice.id, 10, 0);
