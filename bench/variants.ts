@@ -150,7 +150,7 @@ if (variant === "ceiling" || variant === "ceiling-headers") {
   const services = createServices(runtime);
   const { plugin, routeTable } = conventions(runtime);
   let app: any = new Elysia().use(plugin).use(healthRoutes(runtime));
-  if (variant === "conv-routes") app = app.use(metricsRoutes(runtime, () => ({})));
+  if (variant === "conv-routes") app = app.use(metricsRoutes(runtime, async () => ({})));
   app = app.use(blacklistRoutes(runtime, services.blacklist));
   if (variant === "conv-routes") {
     app = app

@@ -12,13 +12,21 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface OutboxStore {
   insert(id: string, type: EventType, payload: string, at: number): Promise<void>;
+  /** Events not dispatched yet (a partial index covers them). */
+  pendingCount(): Promise<number>;
 }
 
 class SqliteOutboxStore implements OutboxStore {
   private readonly statement: Statement;
+  private readonly pending: Statement<{ n: number }, []>;
 
   constructor(sqlite: import("bun:sqlite").Database) {
     this.statement = sqlite.prepare("INSERT INTO outbox_events (id, type, payload, created_at) VALUES (?1, ?2, ?3, ?4)");
+    this.pending = sqlite.prepare("SELECT count(*) AS n FROM outbox_events WHERE dispatched_at IS NULL");
+  }
+
+  async pendingCount(): Promise<number> {
+    return this.pending.get()!.n;
   }
 
   /** Runs before it returns: a caller inside a synchronous SQLite transaction has its row written. */
@@ -33,6 +41,11 @@ class PostgresOutboxStore implements OutboxStore {
 
   async insert(id: string, type: EventType, payload: string, at: number): Promise<void> {
     await this.database.sql()`INSERT INTO outbox_events (id, type, payload, created_at) VALUES (${id}, ${type}, ${payload}, ${at})`;
+  }
+
+  async pendingCount(): Promise<number> {
+    const [row] = await this.database.sql()`SELECT count(*)::int AS n FROM outbox_events WHERE dispatched_at IS NULL`;
+    return row.n as number;
   }
 }
 
@@ -50,5 +63,10 @@ export class Outbox {
   /** Records one event; the caller holds the transaction of the change. */
   write(type: EventType, data: unknown, at: number): Promise<void> {
     return this.store.insert(newId("evt", at), type, JSON.stringify(data), at);
+  }
+
+  /** Events waiting for delivery (the `trustlist_outbox_pending_events` gauge). */
+  pendingCount(): Promise<number> {
+    return this.store.pendingCount();
   }
 }

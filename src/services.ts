@@ -16,6 +16,7 @@ export interface Services {
   network: NetworkService;
   public: PublicService;
   badges: BadgeService;
+  outbox: Outbox;
 }
 
 export function createServices(runtime: Runtime): Services {
@@ -31,5 +32,6 @@ export function createServices(runtime: Runtime): Services {
     network: new NetworkService(store, clock, outbox, creators),
     public: new PublicService(store, clock, blacklist, creators),
     badges: new BadgeService(creators),
+    outbox,
   };
 }

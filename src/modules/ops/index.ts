@@ -26,14 +26,14 @@ export function healthRoutes(runtime: Runtime) {
   );
 }
 
-export function metricsRoutes(runtime: Runtime, gauges: () => Record<string, { help: string; value: number }>) {
+export function metricsRoutes(runtime: Runtime, gauges: () => Promise<Record<string, { help: string; value: number }>>) {
   return new Elysia({ tags: ["Ops"] })
     .use(requireKey(runtime, "admin"))
     .get(
       "/metrics",
-      ({ set }) => {
+      async ({ set }) => {
         set.headers["content-type"] = "text/plain; version=0.0.4; charset=utf-8";
-        return runtime.metrics.render(gauges());
+        return runtime.metrics.render(await gauges());
       },
       {
         response: { 200: t.String({ description: "Prometheus text exposition." }), ...errors(...KEYED_ERRORS, 403) },
