@@ -6,7 +6,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 
 import { dirname, resolve } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { ExternalChanges } from "./changes";
-import { embeddedMigrations } from "./migrations.generated";
+import { type EmbeddedMigration, embeddedMigrations } from "./migrations.generated";
 import * as schema from "./schema";
 import { type WriteOptions, Writer } from "./write";
 
@@ -153,35 +153,45 @@ export function schemaVersion(sqlite: Database): SchemaVersion {
   return { applied: row.n, latest: row.latest === null ? null : Number(row.latest) };
 }
 
-/** This build's schema, named the way an operator compares it with a database's. */
-export function describeBuildSchema(): string {
-  const last = embeddedMigrations.at(-1)!;
-  return `${embeddedMigrations.length} migrations (latest ${last.tag}, ${new Date(last.when).toISOString()})`;
+/** A build's schema, named the way an operator compares it with a database's. */
+export function describeBuildSchema(migrations: EmbeddedMigration[] = embeddedMigrations): string {
+  const last = migrations.at(-1)!;
+  return `${migrations.length} migrations (latest ${last.tag}, ${new Date(last.when).toISOString()})`;
+}
+
+/**
+ * What opening does about the schema, on either database: a schema newer than `build` is refused;
+ * pending migrations are applied ("apply") or refused as an older schema, by `policy`. `empty`
+ * says whether a database with no migrations recorded holds no tables either (apply-if-empty).
+ */
+export function planMigrations(
+  found: SchemaVersion,
+  build: EmbeddedMigration[],
+  location: string,
+  policy: NonNullable<OpenOptions["migrations"]>,
+  empty: boolean,
+): "apply" | "none" {
+  if (found.applied > build.length || (found.latest !== null && found.latest > build.at(-1)!.when)) {
+    const theirs = `${found.applied} migrations (latest made ${found.latest === null ? "?" : new Date(found.latest).toISOString()})`;
+    throw new StoreOpenError(
+      "newer",
+      location,
+      `${location} has a newer schema than this trustlist: the database has ${theirs}, this build knows ${describeBuildSchema(build)}; use a newer trustlist binary`,
+    );
+  }
+  if (found.applied === build.length || policy === "leave") return "none";
+  if (policy === "apply" || (policy === "apply-if-empty" && found.applied === 0 && empty)) return "apply";
+  throw new StoreOpenError(
+    "older",
+    location,
+    `${location} has an older schema (${found.applied} of ${build.length} migrations, this build knows ${describeBuildSchema(build)}); run 'trustlist migrate --db ${location}' first`,
+  );
 }
 
 function checkSchema(db: Db, path: string, policy: NonNullable<OpenOptions["migrations"]>) {
   const absolute = path === ":memory:" ? path : resolve(path);
   const found = schemaVersion(db.$client);
-  const newest = embeddedMigrations.at(-1)!.when;
-  if (found.applied > embeddedMigrations.length || (found.latest !== null && found.latest > newest)) {
-    const theirs = `${found.applied} migrations (latest made ${found.latest === null ? "?" : new Date(found.latest).toISOString()})`;
-    throw new StoreOpenError(
-      "newer",
-      absolute,
-      `${absolute} has a newer schema than this trustlist: the database has ${theirs}, this build knows ${describeBuildSchema()}; use a newer trustlist binary`,
-    );
-  }
-  const pending = embeddedMigrations.length - found.applied;
-  if (pending === 0 || policy === "leave") return;
-  if (policy === "apply" || (policy === "apply-if-empty" && found.applied === 0 && isEmpty(db.$client))) {
-    migrate(db);
-    return;
-  }
-  throw new StoreOpenError(
-    "older",
-    absolute,
-    `${absolute} has an older schema (${found.applied} of ${embeddedMigrations.length} migrations, this build knows ${describeBuildSchema()}); run 'trustlist migrate --db ${absolute}' first`,
-  );
+  if (planMigrations(found, embeddedMigrations, absolute, policy, found.applied === 0 && isEmpty(db.$client)) === "apply") migrate(db);
 }
 
 function isEmpty(sqlite: Database): boolean {
@@ -190,14 +200,18 @@ function isEmpty(sqlite: Database): boolean {
 
 /** Applies the migrations embedded in this build; drizzle's own journal table records them. */
 export function migrate(db: Db): number {
-  const migrations = embeddedMigrations.map((m) => ({
+  const before = schemaVersion(db.$client).applied;
+  // drizzle's dialect runs the pending ones in a single transaction.
+  (db as any).dialect.migrate(drizzleMigrations(embeddedMigrations), (db as any).session, {});
+  return schemaVersion(db.$client).applied - before;
+}
+
+/** Embedded migrations in the form drizzle's migrators (SQLite's and PostgreSQL's) take. */
+export function drizzleMigrations(migrations: EmbeddedMigration[]) {
+  return migrations.map((m) => ({
     sql: m.sql.split("--> statement-breakpoint"),
     bps: m.breakpoints,
     folderMillis: m.when,
     hash: new Bun.CryptoHasher("sha256").update(m.sql).digest("hex"),
   }));
-  const before = schemaVersion(db.$client).applied;
-  // drizzle's dialect runs the pending ones in a single transaction.
-  (db as any).dialect.migrate(migrations, (db as any).session, {});
-  return schemaVersion(db.$client).applied - before;
 }

@@ -19,7 +19,3 @@ export async function openDatabase(location: string, options: OpenOptions = {}):
   if (isPostgresUrl(location)) return openPostgres(location, options);
   return { database: openStore(location, options), applied: 0 };
 }
-
-export async function closeDatabase(database: Database): Promise<void> {
-  await database.close();
-}

@@ -12,12 +12,11 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sql";
-import { ServiceError } from "../errors";
 import type { ChangeNotifier, CommitNotes } from "./changes";
 import { redactUrl } from "./location";
-import type { OpenOptions } from "./client";
-import { StoreOpenError } from "./client";
-import { type EmbeddedMigration, embeddedPostgresMigrations } from "./migrations.generated";
+import { DatabaseBusy } from "./write";
+import { drizzleMigrations, type OpenOptions, planMigrations, type SchemaVersion, StoreOpenError } from "./client";
+import { embeddedPostgresMigrations } from "./migrations.generated";
 
 /** The channel every instance listens on; the payload is the committing instance's id. */
 const CHANGES_CHANNEL = "trustlist_changes";
@@ -64,22 +63,7 @@ export interface PostgresDatabase {
   close(): Promise<void>;
 }
 
-/** Migration rows as drizzle's PostgreSQL migrator wants them. */
-function migrationsForDrizzle(migrations: EmbeddedMigration[]) {
-  return migrations.map((m) => ({
-    sql: m.sql.split("--> statement-breakpoint"),
-    bps: m.breakpoints,
-    folderMillis: m.when,
-    hash: new Bun.CryptoHasher("sha256").update(m.sql).digest("hex"),
-  }));
-}
-
-interface PgSchemaVersion {
-  applied: number;
-  latest: number | null;
-}
-
-async function pgSchemaVersion(sql: SQL): Promise<PgSchemaVersion> {
+async function pgSchemaVersion(sql: SQL): Promise<SchemaVersion> {
   const [exists] = await sql`SELECT to_regclass('drizzle.__drizzle_migrations') IS NOT NULL AS present`;
   if (!exists.present) return { applied: 0, latest: null };
   const [row] = await sql`SELECT count(*)::int AS n, max(created_at)::float8 AS latest FROM drizzle.__drizzle_migrations`;
@@ -89,11 +73,6 @@ async function pgSchemaVersion(sql: SQL): Promise<PgSchemaVersion> {
 async function isEmptyDatabase(sql: SQL): Promise<boolean> {
   const [row] = await sql`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'`;
   return row.n === 0;
-}
-
-export function describePostgresBuildSchema(): string {
-  const last = embeddedPostgresMigrations.at(-1)!;
-  return `${embeddedPostgresMigrations.length} migrations (latest ${last.tag}, ${new Date(last.when).toISOString()})`;
 }
 
 /**
@@ -108,31 +87,15 @@ async function checkPostgresSchema(pool: SQL, location: string, options: OpenOpt
     await connection`SELECT pg_advisory_lock(${MIGRATION_LOCK})`;
     try {
       const found = await pgSchemaVersion(connection);
-      const newest = embeddedPostgresMigrations.at(-1)!.when;
-      if (found.applied > embeddedPostgresMigrations.length || (found.latest !== null && found.latest > newest)) {
-        const theirs = `${found.applied} migrations (latest made ${found.latest === null ? "?" : new Date(found.latest).toISOString()})`;
-        throw new StoreOpenError(
-          "newer",
-          location,
-          `${location} has a newer schema than this trustlist: the database has ${theirs}, this build knows ${describePostgresBuildSchema()}; use a newer trustlist binary`,
-        );
-      }
-      if (found.applied === 0 && options.create === false && (await isEmptyDatabase(connection))) {
+      const empty = found.applied === 0 && (await isEmptyDatabase(connection));
+      if (empty && options.create === false) {
         throw new StoreOpenError("missing", location, `no trustlist schema in ${location}; create it with 'trustlist migrate --db ${location}'`);
       }
-      const pending = embeddedPostgresMigrations.length - found.applied;
-      if (pending === 0 || policy === "leave") return 0;
-      if (policy === "apply" || (policy === "apply-if-empty" && found.applied === 0 && (await isEmptyDatabase(connection)))) {
-        const db = drizzle({ client: connection as unknown as SQL });
-        // drizzle's dialect runs the pending ones in one transaction and records them in drizzle.__drizzle_migrations.
-        await (db as any).dialect.migrate(migrationsForDrizzle(embeddedPostgresMigrations), (db as any).session, {});
-        return (await pgSchemaVersion(connection)).applied - found.applied;
-      }
-      throw new StoreOpenError(
-        "older",
-        location,
-        `${location} has an older schema (${found.applied} of ${embeddedPostgresMigrations.length} migrations, this build knows ${describePostgresBuildSchema()}); run 'trustlist migrate --db ${location}' first`,
-      );
+      if (planMigrations(found, embeddedPostgresMigrations, location, policy, empty) === "none") return 0;
+      const db = drizzle({ client: connection as unknown as SQL });
+      // drizzle's dialect runs the pending ones in one transaction and records them in drizzle.__drizzle_migrations.
+      await (db as any).dialect.migrate(drizzleMigrations(embeddedPostgresMigrations), (db as any).session, {});
+      return (await pgSchemaVersion(connection)).applied - found.applied;
     } finally {
       await connection`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`;
     }
@@ -145,14 +108,6 @@ async function checkPostgresSchema(pool: SQL, location: string, options: OpenOpt
 function isLockTimeout(error: unknown): boolean {
   const code = (error as { errno?: unknown; code?: unknown } | null)?.errno ?? (error as { code?: unknown } | null)?.code;
   return code === "55P03";
-}
-
-/** The database stayed locked by another instance for longer than a write may wait. */
-export class PostgresBusy extends ServiceError {
-  constructor(waitedMs: number) {
-    super("busy", `A row stayed locked by another instance for ${(waitedMs / 1000).toFixed(1)} s; nothing was changed. Retry shortly.`);
-    this.name = "PostgresBusy";
-  }
 }
 
 class PostgresChanges implements ChangeNotifier {
@@ -262,7 +217,7 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
           });
         })) as Awaited<ReturnType<typeof fn>>;
       } catch (error) {
-        if (isLockTimeout(error)) throw new PostgresBusy(performance.now() - started);
+        if (isLockTimeout(error)) throw new DatabaseBusy(performance.now() - started, "A row stayed locked by another instance");
         throw error;
       }
     },

@@ -24,10 +24,13 @@ export const WRITE_WAIT_MS = 5_000;
 const FIRST_PAUSE_MS = 2;
 const LONGEST_PAUSE_MS = 50;
 
-/** The database stayed locked by another process for longer than a write may wait. */
+/**
+ * A write waited longer than it may for a lock another process (SQLite) or instance (PostgreSQL's
+ * row locks) held; nothing was changed.
+ */
 export class DatabaseBusy extends ServiceError {
-  constructor(waitedMs: number) {
-    super("busy", `The database stayed locked by another process for ${(waitedMs / 1000).toFixed(1)} s; nothing was changed. Retry shortly.`);
+  constructor(waitedMs: number, what = "The database stayed locked by another process") {
+    super("busy", `${what} for ${(waitedMs / 1000).toFixed(1)} s; nothing was changed. Retry shortly.`);
     this.name = "DatabaseBusy";
   }
 }

@@ -2,7 +2,6 @@
 // them in one transaction (every second and on shutdown), so a call never costs a disk write.
 // While another process holds the write lock, a flush keeps every count and tries again next time.
 import { utcDay } from "../clock";
-import { PostgresBusy } from "../db/postgres";
 import { DatabaseBusy } from "../db/write";
 import type { AccountsStore, UsageIncrement } from "../modules/accounts/store";
 
@@ -104,7 +103,7 @@ export class Meter {
     } catch (error) {
       done();
       this.waiting = [...days, ...this.waiting];
-      if (error instanceof DatabaseBusy || error instanceof PostgresBusy) {
+      if (error instanceof DatabaseBusy) {
         this.deferredFlushes++;
         return 0;
       }
