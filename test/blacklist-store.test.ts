@@ -14,6 +14,17 @@ import { backend, databasesOfThisFile } from "./backend";
 const databases = databasesOfThisFile();
 const open = (location?: string) => databases.open(location);
 
+/** Two handles on one database, as two processes or instances hold it; `told` counts the second's notices. */
+async function twoHandles() {
+  const first = await open();
+  const second = await open(first.location);
+  const { blacklist: writer } = await serviceOn(first.database);
+  const { blacklist: reader } = await serviceOn(second.database);
+  let notices = 0;
+  second.database.changes.onExternalCommit(() => notices++);
+  return { writer, reader, second, told: () => notices };
+}
+
 async function serviceOn(database: Database, clock = new ManualClock()) {
   const blacklist = new BlacklistService(database, clock, new CursorCodec("test-secret"), new Outbox(database));
   await blacklist.warm();
@@ -182,16 +193,11 @@ describe(`blacklist store (${backend})`, () => {
   });
 
   test("a second handle on the same database sees the first one's add and overturn once told of them", async () => {
-    const first = await open();
-    const second = await open(first.location);
-    const { blacklist: writer } = await serviceOn(first.database);
-    const { blacklist: reader } = await serviceOn(second.database);
-    let told = 0;
-    second.database.changes.onExternalCommit(() => told++);
+    const { writer, reader, second, told } = await twoHandles();
 
     expect((await reader.checkNow("discord", "700")).banned).toBe(false);
     const row = await writer.add(ban("700"), "key_1");
-    await awaitExternalCommit(second.database, () => told >= 1);
+    await awaitExternalCommit(second.database, () => told() >= 1);
     expect((await reader.checkNow("discord", "700")).banned).toBe(true);
     // Asked again: from the verdict cache on PostgreSQL, so without a promise there too.
     const again = reader.checkNow("discord", "700");
@@ -199,19 +205,14 @@ describe(`blacklist store (${backend})`, () => {
     expect((await again).banned).toBe(true);
 
     await writer.overturn(row.id, null);
-    await awaitExternalCommit(second.database, () => told >= 2);
+    await awaitExternalCommit(second.database, () => told() >= 2);
     expect((await reader.checkNow("discord", "700")).banned).toBe(false);
   });
 
   test("after another handle's add, clean subjects are still answered from memory and the new one is a hit", async () => {
-    const first = await open();
-    const second = await open(first.location);
-    const { blacklist: writer } = await serviceOn(first.database);
-    const { blacklist: reader } = await serviceOn(second.database);
-    let told = 0;
-    second.database.changes.onExternalCommit(() => told++);
+    const { writer, reader, second, told } = await twoHandles();
     await writer.add(ban("900"), "key_1");
-    await awaitExternalCommit(second.database, () => told >= 1);
+    await awaitExternalCommit(second.database, () => told() >= 1);
     // No database round trip for a subject nobody listed: the answer is not a promise (on
     // PostgreSQL the notification carried the new subject, so the filter never stopped trusting).
     const clean = reader.checkNow("discord", "901");
