@@ -23,7 +23,7 @@ type Raw = any;
 
 function creatorRow(r: Raw): CreatorRow {
   return {
-    rowid: 0,
+    rowid: Number(r.seq),
     id: r.id,
     handle: r.handle,
     display_name: r.display_name,

@@ -14,7 +14,7 @@ import type { TrustBand } from "./trust";
 export type Awaitable<T> = T | Promise<T>;
 
 export interface CreatorRow {
-  /** SQLite's rowid (the directory index keys on it); 0 on PostgreSQL, which has none. */
+  /** The directory index's key: SQLite's rowid, PostgreSQL's `seq` (both dense, in insertion order). */
   rowid: number;
   id: string;
   handle: string;
