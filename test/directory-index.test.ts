@@ -3,6 +3,7 @@
 // heavy ties (most creators have no vouches or deals) and with rows written in any order.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createMetaStore } from "../src/db/meta-store";
+import { createCreatorsStore } from "../src/modules/creators/store";
 import { DirectoryIndex } from "../src/modules/public/directory-index";
 import { createTestApp, type TestApp } from "./helpers";
 
@@ -30,7 +31,7 @@ beforeAll(async () => {
       insert.run(id, `maker${i}`, 1_000 * random(500), 50 + random(120), random(4) === 0 ? random(5) : 0, random(6) === 0 ? random(3) : 0, text, random(2) ? "discord" : "discord,roblox");
     }
   })();
-  index = new DirectoryIndex(sqlite, t.runtime.store.changes, createMetaStore(t.runtime.store));
+  index = new DirectoryIndex(createCreatorsStore(t.runtime.store), t.runtime.store.changes, createMetaStore(t.runtime.store));
   await index.refresh();
 });
 afterAll(() => t.close());
@@ -63,7 +64,7 @@ test("matches and pages agree with SQL for every sort, page size and offset", ()
 });
 
 /** Every page of `query` for prefixes and platforms, against SQL's ORDER BY on the same filter. */
-function expectQueriesAgree(app: TestApp, dirIndex: DirectoryIndex) {
+async function expectQueriesAgree(app: TestApp, dirIndex: DirectoryIndex) {
   const sqlite = app.runtime.store.sqlite;
   for (const prefix of ["", "m", "maker1", "maker2", "x"]) {
     for (const platform of [null, "roblox", "discord"]) {
@@ -75,7 +76,7 @@ function expectQueriesAgree(app: TestApp, dirIndex: DirectoryIndex) {
           .all(prefix, platform ?? "")
           .map((r) => r.rowid);
         for (const [offset, limit] of [[0, 24], [24, 24], [0, 100], [976, 24]] as const) {
-          const page = dirIndex.query(prefix, platform, sort, offset, limit, 1000);
+          const page = (await dirIndex.query(prefix, platform, sort, offset, limit, 1000))!;
           expect(page.total, `${prefix} ${platform} ${sort}`).toBe(all.length);
           expect(page.rowids, `${prefix} ${platform} ${sort} ${offset}+${limit}`).toEqual(all.slice(offset, offset + limit));
         }
@@ -84,8 +85,8 @@ function expectQueriesAgree(app: TestApp, dirIndex: DirectoryIndex) {
   }
 }
 
-test("handle prefixes and platforms, through query(), agree with SQL: ids out of slot order", () => {
-  expectQueriesAgree(t, index);
+test("handle prefixes and platforms, through query(), agree with SQL: ids out of slot order", async () => {
+  await expectQueriesAgree(t, index);
 });
 
 test("the same with ids ascending with slots (ties broken by slot), and after changes", async () => {
@@ -99,16 +100,16 @@ test("the same with ids ascending with slots (ties broken by slot), and after ch
     sqlite.transaction(() => {
       for (let i = 0; i < 2500; i++) insert.run(`crt_${String(i).padStart(6, "0")}`, `maker${i}`, 1_000 * (i % 40), 50 + (i % 7), i % 5 === 0 ? i % 3 : 0, i % 3 ? "discord" : "discord,roblox");
     })();
-    const orderedIndex = new DirectoryIndex(sqlite, ordered.runtime.store.changes, createMetaStore(ordered.runtime.store));
+    const orderedIndex = new DirectoryIndex(createCreatorsStore(ordered.runtime.store), ordered.runtime.store.changes, createMetaStore(ordered.runtime.store));
     await orderedIndex.refresh();
     expect((orderedIndex as unknown as { idsFollowSlots: boolean }).idsFollowSlots).toBe(true);
-    expectQueriesAgree(ordered, orderedIndex);
+    await expectQueriesAgree(ordered, orderedIndex);
     // A change empties the kept windows: the next query sees the new order.
     sqlite.run("UPDATE creators SET vouch_count = 99 WHERE handle = 'maker2499'");
     orderedIndex.markDirty("crt_002499");
     await orderedIndex.refresh();
-    expect(orderedIndex.query("", "discord", "vouches", 0, 1, 1000).rowids).toEqual([2500]);
-    expectQueriesAgree(ordered, orderedIndex);
+    expect((await orderedIndex.query("", "discord", "vouches", 0, 1, 1000))!.rowids).toEqual([2500]);
+    await expectQueriesAgree(ordered, orderedIndex);
   } finally {
     ordered.close();
   }

@@ -34,5 +34,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
 export const embeddedPostgresMigrations: EmbeddedMigration[] = [
   { tag: "0000_init", when: 1795444214373, breakpoints: true, sql: postgres0 },
   { tag: "0001_search_names", when: 1795444229759, breakpoints: true, sql: postgres1 },
-  { tag: "0002_row_order", when: 1795459133165, breakpoints: true, sql: postgres2 },
+  { tag: "0002_row_order", when: 1795459163256, breakpoints: true, sql: postgres2 },
 ];

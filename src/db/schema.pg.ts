@@ -213,6 +213,8 @@ export const creators = pgTable(
     index("creators_trust_idx").on(sql`${table.trustScore} DESC`, table.id),
     index("creators_vouches_idx").on(sql`${table.vouchCount} DESC`, table.id),
     index("creators_deals_idx").on(sql`${table.dealCount} DESC`, table.id),
+    // Handle prefixes (the directory's short q) as LIKE 'p%', whatever the database's collation.
+    index("creators_handle_prefix_idx").on(table.handle.op("text_pattern_ops")),
   ],
 );
 
