@@ -60,6 +60,8 @@ export interface PostgresDatabase {
   onTransactionStart(fn: () => void | Promise<void>): void;
   /** This instance's id in change notifications and advisory-lock diagnostics. */
   instanceId: string;
+  /** Resolves when the database answers a trivial query (`/healthz`); throws when it cannot. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -235,6 +237,9 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
       } finally {
         connection.release();
       }
+    },
+    async ping() {
+      await pool`SELECT 1`;
     },
     async close() {
       await subscription?.unlisten().catch(() => {});
