@@ -1,10 +1,13 @@
 // The in-memory directory index against a plain reading of the same rows: the same matches for
 // every query, and every page in exactly the order SQLite's ORDER BY gives, for every sort, with
-// heavy ties (most creators have no vouches or deals) and with rows written in any order.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+// heavy ties (most creators have no vouches or deals) and with rows written in any order. It writes
+// and reads creators with SQLite's own statements, so it runs on SQLite only; test/directory-store.test.ts
+// runs the index on both databases.
+import { afterAll, beforeAll, expect } from "bun:test";
 import { createMetaStore } from "../src/db/meta-store";
 import { createCreatorsStore } from "../src/modules/creators/store";
 import { DirectoryIndex } from "../src/modules/public/directory-index";
+import { backend, sqliteOnly } from "./backend";
 import { createTestApp, type TestApp } from "./helpers";
 
 let t: TestApp;
@@ -12,6 +15,7 @@ let index: DirectoryIndex;
 const WORDS = ["forge", "pixel", "studio", "the", "crimson", "blox", "realm", "owl", "ninja", "craft"];
 
 beforeAll(async () => {
+  if (backend !== "sqlite") return;
   t = await createTestApp();
   const sqlite = t.sqlite;
   let seed = 7;
@@ -34,11 +38,11 @@ beforeAll(async () => {
   index = new DirectoryIndex(createCreatorsStore(t.runtime.store), t.runtime.store.changes, createMetaStore(t.runtime.store));
   await index.refresh();
 });
-afterAll(() => t.close());
+afterAll(() => t?.close());
 
 const ORDER = { newest: "created_at DESC, id", trust: "trust_score DESC, id", vouches: "vouch_count DESC, id", deals: "deal_count DESC, id" } as const;
 
-test("matches and pages agree with SQL for every sort, page size and offset", () => {
+sqliteOnly("matches and pages agree with SQL for every sort, page size and offset", () => {
   const sqlite = t.sqlite;
   const rows = sqlite.query<{ rowid: number; search_text: string; platforms: string }, []>("SELECT rowid, search_text, platforms FROM creators").all();
   for (const q of ["forge", "the", "pixel studio", "owl craft", "crimson9", "maker12", "zzz"]) {
@@ -85,11 +89,11 @@ async function expectQueriesAgree(app: TestApp, dirIndex: DirectoryIndex) {
   }
 }
 
-test("handle prefixes and platforms, through query(), agree with SQL: ids out of slot order", async () => {
+sqliteOnly("handle prefixes and platforms, through query(), agree with SQL: ids out of slot order", async () => {
   await expectQueriesAgree(t, index);
 });
 
-test("the same with ids ascending with slots (ties broken by slot), and after changes", async () => {
+sqliteOnly("the same with ids ascending with slots (ties broken by slot), and after changes", async () => {
   const ordered = await createTestApp();
   try {
     const sqlite = ordered.sqlite;
@@ -115,7 +119,7 @@ test("the same with ids ascending with slots (ties broken by slot), and after ch
   }
 });
 
-test("directory queries that come while the index builds are answered from SQLite at once, as the index answers them", async () => {
+sqliteOnly("directory queries that come while the index builds are answered from SQLite at once, as the index answers them", async () => {
   // The service's own index is not built yet (nothing has asked the directory).
   const service = t.services.public;
   const queries = [
