@@ -117,6 +117,8 @@ export class DirectoryIndex {
       this.ownWrite = false;
       // The read itself starts here, before COMMIT (on PostgreSQL inside the transaction); only
       // the assignment waits. A failed read leaves the older value: the next moved counter rebuilds.
+      // On PostgreSQL the read may also take in another instance's commit whose notification is
+      // still on its way; that matters only for a commit too big to name its creators (notes null).
       void this.readCreatorsVersion()
         .then((version) => {
           this.lastCreatorsVersion = version;
