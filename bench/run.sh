@@ -15,7 +15,9 @@
 #  7. a few pairs of rounds (ceiling, trustlist with --access-log off), for comparison
 #  7b. jobs: on a copy of the database, each periodic job run now (POST /v1/admin/jobs/{name})
 #     while a stream of cheap requests goes on: the worst request wait behind each (bench/jobs.ts)
-#  7c. outbox: 10,000 webhook events drained to a loopback receiver, then with a hanging receiver
+#  7c. PostgreSQL (BENCH_POSTGRES=1): import time, keyed check on 1 SQLite, 1 and 2 PostgreSQL
+#     instances (bench/postgres.sh)
+#  7d. outbox: 10,000 webhook events drained to a loopback receiver, then with a hanging receiver
 #     beside it: deliveries/s, commit-to-receipt p99, the keyed check meanwhile (bench/outbox.ts)
 #  8. write bench/results/latest.md (and the raw files in bench/results/run-*/) and print it
 #
@@ -56,7 +58,7 @@ RUN_JOBS=${BENCH_JOBS:-1}
 JOBS_DUE=${BENCH_JOBS_DUE:-50000}
 RUN_OUTBOX=${BENCH_OUTBOX:-1}
 OUTBOX_EVENTS=${BENCH_OUTBOX_EVENTS:-10000}
-OUTBOX_PORT=$((TL_PORT + 20))
+OUTBOX_PORT=$((TL_PORT + 30))
 HOST=127.0.0.1
 
 DATA=${BENCH_DATA:-bench/data}
@@ -295,7 +297,16 @@ if [ "$RUN_JOBS" = 1 ]; then
     say "  jobs bench failed (see jobs.err)"
 fi
 
-# ---- 7c. webhook outbox ---------------------------------------------------------------------
+# ---- 7c. PostgreSQL ------------------------------------------------------------------------
+# The keyed check on one SQLite instance, one PostgreSQL instance and two PostgreSQL instances,
+# and the import into PostgreSQL (bench/postgres.sh, beside a throwaway cluster).
+if [ "${BENCH_POSTGRES:-1}" = 1 ]; then
+  say "postgres: import into PostgreSQL, then the keyed check on SQLite, PostgreSQL and two PostgreSQL instances"
+  BENCH_BIN=$BIN BENCH_DB=$DB BENCH_DATA=$DATA_ABS BENCH_RUN=$RUN bash bench/postgres.sh >"$RUN/postgres.out" 2>&1 ||
+    say "  postgres bench failed (see postgres.out)"
+fi
+
+# ---- 7d. webhook outbox ---------------------------------------------------------------------
 # A fresh database of its own and a receiver on loopback: BENCH_OUTBOX_EVENTS events drained to a
 # healthy receiver, then again with a hanging receiver registered beside it.
 if [ "$RUN_OUTBOX" = 1 ]; then
@@ -308,6 +319,7 @@ fi
 fact loadavg_after "$(cut -d' ' -f1-3 /proc/loadavg)"
 fact total_seconds "$(elapsed "$T_START" "$(now)" | cut -d. -f1)"
 bun bench/report.ts "$RUN" >"$RUN/summary.md"
+if [ -s "$RUN/postgres.md" ]; then (echo; cat "$RUN/postgres.md") >>"$RUN/summary.md"; fi
 cp "$RUN/summary.md" bench/results/latest.md
 echo
 cat bench/results/latest.md
