@@ -128,6 +128,20 @@ test("an attempt is recorded once: a stale claim (already recorded, or deleted) 
   expect(await service.recordAttempt({ ...row!, attempts: 1 }, { ...result, statusCode: 200 })).toBeNull();
 });
 
+test("deleting an endpoint takes its deliveries and their attempts with it; another account's is untouched", async () => {
+  await service.store.insertEndpoint(endpoint("wh_a", ["blacklist.added"]));
+  await emit(database, 3);
+  await service.dispatchEvents();
+  const [row] = (await service.claimDue(1, 60_000, [])).claimed;
+  await service.recordAttempt(row!, { startedAt: clock.now(), latencyMs: 1, statusCode: 500, error: null, responseExcerpt: null });
+  await expect(service.delete("acct_2", "wh_a")).rejects.toThrow("No webhook endpoint");
+  expect(await service.pendingDeliveries()).toBe(3);
+  expect(await service.delete("acct_1", "wh_a")).toEqual({ id: "wh_a", deleted: true });
+  expect(await service.pendingDeliveries()).toBe(0);
+  expect(await service.store.attemptsOf([row!.id])).toEqual([]);
+  expect(await service.store.findEndpoint("acct_1", "wh_a")).toBeNull();
+});
+
 test("a Discord message joins the caller's transaction: rolled back with it", async () => {
   await database
     .write(async () => {

@@ -66,6 +66,19 @@ describe("management routes", () => {
     expect(one.body.secret).toBeUndefined();
   });
 
+  test("a replay under the same Idempotency-Key shows the secret's prefix only, and registers nothing more", async () => {
+    const headers = { "idempotency-key": "create-hook-1" };
+    const body = { url: receiver.url(), events: ["blacklist.added"] };
+    const first = await t.json("POST", "/v1/webhooks", { key: pro.key, body, headers });
+    expect(first.status).toBe(201);
+    const replay = await t.json("POST", "/v1/webhooks", { key: pro.key, body, headers });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.body.id).toBe(first.body.id);
+    expect(replay.body.secret).toBe(`${first.body.secret.slice(0, 12)}…`);
+    expect((await t.json("GET", "/v1/webhooks", { key: pro.key })).body.data).toHaveLength(1);
+  });
+
   test("401 without a key, 402 below Pro", async () => {
     expectEnvelope(await t.json("GET", "/v1/webhooks"), 401, "unauthorized");
     expectEnvelope(await t.json("POST", "/v1/webhooks", { body: { url: receiver.url(), events: ["blacklist.added"] } }), 401, "unauthorized");

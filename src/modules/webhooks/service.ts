@@ -147,8 +147,16 @@ export class WebhooksService {
     return endpointView((await this.store.findEndpoint(accountId, id))!);
   }
 
+  /**
+   * Deletes the endpoint and its deliveries. Disabled first, so nothing new is claimed or fanned
+   * out to it; then its deliveries go a slice at a time (30 days of them may be many), yielding
+   * to requests between slices; then the endpoint.
+   */
   async delete(accountId: string, id: string): Promise<{ id: string; deleted: true }> {
-    if (!(await this.store.deleteEndpoint(accountId, id))) throw notFound(`No webhook endpoint ${id.slice(0, 64)}.`);
+    const stopped = await this.store.updateEndpoint(accountId, id, { enabled: false, disabledReason: "Being deleted.", disabledAt: this.clock.now() });
+    if (!stopped) throw notFound(`No webhook endpoint ${id.slice(0, 64)}.`);
+    while ((await this.store.deleteDeliveriesOf(id, PRUNE_SLICE)) === PRUNE_SLICE) await yieldToRequests();
+    await this.store.deleteEndpoint(accountId, id);
     return { id, deleted: true };
   }
 
@@ -237,7 +245,7 @@ export class WebhooksService {
    */
   async dispatchEvents(limit = DISPATCH_SLICE): Promise<number> {
     // A cheap look first: most polls find nothing, and need no write transaction.
-    if ((await this.store.oldestWaiting(0)).event === null) return 0;
+    if (!(await this.store.hasPendingEvents())) return 0;
     return this.store.transaction(async () => {
       const events = await this.store.pendingEvents(limit);
       if (events.length === 0) return 0;

@@ -90,8 +90,10 @@ export interface WebhooksStore {
   listEndpoints(accountId: string): Promise<EndpointRow[]>;
   findEndpoint(accountId: string, id: string): Promise<EndpointRow | null>;
   updateEndpoint(accountId: string, id: string, patch: EndpointPatch): Promise<boolean>;
-  /** Deletes the endpoint with its deliveries and their attempts; false when there was none. */
+  /** Deletes the endpoint with what deliveries it still has; false when there was none. */
   deleteEndpoint(accountId: string, id: string): Promise<boolean>;
+  /** Deletes up to `limit` of an endpoint's deliveries (with their attempts); returns how many. */
+  deleteDeliveriesOf(endpointId: string, limit: number): Promise<number>;
   countEndpoints(accountId: string): Promise<number>;
 
   /**
@@ -99,6 +101,8 @@ export interface WebhooksStore {
    * (SKIP LOCKED), so two instances fan out different events.
    */
   pendingEvents(limit: number): Promise<PendingEvent[]>;
+  /** Whether any event waits to be fanned out (a read: most polls find none). */
+  hasPendingEvents(): Promise<boolean>;
   /** Enabled endpoints of active accounts: the candidates of a fan-out. */
   subscribedEndpoints(): Promise<Pick<EndpointRow, "id" | "events" | "createdAt">[]>;
   markDispatched(eventIds: string[], at: number): Promise<void>;
@@ -317,6 +321,17 @@ class SqliteWebhooksStore implements WebhooksStore {
     return this.store.write(() => this.sqlite.run("DELETE FROM webhook_endpoints WHERE id = ? AND account_id = ?", [id, accountId]).changes > 0);
   }
 
+  async deleteDeliveriesOf(endpointId: string, limit: number): Promise<number> {
+    return this.store.write(
+      () =>
+        this.sqlite.run("DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE endpoint_id = ? LIMIT ?)", [endpointId, limit]).changes,
+    );
+  }
+
+  async hasPendingEvents(): Promise<boolean> {
+    return this.sqlite.query("SELECT 1 FROM outbox_events WHERE dispatched_at IS NULL LIMIT 1").get() !== null;
+  }
+
   async countEndpoints(accountId: string): Promise<number> {
     return this.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM webhook_endpoints WHERE account_id = ?").get(accountId)!.n;
   }
@@ -355,16 +370,18 @@ class SqliteWebhooksStore implements WebhooksStore {
   }
 
   async claimDue(now: number, limit: number, leaseUntil: number, busyEndpoints: string[]): Promise<ClaimedDelivery[]> {
+    const due = this.sqlite.query<ClaimRecord, [number, number, string]>(
+      `SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+       WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND (d.claimed_until IS NULL OR d.claimed_until <= ?1)
+         AND (d.endpoint_id IS NULL OR e.enabled = 1)
+         AND (d.endpoint_id IS NULL OR d.endpoint_id NOT IN (SELECT value FROM json_each(?3)))
+       ORDER BY d.next_attempt_at LIMIT ?2`,
+    );
+    const busy = JSON.stringify(busyEndpoints);
+    // A read first: most polls find nothing due and take no write lock.
+    if (due.get(now, 1, busy) === null) return [];
     return this.store.write(() => {
-      const rows = this.sqlite
-        .query<ClaimRecord, [number, number, string]>(
-          `SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
-           WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND (d.claimed_until IS NULL OR d.claimed_until <= ?1)
-             AND (d.endpoint_id IS NULL OR e.enabled = 1)
-             AND (d.endpoint_id IS NULL OR d.endpoint_id NOT IN (SELECT value FROM json_each(?3)))
-           ORDER BY d.next_attempt_at LIMIT ?2`,
-        )
-        .all(now, limit, JSON.stringify(busyEndpoints));
+      const rows = due.all(now, limit, busy);
       const claim = this.sqlite.prepare("UPDATE webhook_deliveries SET claimed_until = ? WHERE id = ?");
       for (const row of rows) claim.run(leaseUntil, row.id);
       return rows.map(toClaimed);
@@ -512,6 +529,17 @@ class PostgresWebhooksStore implements WebhooksStore {
 
   async deleteEndpoint(accountId: string, id: string): Promise<boolean> {
     const rows = await this.sql`DELETE FROM webhook_endpoints WHERE id = ${id} AND account_id = ${accountId} RETURNING 1`;
+    return rows.length > 0;
+  }
+
+  async deleteDeliveriesOf(endpointId: string, limit: number): Promise<number> {
+    const rows = await this.sql`DELETE FROM webhook_deliveries WHERE id IN (
+        SELECT id FROM webhook_deliveries WHERE endpoint_id = ${endpointId} LIMIT ${limit}) RETURNING 1`;
+    return rows.length;
+  }
+
+  async hasPendingEvents(): Promise<boolean> {
+    const rows = await this.sql`SELECT 1 FROM outbox_events WHERE dispatched_at IS NULL LIMIT 1`;
     return rows.length > 0;
   }
 
