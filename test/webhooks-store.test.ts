@@ -93,6 +93,16 @@ test("the fan-out gives each event to the enabled endpoints subscribed to it tha
   expect(JSON.parse(claimed[0]!.payload)).toMatchObject({ data: { id: expect.any(String) } });
 });
 
+test("one fan-out writes about 2,000 deliveries at most, however many endpoints subscribe", async () => {
+  for (let i = 0; i < 50; i++) await service.store.insertEndpoint(endpoint(`wh_${i}`, ["blacklist.added"]));
+  await emit(database, 100);
+  expect(await service.dispatchEvents()).toBe(40);
+  expect(await service.pendingDeliveries()).toBe(2_000);
+  expect(await service.dispatchEvents()).toBe(40);
+  expect(await service.dispatchEvents()).toBe(20);
+  expect(await service.pendingDeliveries()).toBe(5_000);
+});
+
 test("a claim hides its rows until the lease lapses; release and busy endpoints are honoured", async () => {
   await service.store.insertEndpoint(endpoint("wh_a", ["blacklist.added"]));
   await service.store.insertEndpoint(endpoint("wh_b", ["blacklist.added"]));

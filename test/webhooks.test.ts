@@ -3,6 +3,7 @@
 // Standard Webhooks library.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "../src/clock";
+import { ConfigError, loadConfig, WEBHOOK_RETRY_DELAYS_MS } from "../src/config";
 import { Logger } from "../src/http/logger";
 import { WebhookWorker } from "../src/jobs/webhook-worker";
 import { DISABLE_AFTER_MS, KEEP_FINISHED_MS } from "../src/modules/webhooks/service";
@@ -156,6 +157,24 @@ describe("management routes", () => {
     expect(second.body.data).toHaveLength(1);
     expect(second.body.has_more).toBe(false);
     expectEnvelope(await t.json("GET", `/v1/webhooks/${created.id}/deliveries?cursor=forged`, { key: pro.key }), 400, "invalid_cursor");
+  });
+});
+
+describe("configuration", () => {
+  test("private webhooks are off by default; the flag or the environment turns them on", () => {
+    expect(loadConfig({}, {}).allowPrivateWebhooks).toBe(false);
+    expect(loadConfig({ "allow-private-webhooks": true }, {}).allowPrivateWebhooks).toBe(true);
+    expect(loadConfig({}, { TRUSTLIST_ALLOW_PRIVATE_WEBHOOKS: "1" }).allowPrivateWebhooks).toBe(true);
+    expect(() => loadConfig({}, { TRUSTLIST_ALLOW_PRIVATE_WEBHOOKS: "maybe" })).toThrow(ConfigError);
+  });
+
+  test("retry pauses: the SPEC schedule by default; shorter ones only with the same count", () => {
+    expect(loadConfig({}, {}).webhookRetryDelaysMs).toEqual(WEBHOOK_RETRY_DELAYS_MS);
+    expect(WEBHOOK_RETRY_DELAYS_MS).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
+    expect(loadConfig({ "webhook-retry-delays": "1,2,3,4,5,6,7" }, {}).webhookRetryDelaysMs).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(loadConfig({}, { TRUSTLIST_WEBHOOK_RETRY_DELAYS_MS: "9,9,9,9,9,9,9" }).webhookRetryDelaysMs).toEqual(new Array(7).fill(9));
+    expect(() => loadConfig({ "webhook-retry-delays": "1,2,3" }, {})).toThrow("give 7 pauses");
+    expect(() => loadConfig({ "webhook-retry-delays": "1,2,3,4,5,6,x" }, {})).toThrow(ConfigError);
   });
 });
 

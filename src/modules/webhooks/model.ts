@@ -130,7 +130,10 @@ export const DeliveriesPage = t.Object(
   { $id: "DeliveriesPage", description: "An endpoint's deliveries, newest first (kept 30 days after they finish)." },
 );
 
-export const Deleted = t.Object({ id: t.String({ examples: [ENDPOINT_ID] }), deleted: t.Literal(true) }, { description: "The endpoint is gone; its pending deliveries stop." });
+export const Deleted = t.Object(
+  { id: t.String({ description: "The deleted endpoint's id.", examples: [ENDPOINT_ID] }), deleted: t.Literal(true) },
+  { $id: "WebhookDeleted", description: "The endpoint is gone; its pending deliveries stop." },
+);
 
 /** The body limit of a Discord message. */
 export const DISCORD_CONTENT_MAX = 2000;

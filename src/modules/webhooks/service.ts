@@ -33,6 +33,8 @@ export const DISABLE_AFTER_MS = 5 * 86_400_000;
 export const KEEP_FINISHED_MS = 30 * 86_400_000;
 /** Events fanned out per transaction. */
 const DISPATCH_SLICE = 200;
+/** Deliveries written per fan-out transaction (events × subscribed endpoints), roughly. */
+const DISPATCH_ROWS = 2_000;
 /** Rows deleted per transaction when pruning. */
 const PRUNE_SLICE = 1_000;
 
@@ -247,9 +249,10 @@ export class WebhooksService {
     // A cheap look first: most polls find nothing, and need no write transaction.
     if (!(await this.store.hasPendingEvents())) return 0;
     return this.store.transaction(async () => {
-      const events = await this.store.pendingEvents(limit);
-      if (events.length === 0) return 0;
       const endpoints = await this.store.subscribedEndpoints();
+      // A slice writes about DISPATCH_ROWS deliveries at most, however many endpoints there are.
+      const events = await this.store.pendingEvents(Math.max(1, Math.min(limit, Math.floor(DISPATCH_ROWS / Math.max(1, endpoints.length)))));
+      if (events.length === 0) return 0;
       const now = this.clock.now();
       const rows: DeliveryRow[] = [];
       for (const event of events) {
