@@ -7,6 +7,7 @@ import { ConfigError, loadConfig, WEBHOOK_RETRY_DELAYS_MS } from "../src/config"
 import { Logger } from "../src/http/logger";
 import { WebhookWorker } from "../src/jobs/webhook-worker";
 import { DISABLE_AFTER_MS, KEEP_FINISHED_MS } from "../src/modules/webhooks/service";
+import { isPublicAddress } from "../src/modules/webhooks/url-guard";
 import { createTestApp, expectEnvelope, type TestApp } from "./helpers";
 import { Receiver } from "./webhook-receiver";
 
@@ -211,9 +212,28 @@ describe("the address guard without --allow-private-webhooks", () => {
       await refused(url, "not a public address");
     }
   });
+  test("the edges of the ranges: public addresses next to private ones pass", () => {
+    for (const a of ["8.8.8.8", "1.1.1.1", "172.15.255.255", "172.32.0.1", "100.128.0.1", "169.253.255.255", "11.0.0.1", "2606:4700::1111", "2a00:1450:4001::200e"]) {
+      expect(isPublicAddress(a), a).toBe(true);
+    }
+    for (const a of ["172.16.0.1", "172.31.255.255", "100.127.255.255", "198.18.0.1", "224.0.0.1", "255.255.255.255", "64:ff9b::7f00:1", "2002:7f00:1::", "2001:db8::1", "::", "ff02::1", "not-an-ip"]) {
+      expect(isPublicAddress(a), a).toBe(false);
+    }
+  });
+
   test("a name that resolves to a private address is refused", () => refused("https://localhost:8443/hook", "resolves to"));
   test("a name that does not resolve is refused", () => refused("https://no-such-host.invalid/hook", "does not resolve"));
   test("credentials in the URL are refused", () => refused("https://user:pw@example.com/hook", "user name or password"));
+
+  test("the Discord URL guard (tripwire alerts): the same address rules, and the shape of a Discord webhook", async () => {
+    const check = (url: string) => strict.services.webhooks.checkDiscordUrl(url).then(() => "ok", (e: Error) => e.message);
+    expect(await check("https://1.1.1.1/api/webhooks/123/abc")).toContain("not a Discord webhook URL");
+    expect(await check("http://discord.com/api/webhooks/123/abc")).toContain("https");
+    expect(await check("https://127.0.0.1/api/webhooks/123/abc")).toContain("not a public address");
+    expect(await check("https://localhost/api/webhooks/123/abc")).toContain("resolves to");
+    // With the flag any reachable URL passes (tests point alerts at a local receiver).
+    expect(await t.services.webhooks.checkDiscordUrl(receiver.url("/discord"))).toBe(receiver.url("/discord"));
+  });
 
   test("at delivery, the address connected to is checked again (a name now resolving to loopback is refused)", async () => {
     const { accountId } = await strict.account({ tier: "pro" });
