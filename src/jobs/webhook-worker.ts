@@ -1,8 +1,11 @@
 // The webhook delivery worker (SPEC section 8). A loop that fans outbox events out to endpoints,
-// claims due deliveries under a lease, sends each (sender.ts) and records the attempt. It holds
+// claims due deliveries under a lease, sends each (sender.ts) and records the attempt. It runs
 // at most `maxInFlight` attempts at once and at most `perEndpoint` per endpoint, so a receiver
-// that hangs ties up its own slots for the 10 s time limit and nobody else's. Each step is one
-// short transaction and the loop yields between them: requests never wait behind it.
+// that hangs ties up its own slots for the 10 s time limit and nobody else's. Claimed rows wait
+// in a short queue per endpoint (a few rounds of its slots, well inside the lease) and the loop
+// claims again for an endpoint only when its queue runs low, so a busy endpoint costs one claim
+// per batch, not per attempt. Each step is one short transaction and the loop yields between
+// them: requests never wait behind it.
 //
 // After a crash: a claimed row's lease lapses (PostgreSQL; another instance then takes it) or is
 // let go when the one process serving a SQLite file starts, so the row is sent again. A row is
@@ -22,18 +25,36 @@ export interface WebhookWorkerOptions {
   /** Pause between looks for work when there was none (ms). */
   pollMs?: number;
   timeoutMs?: number;
-  /** How long a claim holds its rows: longer than an attempt can take, so no live row is sent twice at once. */
-  leaseMs?: number;
   /** Whether this process may let go of every lease at start (the one server of a SQLite file). */
   releaseClaimsAtStart?: boolean;
 }
 
-const DEFAULTS = { maxInFlight: 64, perEndpoint: 8, pollMs: 100, timeoutMs: ATTEMPT_TIMEOUT_MS, leaseMs: ATTEMPT_TIMEOUT_MS + 50_000 };
+/** Rows held per endpoint (in flight and queued), in rounds of its slots. */
+const QUEUE_ROUNDS = 4;
+
+const DEFAULTS = { maxInFlight: 64, perEndpoint: 8, pollMs: 100, timeoutMs: ATTEMPT_TIMEOUT_MS, releaseClaimsAtStart: false };
+
+interface Held {
+  delivery: ClaimedDelivery;
+  leaseUntil: number;
+}
+
+/** One endpoint's (or Discord URL's) share: attempts running and claimed rows waiting. */
+interface Lane {
+  running: number;
+  queue: Held[];
+}
 
 export class WebhookWorker {
-  private readonly options: Required<Omit<WebhookWorkerOptions, "releaseClaimsAtStart">> & { releaseClaimsAtStart: boolean };
-  private readonly inFlight = new Map<string, number>();
+  private readonly options: Required<WebhookWorkerOptions>;
+  /**
+   * How long a claim holds its rows: a queued row waits at most QUEUE_ROUNDS attempt times before
+   * it is sent, with room to spare, so a live row is never claimed by another worker meanwhile.
+   */
+  private readonly leaseMs: number;
+  private readonly lanes = new Map<string, Lane>();
   private readonly attempts = new Set<Promise<void>>();
+  private queued = 0;
   private running: Promise<void> | null = null;
   private stopped = true;
   private wake: (() => void) | null = null;
@@ -46,7 +67,8 @@ export class WebhookWorker {
     private readonly log: Logger,
     options: WebhookWorkerOptions = {},
   ) {
-    this.options = { ...DEFAULTS, releaseClaimsAtStart: false, ...options };
+    this.options = { ...DEFAULTS, ...options };
+    this.leaseMs = this.options.timeoutMs * (QUEUE_ROUNDS + 2);
   }
 
   /** Attempts under way. */
@@ -60,13 +82,17 @@ export class WebhookWorker {
     this.running = this.loop();
   }
 
-  /** Stops claiming, aborts attempts under way (not recorded: their rows are sent again later), and waits for them. */
+  /**
+   * Stops claiming, aborts attempts under way (not recorded: their rows are sent again later),
+   * lets go of queued rows, and waits for the attempts.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.shutdown.abort();
     this.wake?.();
     await this.running;
     await Promise.allSettled([...this.attempts]);
+    await this.releaseQueued();
   }
 
   /**
@@ -77,10 +103,11 @@ export class WebhookWorker {
     let made = 0;
     for (;;) {
       await this.service.dispatchEvents();
-      const started = await this.fill();
+      await this.claim();
+      const started = this.startQueued();
       made += started;
-      if (started === 0 && this.attempts.size === 0) return made;
-      await Promise.race([...this.attempts]);
+      if (started === 0 && this.attempts.size === 0 && this.queued === 0) return made;
+      if (this.attempts.size > 0) await Promise.race([...this.attempts]);
     }
   }
 
@@ -92,13 +119,15 @@ export class WebhookWorker {
       let worked = false;
       try {
         const dispatched = await this.service.dispatchEvents();
-        const started = await this.fill();
-        worked = dispatched > 0 || started > 0;
+        const claimed = await this.claim();
+        this.startQueued();
+        worked = dispatched > 0 || claimed > 0;
       } catch (error) {
         this.log.error("webhook worker step failed", { error: String(error) });
       }
       if (this.stopped) break;
-      // Work found: look again at once (after requests had their turn); else wait for a slot or the poll.
+      // Work found: look again at once (after requests had their turn); else wait for a lane to
+      // run low or for the poll.
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, worked ? 0 : this.options.pollMs);
         function done() {
@@ -111,38 +140,74 @@ export class WebhookWorker {
     }
   }
 
-  /** Claims what the free slots allow and starts those attempts; answers how many started. */
-  private async fill(): Promise<number> {
-    const free = this.options.maxInFlight - this.attempts.size;
-    if (free <= 0 || (this.stopped && this.running !== null)) return 0;
-    const busy = [...this.inFlight].filter(([, n]) => n >= this.options.perEndpoint).map(([key]) => key);
-    const { claimed, leaseUntil } = await this.service.claimDue(free, this.options.leaseMs, busy);
+  private laneOf(key: string): Lane {
+    let lane = this.lanes.get(key);
+    if (!lane) this.lanes.set(key, (lane = { running: 0, queue: [] }));
+    return lane;
+  }
+
+  /** Claims rows for the lanes with room; rows over a lane's room go back at once. Answers how many it kept. */
+  private async claim(): Promise<number> {
+    const { maxInFlight, perEndpoint } = this.options;
+    const laneRoom = perEndpoint * QUEUE_ROUNDS;
+    const room = maxInFlight * 2 - this.attempts.size - this.queued;
+    if (room <= 0 || (this.stopped && this.running !== null)) return 0;
+    const full = [...this.lanes].filter(([, lane]) => lane.running + lane.queue.length >= laneRoom).map(([key]) => key);
+    const { claimed, leaseUntil } = await this.service.claimDue(room, this.leaseMs, full);
     const extra: string[] = [];
-    let started = 0;
     for (const delivery of claimed) {
-      const key = delivery.endpointId ?? delivery.url;
-      const n = this.inFlight.get(key) ?? 0;
-      if (n >= this.options.perEndpoint) {
+      const lane = this.laneOf(delivery.endpointId ?? delivery.url);
+      if (lane.running + lane.queue.length >= laneRoom) {
         extra.push(delivery.id);
         continue;
       }
-      this.inFlight.set(key, n + 1);
-      started++;
-      const attempt = this.attempt(delivery).finally(() => {
-        this.attempts.delete(attempt);
-        const left = (this.inFlight.get(key) ?? 1) - 1;
-        if (left > 0) this.inFlight.set(key, left);
-        else this.inFlight.delete(key);
-        this.wake?.();
-      });
-      this.attempts.add(attempt);
+      lane.queue.push({ delivery, leaseUntil });
+      this.queued++;
     }
-    // Rows over an endpoint's share go back at once, for the next claim (here or elsewhere).
+    // For the next claim, here or on another instance.
     if (extra.length) await this.service.release(extra, leaseUntil);
+    return claimed.length - extra.length;
+  }
+
+  /** Starts queued rows where their lane and the overall limit allow; answers how many started. */
+  private startQueued(): number {
+    let started = 0;
+    for (const [key, lane] of this.lanes) {
+      while (lane.queue.length > 0 && lane.running < this.options.perEndpoint && this.attempts.size < this.options.maxInFlight && !this.shutdown.signal.aborted) {
+        this.begin(key, lane, lane.queue.shift()!);
+        this.queued--;
+        started++;
+      }
+      if (lane.running === 0 && lane.queue.length === 0) this.lanes.delete(key);
+    }
     return started;
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  private begin(key: string, lane: Lane, held: Held): void {
+    lane.running++;
+    const attempt = this.attempt(held).finally(() => {
+      this.attempts.delete(attempt);
+      lane.running--;
+      // The lane's next row goes at once; the loop claims more when the lane runs low.
+      const next = lane.queue.length > 0 && !this.shutdown.signal.aborted ? lane.queue.shift() : undefined;
+      if (next) {
+        this.queued--;
+        this.begin(key, lane, next);
+      } else if (lane.running === 0) {
+        this.lanes.delete(key);
+      }
+      if (lane.running + lane.queue.length <= (this.options.perEndpoint * QUEUE_ROUNDS) / 2) this.wake?.();
+    });
+    this.attempts.add(attempt);
+  }
+
+  private async attempt({ delivery, leaseUntil }: Held): Promise<void> {
+    // A row whose lease could lapse before this attempt ends is left for the next claim, so no
+    // other worker can be sending it at the same time.
+    if (this.clock.now() + this.options.timeoutMs + 5_000 > leaseUntil) {
+      await this.service.release([delivery.id], leaseUntil).catch(() => {});
+      return;
+    }
     try {
       const result = await sendDelivery(delivery, {
         policy: this.service.options.policy,
@@ -158,5 +223,17 @@ export class WebhookWorker {
       if (error instanceof AttemptAborted) return;
       this.log.error("webhook attempt not recorded", { delivery: delivery.id, error: String(error) });
     }
+  }
+
+  /** Lets go of rows claimed but not started, so another instance need not wait for their lease. */
+  private async releaseQueued(): Promise<void> {
+    const byLease = new Map<number, string[]>();
+    for (const lane of this.lanes.values()) {
+      for (const held of lane.queue) (byLease.get(held.leaseUntil) ?? byLease.set(held.leaseUntil, []).get(held.leaseUntil)!).push(held.delivery.id);
+      lane.queue.length = 0;
+    }
+    this.queued = 0;
+    this.lanes.clear();
+    for (const [leaseUntil, ids] of byLease) await this.service.release(ids, leaseUntil).catch(() => {});
   }
 }

@@ -355,13 +355,13 @@ class SqliteWebhooksStore implements WebhooksStore {
   }
 
   async markDispatched(eventIds: string[], at: number): Promise<void> {
-    const statement = this.sqlite.prepare("UPDATE outbox_events SET dispatched_at = ? WHERE id = ?");
+    const statement = this.sqlite.query("UPDATE outbox_events SET dispatched_at = ? WHERE id = ?");
     for (const id of eventIds) statement.run(at, id);
   }
 
   /** Runs before it returns, so a caller inside a synchronous SQLite transaction has its rows written. */
   insertDeliveries(rows: DeliveryRow[]): Promise<void> {
-    const statement = this.sqlite.prepare(
+    const statement = this.sqlite.query(
       `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, type, url, payload, status, attempts, next_attempt_at, created_at, finished_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     );
@@ -382,7 +382,7 @@ class SqliteWebhooksStore implements WebhooksStore {
     if (due.get(now, 1, busy) === null) return [];
     return this.store.write(() => {
       const rows = due.all(now, limit, busy);
-      const claim = this.sqlite.prepare("UPDATE webhook_deliveries SET claimed_until = ? WHERE id = ?");
+      const claim = this.sqlite.query("UPDATE webhook_deliveries SET claimed_until = ? WHERE id = ?");
       for (const row of rows) claim.run(leaseUntil, row.id);
       return rows.map(toClaimed);
     });
@@ -404,7 +404,7 @@ class SqliteWebhooksStore implements WebhooksStore {
 
   async noteEndpointResult(endpointId: string, ok: boolean, at: number): Promise<number | null> {
     if (ok) {
-      this.sqlite.run("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL", [endpointId]);
+      this.sqlite.query("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL").run(endpointId);
       return null;
     }
     const row = this.sqlite
@@ -419,16 +419,17 @@ class SqliteWebhooksStore implements WebhooksStore {
 
   async recordAttempt(a: AttemptRow, attemptsBefore: number, outcome: AttemptOutcome): Promise<boolean> {
     return this.store.write(() => {
-      const moved = this.sqlite.run(
-        `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, next_attempt_at = ?, finished_at = ?, claimed_until = NULL
-         WHERE id = ? AND status = 'pending' AND attempts = ?`,
-        [outcome.status, outcome.nextAttemptAt, outcome.finishedAt, a.deliveryId, attemptsBefore],
-      ).changes;
+      // query() keeps the compiled statements: these run once per attempt.
+      const moved = this.sqlite
+        .query(
+          `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, next_attempt_at = ?, finished_at = ?, claimed_until = NULL
+           WHERE id = ? AND status = 'pending' AND attempts = ?`,
+        )
+        .run(outcome.status, outcome.nextAttemptAt, outcome.finishedAt, a.deliveryId, attemptsBefore).changes;
       if (moved === 0) return false;
-      this.sqlite.run(
-        `INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error, response_excerpt) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        [a.deliveryId, a.attempt, a.startedAt, a.statusCode, a.latencyMs, a.error, a.responseExcerpt],
-      );
+      this.sqlite
+        .query(`INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error, response_excerpt) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+        .run(a.deliveryId, a.attempt, a.startedAt, a.statusCode, a.latencyMs, a.error, a.responseExcerpt);
       return true;
     });
   }
