@@ -118,6 +118,9 @@ export const serve: Command = {
       return services.public.warm();
     });
     const address = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
+    if (config.allowPrivateWebhooks) {
+      runtime.log.warn("webhooks may go to private, loopback and link-local addresses and plain http (--allow-private-webhooks): not for a public server");
+    }
     runtime.log.info("listening", { address, base_url: config.baseUrl, db: shownDb, startup_ms: Math.round(performance.now() - started) });
     runtime.log.flush();
     console.error(`trustlist listening on ${address}  (docs: ${address}/docs, database: ${shownDb})`);
