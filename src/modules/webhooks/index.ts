@@ -97,7 +97,8 @@ export function webhookRoutes(runtime: Runtime, webhooks: WebhooksService) {
         detail: {
           operationId: "testWebhook",
           summary: "Send a test delivery",
-          description: "Queues a signed `webhook.test` delivery, sent and retried like an event; follow it in the deliveries list.",
+          description:
+            "Queues a signed `webhook.test` delivery, sent and retried like an event; follow it in the deliveries list. A disabled endpoint receives it once re-enabled.",
         },
       },
     );
