@@ -4,17 +4,15 @@
 import { Elysia } from "elysia";
 import type { Caller } from "../../http/auth";
 import { ApiError } from "../../http/errors";
-import { requireKey } from "../../http/guards";
+import { isProOrHigher, requireKey } from "../../http/guards";
 import { errors, KEYED_ERRORS } from "../../http/model";
 import type { Runtime } from "../../runtime";
 import { DeliveriesPage, DeliveriesQuery, Deleted, NewWebhookBody, WebhookDelivery, WebhookEndpoint, WebhookList, WebhookParams, WebhookPatchBody, WebhookRegistration } from "./model";
 import type { WebhooksService } from "./service";
 
-const PAID = new Set(["pro", "max", "enterprise"]);
-
 /** 402 below Pro: managing webhooks through the API is a paid feature (seed section 5). */
 function entitled(caller: Caller): string {
-  if (!PAID.has(caller.apiTier)) throw new ApiError(402, "plan_upgrade_required", "Managing webhooks through the API needs a Pro plan or higher.");
+  if (!isProOrHigher(caller.apiTier)) throw new ApiError(402, "plan_upgrade_required", "Managing webhooks through the API needs a Pro plan or higher.");
   return caller.accountId;
 }
 
