@@ -152,6 +152,23 @@ test("deleting an endpoint takes its deliveries and their attempts with it; anot
   expect(await service.store.findEndpoint("acct_1", "wh_a")).toBeNull();
 });
 
+test("a claimed row is no longer due once its endpoint is disabled or deleted, or once it was recorded", async () => {
+  await service.store.insertEndpoint(endpoint("wh_a", ["blacklist.added"]));
+  await service.store.insertEndpoint(endpoint("wh_b", ["blacklist.added"]));
+  await emit(database, 1);
+  await service.dispatchEvents();
+  const { claimed } = await service.claimDue(10, 60_000, []);
+  const a = claimed.find((c) => c.endpointId === "wh_a")!;
+  const b = claimed.find((c) => c.endpointId === "wh_b")!;
+  expect(await service.stillDue(a)).toBe(true);
+  await service.update("acct_1", "wh_a", { enabled: false });
+  expect(await service.stillDue(a)).toBe(false);
+  await service.delete("acct_1", "wh_a");
+  expect(await service.stillDue(a)).toBe(false);
+  await service.recordAttempt(b, { startedAt: clock.now(), latencyMs: 1, statusCode: 200, error: null, responseExcerpt: null });
+  expect(await service.stillDue(b)).toBe(false);
+});
+
 test("a Discord message joins the caller's transaction: rolled back with it", async () => {
   await database
     .write(async () => {

@@ -209,6 +209,8 @@ export class WebhookWorker {
       return;
     }
     try {
+      // It may have waited in its lane: an endpoint deleted or disabled meanwhile gets nothing more.
+      if (!(await this.service.stillDue(delivery))) return;
       const result = await sendDelivery(delivery, {
         policy: this.service.options.policy,
         timeoutMs: this.options.timeoutMs,

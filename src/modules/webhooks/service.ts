@@ -289,6 +289,11 @@ export class WebhooksService {
     return this.store.claimDue(now, limit, leaseUntil, busyEndpoints).then((claimed) => ({ claimed, leaseUntil }));
   }
 
+  /** Whether a claimed row is still to be sent (its endpoint was not deleted or disabled since). */
+  stillDue(delivery: ClaimedDelivery): Promise<boolean> {
+    return this.store.stillDue(delivery.id, delivery.attempts);
+  }
+
   release(ids: string[], leaseUntil: number): Promise<void> {
     return this.store.release(ids, leaseUntil);
   }

@@ -114,6 +114,11 @@ export interface WebhooksStore {
    * oldest due first, until `leaseUntil`; skips endpoints in `busyEndpoints`.
    */
   claimDue(now: number, limit: number, leaseUntil: number, busyEndpoints: string[]): Promise<ClaimedDelivery[]>;
+  /**
+   * Whether a claimed row is still to be sent: pending with `attempts` attempts, its endpoint
+   * neither deleted nor disabled since the claim.
+   */
+  stillDue(id: string, attempts: number): Promise<boolean>;
   /** Lets go of every lease: for the single process that serves a SQLite file, at start. */
   releaseClaims(): Promise<void>;
   /** Lets go of the leases of rows claimed but not sent (their endpoint had no free slot). */
@@ -388,6 +393,16 @@ class SqliteWebhooksStore implements WebhooksStore {
     });
   }
 
+  async stillDue(id: string, attempts: number): Promise<boolean> {
+    const row = this.sqlite
+      .query(
+        `SELECT 1 FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         WHERE d.id = ? AND d.status = 'pending' AND d.attempts = ? AND (d.endpoint_id IS NULL OR e.enabled = 1)`,
+      )
+      .get(id, attempts);
+    return row !== null;
+  }
+
   async releaseClaims(): Promise<void> {
     await this.store.write(() => this.sqlite.run("UPDATE webhook_deliveries SET claimed_until = NULL WHERE status = 'pending' AND claimed_until IS NOT NULL"));
   }
@@ -609,6 +624,12 @@ class PostgresWebhooksStore implements WebhooksStore {
         (SELECT e.url FROM webhook_endpoints e WHERE e.id = d.endpoint_id) AS endpoint_url,
         (SELECT e.secret FROM webhook_endpoints e WHERE e.id = d.endpoint_id) AS secret`;
     return rows.map(toClaimed);
+  }
+
+  async stillDue(id: string, attempts: number): Promise<boolean> {
+    const rows = await this.sql`SELECT 1 FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      WHERE d.id = ${id} AND d.status = 'pending' AND d.attempts = ${attempts} AND (d.endpoint_id IS NULL OR e.enabled)`;
+    return rows.length > 0;
   }
 
   async releaseClaims(): Promise<void> {
