@@ -40,8 +40,13 @@ export interface PostgresDatabase {
    * pool. Stores call it for every statement, so a store method joins the caller's transaction.
    */
   sql(): SQL;
-  /** Every write goes through here: one transaction; a `write` inside another joins it as a savepoint. */
-  write<T>(fn: () => T | Promise<T>, options?: { waitMs?: number }): Promise<T>;
+  /**
+   * Every write goes through here: one transaction; a `write` inside another joins it as a
+   * savepoint. `announce: false` skips the change notification, for writes only to tables no
+   * instance caches anything of (the webhook worker's bookkeeping, many commits a second, would
+   * otherwise empty every other instance's key cache at each one).
+   */
+  write<T>(fn: () => T | Promise<T>, options?: { waitMs?: number; announce?: boolean }): Promise<T>;
   /** Commits of other instances, told to the caches that must drop or catch up. */
   changes: ChangeNotifier;
   /**
@@ -219,6 +224,7 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
             for (const start of starters) await start();
             const result = await fn();
             changes.beforeCommit();
+            if (writeOptions.announce === false) return result;
             let payload = JSON.stringify({ from: instanceId, notes });
             if (Buffer.byteLength(payload) > MAX_NOTES_BYTES) payload = JSON.stringify({ from: instanceId, notes: null });
             await tx`SELECT pg_notify(${CHANGES_CHANNEL}, ${payload})`;

@@ -99,9 +99,6 @@ export class WebhooksService {
   async create(accountId: string, input: { url: string; events: string[] }): Promise<WebhookRegistrationView> {
     const events = checkEvents(input.events);
     const url = await checkDestinationUrl(input.url, this.options.policy);
-    if ((await this.store.countEndpoints(accountId)) >= MAX_ENDPOINTS_PER_ACCOUNT) {
-      throw new ServiceError("limit", `An account may register ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`);
-    }
     const now = this.clock.now();
     const row: EndpointRow = {
       id: newId("wh", now),
@@ -115,7 +112,14 @@ export class WebhooksService {
       failingSince: null,
       createdAt: now,
     };
-    await this.store.insertEndpoint(row);
+    // Every write of a request goes through a transaction: it also records the request's
+    // Idempotency-Key, so a repeat finds the answer instead of registering a second endpoint.
+    await this.store.transaction(async () => {
+      if ((await this.store.countEndpoints(accountId)) >= MAX_ENDPOINTS_PER_ACCOUNT) {
+        throw new ServiceError("limit", `An account may register ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`);
+      }
+      await this.store.insertEndpoint(row);
+    });
     return { ...endpointView(row), secret: row.secret, warning: SECRET_WARNING };
   }
 
@@ -145,7 +149,9 @@ export class WebhooksService {
         : patch.enabled
           ? { enabled: true, disabledReason: null, disabledAt: null, failingSince: null }
           : { enabled: false, disabledReason: "Disabled by its owner.", disabledAt: now };
-    if (!(await this.store.updateEndpoint(accountId, id, { url, events, ...state }))) throw notFound(`No webhook endpoint ${id.slice(0, 64)}.`);
+    if (!(await this.store.transaction(() => this.store.updateEndpoint(accountId, id, { url, events, ...state })))) {
+      throw notFound(`No webhook endpoint ${id.slice(0, 64)}.`);
+    }
     return endpointView((await this.store.findEndpoint(accountId, id))!);
   }
 
@@ -155,10 +161,12 @@ export class WebhooksService {
    * to requests between slices; then the endpoint.
    */
   async delete(accountId: string, id: string): Promise<{ id: string; deleted: true }> {
-    const stopped = await this.store.updateEndpoint(accountId, id, { enabled: false, disabledReason: "Being deleted.", disabledAt: this.clock.now() });
+    const stopped = await this.store.transaction(() =>
+      this.store.updateEndpoint(accountId, id, { enabled: false, disabledReason: "Being deleted.", disabledAt: this.clock.now() }),
+    );
     if (!stopped) throw notFound(`No webhook endpoint ${id.slice(0, 64)}.`);
     while ((await this.store.deleteDeliveriesOf(id, PRUNE_SLICE)) === PRUNE_SLICE) await yieldToRequests();
-    await this.store.deleteEndpoint(accountId, id);
+    await this.store.transaction(() => this.store.deleteEndpoint(accountId, id));
     return { id, deleted: true };
   }
 
@@ -166,7 +174,7 @@ export class WebhooksService {
   async rotateSecret(accountId: string, id: string): Promise<WebhookRegistrationView> {
     await this.owned(accountId, id);
     const secret = newSigningSecret();
-    if (!(await this.store.updateEndpoint(accountId, id, { secret }))) throw notFound(`No webhook endpoint ${id.slice(0, 64)}.`);
+    if (!(await this.store.transaction(() => this.store.updateEndpoint(accountId, id, { secret })))) throw notFound(`No webhook endpoint ${id.slice(0, 64)}.`);
     const row = (await this.store.findEndpoint(accountId, id))!;
     return { ...endpointView(row), secret, warning: SECRET_WARNING };
   }

@@ -515,8 +515,12 @@ class PostgresWebhooksStore implements WebhooksStore {
     return this.database.sql();
   }
 
+  /**
+   * Not announced to the other instances: nothing caches these tables, and the worker commits
+   * many times a second. (Inside a caller's write, the caller's commit announces as usual.)
+   */
   transaction<T>(fn: () => Promise<T>): Promise<T> {
-    return this.database.write(fn);
+    return this.database.write(fn, { announce: false });
   }
 
   async insertEndpoint(row: EndpointRow): Promise<void> {
@@ -655,7 +659,7 @@ class PostgresWebhooksStore implements WebhooksStore {
   }
 
   async recordAttempt(a: AttemptRow, attemptsBefore: number, outcome: AttemptOutcome): Promise<boolean> {
-    return this.database.write(async () => {
+    return this.transaction(async () => {
       const moved = await this.sql`UPDATE webhook_deliveries SET attempts = attempts + 1, status = ${outcome.status},
           next_attempt_at = ${outcome.nextAttemptAt}, finished_at = ${outcome.finishedAt}, claimed_until = NULL
         WHERE id = ${a.deliveryId} AND status = 'pending' AND attempts = ${attemptsBefore} RETURNING 1`;
