@@ -6,6 +6,7 @@ import { openDatabase } from "../db/database";
 import { isPostgresUrl, redactUrl } from "../db/location";
 import type { IssuedKey } from "../modules/accounts/service";
 import { createRuntime } from "../runtime";
+import { WebhookWorker } from "../jobs/webhook-worker";
 import { createServices } from "../services";
 import type { Command } from "./args";
 
@@ -19,6 +20,21 @@ export const serve: Command = {
     { name: "base-url", kind: "string", value: "URL", help: "public address used in links the service returns", default: SETTINGS.baseUrl.default, env: SETTINGS.baseUrl.env },
     { name: "trust-proxy", kind: "optional", value: "N", help: "take the client address from X-Forwarded-For, N proxies from the right", default: SETTINGS.trustProxy.default, env: SETTINGS.trustProxy.env },
     { name: "access-log", kind: "string", value: "on|off", help: "one JSON line per request on stdout", default: SETTINGS.accessLog.default, env: SETTINGS.accessLog.env },
+    {
+      name: "allow-private-webhooks",
+      kind: "boolean",
+      help: "let webhooks go to private, loopback and link-local addresses and plain http (tests, labs; never on a public server)",
+      default: SETTINGS.allowPrivateWebhooks.default,
+      env: SETTINGS.allowPrivateWebhooks.env,
+    },
+    {
+      name: "webhook-retry-delays",
+      kind: "string",
+      value: "MS,…",
+      help: "the 7 pauses before webhook retries, in milliseconds (tests shorten them; the count is fixed)",
+      default: SETTINGS.webhookRetryDelays.default,
+      env: SETTINGS.webhookRetryDelays.env,
+    },
   ],
   examples: [
     "trustlist serve --port 8080 --db /var/lib/trustlist/trustlist.db",
@@ -58,6 +74,10 @@ export const serve: Command = {
     const checkpointer =
       store.dialect === "sqlite" ? new Checkpointer(store, { onError: (message) => runtime.log.error("checkpointer failed", { message }) }) : null;
     void checkpointer?.ready.then((started) => started && runtime.log.info("checkpointer ready"));
+    // One server owns a SQLite file (SPEC section 1), so rows a killed run had claimed are due again
+    // now; on PostgreSQL other instances may hold live claims, which lapse on their own.
+    const webhookWorker = new WebhookWorker(services.webhooks, runtime.clock, runtime.metrics, runtime.log, { releaseClaimsAtStart: store.dialect === "sqlite" });
+    webhookWorker.start();
 
     let stopping = false;
     const shutdown = async (signal: string) => {
@@ -68,6 +88,8 @@ export const serve: Command = {
       await server.stop(false);
       const cronJobs = (app.store as { cron?: Record<string, { stop(): void }> }).cron ?? {};
       for (const job of Object.values(cronJobs)) job.stop();
+      // Attempts under way are abandoned unrecorded: their rows are sent again after the restart.
+      await webhookWorker.stop();
       await runtime.meter.flush({ waitForLock: true });
       if (runtime.meter.pendingCount > 0) {
         runtime.log.error("usage counts lost: another process held the database lock through shutdown", { pending: runtime.meter.pendingCount });
@@ -96,6 +118,9 @@ export const serve: Command = {
       return services.public.warm();
     });
     const address = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
+    if (config.allowPrivateWebhooks) {
+      runtime.log.warn("webhooks may go to private, loopback and link-local addresses and plain http (--allow-private-webhooks): not for a public server");
+    }
     runtime.log.info("listening", { address, base_url: config.baseUrl, db: shownDb, startup_ms: Math.round(performance.now() - started) });
     runtime.log.flush();
     console.error(`trustlist listening on ${address}  (docs: ${address}/docs, database: ${shownDb})`);

@@ -43,14 +43,16 @@ export interface PostgresDatabase {
    * pool. Stores call it for every statement, so a store method joins the caller's transaction.
    */
   sql(): SQL;
-  /** Every write goes through here: one transaction; a `write` inside another joins it as a savepoint. */
   /**
-   * `allOrNothing`: the writes inside never catch a failure to go on (an import), so a write
-   * inside joins the transaction without a savepoint, and several may run at once: their
-   * statements are pipelined on the one connection, where savepoints of concurrent writes would
-   * interleave.
+   * Every write goes through here: one transaction; a `write` inside another joins it as a
+   * savepoint. `announce: false` skips the change notification, for writes only to tables no
+   * instance caches anything of (the webhook worker's bookkeeping, many commits a second, would
+   * otherwise empty every other instance's key cache at each one). `allOrNothing`: the writes
+   * inside never catch a failure to go on (an import), so a write inside joins the transaction
+   * without a savepoint, and several may run at once: their statements are pipelined on the one
+   * connection, where savepoints of concurrent writes would interleave.
    */
-  write<T>(fn: () => T | Promise<T>, options?: { waitMs?: number; allOrNothing?: boolean }): Promise<T>;
+  write<T>(fn: () => T | Promise<T>, options?: { waitMs?: number; announce?: boolean; allOrNothing?: boolean }): Promise<T>;
   /** Commits of other instances, told to the caches that must drop or catch up. */
   changes: ChangeNotifier;
   /**
@@ -252,6 +254,10 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
             for (const start of starters) await start();
             const result = await fn();
             changes.beforeCommit();
+            if (writeOptions.announce === false) {
+              echoes.get(seq)?.(); // nothing is sent to wait for
+              return result;
+            }
             let payload = JSON.stringify({ from: instanceId, seq, notes });
             if (Buffer.byteLength(payload) > MAX_NOTES_BYTES) payload = JSON.stringify({ from: instanceId, seq, notes: null });
             await tx`SELECT pg_notify(${CHANGES_CHANNEL}, ${payload})`;
