@@ -81,11 +81,17 @@ export class KeyRegistry {
     if (this.answersAtOnce || authorization === null || !authorization.startsWith("Bearer ")) return;
     const key = authorization.slice(7).trim();
     if (this.cache.has(key) || !KEY_PATTERN.test(key)) return;
-    const generation = this.generation;
     const hash = hashKey(key);
-    const row = await this.store.keyByHash(hash);
-    // A revoke or suspension committed while the query ran: the row may be stale, look again next time.
-    if (generation === this.generation) this.remember(key, hash, row);
+    for (let attempt = 0; ; attempt++) {
+      const generation = this.generation;
+      const row = await this.store.keyByHash(hash);
+      // A revoke or suspension committed while the query ran: the row may be stale, so it is read
+      // again (accounts and keys change seldom; the third read is kept whatever happens meanwhile).
+      if (generation === this.generation || attempt === 2) {
+        this.remember(key, hash, row);
+        return;
+      }
+    }
   }
 
   private remember(key: string, hash: string, row: KeyLookupRow | null): Caller | null {
