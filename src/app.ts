@@ -13,6 +13,7 @@ import { leaderboardRoutes, publicRoutes } from "./modules/public";
 import { jobRoutes } from "./modules/jobs";
 import { healthRoutes, metricsRoutes } from "./modules/ops";
 import { pageRoutes } from "./modules/pages";
+import { authRoutes, meRoutes, partnerLoginLinkRoutes } from "./modules/sessions";
 import { widgetRoutes } from "./modules/widgets";
 import type { Runtime } from "./runtime";
 import { createServices, type Services } from "./services";
@@ -58,7 +59,10 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(userRoutes(runtime, services.creators))
     .use(partnerCreatorRoutes(runtime, services.creators))
     .use(partnerNetworkRoutes(runtime, services.network))
-    .use(publicRoutes(runtime, services.public))
+    .use(partnerLoginLinkRoutes(runtime, services.sessions))
+    .use(authRoutes(runtime, services.sessions))
+    .use(meRoutes(runtime, services.sessions))
+    .use(publicRoutes(runtime, services.public, services.sessions))
     .use(leaderboardRoutes(runtime, services.public))
     .use(badgeRoutes(services.badges))
     .use(widgetRoutes())

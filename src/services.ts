@@ -5,6 +5,7 @@ import { BlacklistService } from "./modules/blacklist/service";
 import { CreatorsService } from "./modules/creators/service";
 import { NetworkService } from "./modules/network/service";
 import { PublicService } from "./modules/public/service";
+import { SessionsService } from "./modules/sessions/service";
 import { Outbox } from "./outbox";
 import type { Runtime } from "./runtime";
 
@@ -15,6 +16,7 @@ export interface Services {
   creators: CreatorsService;
   network: NetworkService;
   public: PublicService;
+  sessions: SessionsService;
   badges: BadgeService;
   outbox: Outbox;
 }
@@ -24,13 +26,15 @@ export function createServices(runtime: Runtime): Services {
   const outbox = new Outbox(store);
   const blacklist = new BlacklistService(store, clock, runtime.cursors, outbox);
   const creators = new CreatorsService(store, clock, outbox, blacklist, runtime.config.baseUrl);
+  const network = new NetworkService(store, clock, outbox, creators);
   return {
     accounts: new AccountsService(runtime.accountsStore, clock, () => runtime.keys.invalidate()),
     usage: new UsageService(runtime.accountsStore, clock, runtime.meter, runtime.quota),
     blacklist,
     creators,
-    network: new NetworkService(store, clock, outbox, creators),
+    network,
     public: new PublicService(store, clock, blacklist, creators),
+    sessions: new SessionsService(store, clock, creators, network, runtime.cursors, runtime.config.baseUrl),
     badges: new BadgeService(creators),
     outbox,
   };

@@ -1,7 +1,7 @@
 // What every command shares: its description (flags with defaults and environment variables, an
 // example), the parser that reads argv against it, the help printed from it, and the way a command
 // opens the database. One description per command, so `--help` cannot drift from what is parsed.
-import { resolveDbPath, SETTINGS } from "../config";
+import { type Config, resolveDbPath, SETTINGS } from "../config";
 import { openStore, type OpenOptions, type Store } from "../db/client";
 import { createRuntime, type Runtime } from "../runtime";
 import { createServices, type Services } from "../services";
@@ -193,11 +193,16 @@ export interface Opened {
  * Opens the database for one command and closes it afterwards. By default the file must exist
  * and be at this build's schema: only `serve`, `migrate` and `import` pass other options.
  */
-export async function withDatabase<T>(values: Values, use: (opened: Opened) => Promise<T>, options: OpenOptions = { create: false, migrations: "require" }): Promise<T> {
+export async function withDatabase<T>(
+  values: Values,
+  use: (opened: Opened) => Promise<T>,
+  options: OpenOptions = { create: false, migrations: "require" },
+  config: Partial<Config> = {},
+): Promise<T> {
   const dbPath = resolveDbPath(values);
   const store = openStore(dbPath, options);
   try {
-    const runtime = createRuntime({ store, config: { dbPath, accessLog: false } });
+    const runtime = createRuntime({ store, config: { ...config, dbPath, accessLog: false } });
     return await use({ dbPath, store, runtime, services: createServices(runtime) });
   } finally {
     store.close();

@@ -30,6 +30,8 @@ export function jobs(runtime: Runtime, services: Services): Job[] {
       },
     },
     { name: "prune-idempotency-keys", pattern: "23 * * * *", run: () => runtime.idempotency.prune(), scope: "fleet" },
+    // Expired sessions and sign-in links are refused anyway; this keeps their tables small.
+    { name: "prune-sessions", pattern: "41 * * * *", run: () => services.sessions.pruneExpired(), scope: "fleet" },
     { name: "prune-usage", pattern: "10 0 * * *", run: () => services.usage.prune(), scope: "fleet" },
     // Account age moves scores without any write; this also records every creator's daily snapshot.
     { name: "trust-snapshots", pattern: "5 0 * * *", run: () => services.creators.refreshAll(), scope: "fleet" },
