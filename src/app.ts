@@ -6,6 +6,7 @@ import { apiDocs } from "./http/openapi";
 import { jobRunner, scheduler } from "./jobs";
 import { adminRoutes, usageRoutes } from "./modules/accounts";
 import { badgeRoutes } from "./modules/badge";
+import { courseRoutes } from "./modules/courses";
 import { blacklistRoutes, partnerBlacklistRoutes } from "./modules/blacklist";
 import { partnerCreatorRoutes, userRoutes } from "./modules/creators";
 import { partnerNetworkRoutes } from "./modules/network";
@@ -64,6 +65,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(meRoutes(runtime, services.sessions))
     .use(publicRoutes(runtime, services.public, services.sessions))
     .use(leaderboardRoutes(runtime, services.public))
+    .use(courseRoutes(runtime, services.courses, services.sessions))
     .use(badgeRoutes(services.badges))
     .use(widgetRoutes())
     .use(pageRoutes(runtime, services))

@@ -22,6 +22,8 @@ export interface Config {
   accessLog: boolean;
   /** Largest accepted request body in bytes. */
   maxBodyBytes: number;
+  /** `--course-submissions`: grade quizzes (off: submissions answer 410, SPEC section 6). */
+  courseSubmissions: boolean;
 }
 
 /** Each setting's flag, environment variable and default: `loadConfig` reads them, `help` prints them. */
@@ -32,6 +34,7 @@ export const SETTINGS = {
   baseUrl: { flag: "base-url", env: "TRUSTLIST_BASE_URL", default: "http://HOST:PORT" },
   trustProxy: { flag: "trust-proxy", env: "TRUSTLIST_TRUST_PROXY", default: "off" },
   accessLog: { flag: "access-log", env: "TRUSTLIST_ACCESS_LOG", default: "on" },
+  courseSubmissions: { flag: "course-submissions", env: "TRUSTLIST_COURSE_SUBMISSIONS", default: "off" },
 } as const;
 
 export const DEFAULT_DB_PATH = SETTINGS.db.default;
@@ -85,6 +88,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
   }
   const trustProxy = pick(flags, env, "trustProxy");
   const accessLog = pick(flags, env, "accessLog");
+  const courseSubmissions = pick(flags, env, "courseSubmissions");
   return {
     dbPath: resolveDbPath(flags, env),
     port,
@@ -93,6 +97,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     trustProxy: trustedHops(trustProxy.source, trustProxy.value ?? false),
     accessLog: boolean(accessLog.source, accessLog.value ?? true),
     maxBodyBytes: 1024 * 1024,
+    courseSubmissions: boolean(courseSubmissions.source, courseSubmissions.value ?? false),
   };
 }
 

@@ -2,6 +2,7 @@
 import { AccountsService, UsageService } from "./modules/accounts/service";
 import { BadgeService } from "./modules/badge/service";
 import { BlacklistService } from "./modules/blacklist/service";
+import { CoursesService } from "./modules/courses/service";
 import { CreatorsService } from "./modules/creators/service";
 import { NetworkService } from "./modules/network/service";
 import { PublicService } from "./modules/public/service";
@@ -17,6 +18,7 @@ export interface Services {
   network: NetworkService;
   public: PublicService;
   sessions: SessionsService;
+  courses: CoursesService;
   badges: BadgeService;
   outbox: Outbox;
 }
@@ -35,6 +37,7 @@ export function createServices(runtime: Runtime): Services {
     network,
     public: new PublicService(store, clock, blacklist, creators),
     sessions: new SessionsService(store, clock, creators, network, runtime.cursors, runtime.config.baseUrl),
+    courses: new CoursesService(store, clock, creators, runtime.config.courseSubmissions),
     badges: new BadgeService(creators),
     outbox,
   };

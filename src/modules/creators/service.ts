@@ -280,6 +280,18 @@ export class CreatorsService {
     });
   }
 
+  /**
+   * Records how many courses a creator passed and recomputes the score with the course buff, in
+   * the caller's transaction when there is one (the courses module's grading).
+   */
+  async setCoursesPassed(creatorId: string, count: number): Promise<void> {
+    const now = this.clock.now();
+    await this.store.transaction(async () => {
+      await this.store.writeCoursesPassed(creatorId, count);
+      await this.scores.recompute(creatorId, now, true);
+    });
+  }
+
   // ---- the score (score.ts), for the import, the network module and the daily job ---------
 
   recompute(creatorId: string, now: number, emit: boolean): Promise<void> {
