@@ -7,6 +7,7 @@ import { CreatorsService } from "./modules/creators/service";
 import { NetworkService } from "./modules/network/service";
 import { PublicService } from "./modules/public/service";
 import { SessionsService } from "./modules/sessions/service";
+import { WebhooksService } from "./modules/webhooks/service";
 import { Outbox } from "./outbox";
 import type { Runtime } from "./runtime";
 
@@ -21,6 +22,7 @@ export interface Services {
   courses: CoursesService;
   badges: BadgeService;
   outbox: Outbox;
+  webhooks: WebhooksService;
 }
 
 export function createServices(runtime: Runtime): Services {
@@ -40,5 +42,9 @@ export function createServices(runtime: Runtime): Services {
     courses: new CoursesService(store, clock, creators, runtime.config.courseSubmissions),
     badges: new BadgeService(creators),
     outbox,
+    webhooks: new WebhooksService(store, clock, runtime.cursors, {
+      policy: { allowPrivate: runtime.config.allowPrivateWebhooks },
+      retryDelaysMs: runtime.config.webhookRetryDelaysMs,
+    }),
   };
 }

@@ -5,6 +5,7 @@ import { Checkpointer } from "../db/checkpointer";
 import { openStore } from "../db/client";
 import type { IssuedKey } from "../modules/accounts/service";
 import { createRuntime } from "../runtime";
+import { WebhookWorker } from "../jobs/webhook-worker";
 import { createServices } from "../services";
 import type { Command } from "./args";
 
@@ -19,6 +20,21 @@ export const serve: Command = {
     { name: "trust-proxy", kind: "optional", value: "N", help: "take the client address from X-Forwarded-For, N proxies from the right", default: SETTINGS.trustProxy.default, env: SETTINGS.trustProxy.env },
     { name: "access-log", kind: "string", value: "on|off", help: "one JSON line per request on stdout", default: SETTINGS.accessLog.default, env: SETTINGS.accessLog.env },
     { name: "course-submissions", kind: "boolean", negatable: true, help: "grade course quizzes (off: submissions answer 410 gone)", default: SETTINGS.courseSubmissions.default, env: SETTINGS.courseSubmissions.env },
+    {
+      name: "allow-private-webhooks",
+      kind: "boolean",
+      help: "let webhooks go to private, loopback and link-local addresses and plain http (tests, labs; never on a public server)",
+      default: SETTINGS.allowPrivateWebhooks.default,
+      env: SETTINGS.allowPrivateWebhooks.env,
+    },
+    {
+      name: "webhook-retry-delays",
+      kind: "string",
+      value: "MS,…",
+      help: "the 7 pauses before webhook retries, in milliseconds (tests shorten them; the count is fixed)",
+      default: SETTINGS.webhookRetryDelays.default,
+      env: SETTINGS.webhookRetryDelays.env,
+    },
   ],
   examples: ["trustlist serve --port 8080 --db /var/lib/trustlist/trustlist.db", "TRUSTLIST_HOST=0.0.0.0 TRUSTLIST_PORT=8080 trustlist serve"],
   async run({ values }) {
@@ -52,6 +68,9 @@ export const serve: Command = {
     // WAL checkpoints and their fsyncs on a thread of their own, never inside a request's COMMIT.
     const checkpointer = new Checkpointer(store, { onError: (message) => runtime.log.error("checkpointer failed", { message }) });
     void checkpointer.ready.then((started) => started && runtime.log.info("checkpointer ready"));
+    // One server owns a SQLite file (SPEC section 1), so rows a killed run had claimed are due again now.
+    const webhookWorker = new WebhookWorker(services.webhooks, runtime.clock, runtime.metrics, runtime.log, { releaseClaimsAtStart: true });
+    webhookWorker.start();
 
     let stopping = false;
     const shutdown = async (signal: string) => {
@@ -62,6 +81,8 @@ export const serve: Command = {
       await server.stop(false);
       const cronJobs = (app.store as { cron?: Record<string, { stop(): void }> }).cron ?? {};
       for (const job of Object.values(cronJobs)) job.stop();
+      // Attempts under way are abandoned unrecorded: their rows are sent again after the restart.
+      await webhookWorker.stop();
       await runtime.meter.flush({ waitForLock: true });
       if (runtime.meter.pendingCount > 0) {
         runtime.log.error("usage counts lost: another process held the database lock through shutdown", { pending: runtime.meter.pendingCount });

@@ -33,6 +33,8 @@ export function jobs(runtime: Runtime, services: Services): Job[] {
     // Expired sessions and sign-in links are refused anyway; this keeps their tables small.
     { name: "prune-sessions", pattern: "41 * * * *", run: () => services.sessions.pruneExpired(), scope: "fleet" },
     { name: "prune-usage", pattern: "10 0 * * *", run: () => services.usage.prune(), scope: "fleet" },
+    // Webhook deliveries finished and outbox events dispatched more than 30 days ago.
+    { name: "prune-webhooks", pattern: "20 0 * * *", run: () => services.webhooks.prune(), scope: "fleet" },
     // Account age moves scores without any write; this also records every creator's daily snapshot.
     { name: "trust-snapshots", pattern: "5 0 * * *", run: () => services.creators.refreshAll(), scope: "fleet" },
     { name: "public-stats", pattern: Patterns.EVERY_5_MINUTES, run: async () => void (await services.public.refreshStats()) },
