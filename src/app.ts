@@ -15,6 +15,7 @@ import { jobRoutes } from "./modules/jobs";
 import { healthRoutes, metricsRoutes } from "./modules/ops";
 import { pageRoutes } from "./modules/pages";
 import { authRoutes, meRoutes, partnerLoginLinkRoutes } from "./modules/sessions";
+import { tripwireRoutes } from "./modules/tripwires";
 import { webhookRoutes } from "./modules/webhooks";
 import { widgetRoutes } from "./modules/widgets";
 import type { Runtime } from "./runtime";
@@ -69,6 +70,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(partnerLoginLinkRoutes(runtime, services.sessions))
     .use(authRoutes(runtime, services.sessions))
     .use(meRoutes(runtime, services.sessions))
+    .use(tripwireRoutes(runtime, services.tripwires, services.sessions))
     .use(publicRoutes(runtime, services.public, services.sessions))
     .use(leaderboardRoutes(runtime, services.public))
     .use(courseRoutes(runtime, services.courses, services.sessions))

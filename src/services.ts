@@ -7,6 +7,7 @@ import { CreatorsService } from "./modules/creators/service";
 import { NetworkService } from "./modules/network/service";
 import { PublicService } from "./modules/public/service";
 import { SessionsService } from "./modules/sessions/service";
+import { TripwiresService } from "./modules/tripwires/service";
 import { WebhooksService } from "./modules/webhooks/service";
 import { Outbox } from "./outbox";
 import type { Runtime } from "./runtime";
@@ -20,6 +21,7 @@ export interface Services {
   public: PublicService;
   sessions: SessionsService;
   courses: CoursesService;
+  tripwires: TripwiresService;
   badges: BadgeService;
   outbox: Outbox;
   webhooks: WebhooksService;
@@ -31,6 +33,10 @@ export function createServices(runtime: Runtime): Services {
   const blacklist = new BlacklistService(store, clock, runtime.cursors, outbox);
   const creators = new CreatorsService(store, clock, outbox, blacklist, runtime.config.baseUrl);
   const network = new NetworkService(store, clock, outbox, creators);
+  const webhooks = new WebhooksService(store, clock, runtime.cursors, {
+    policy: { allowPrivate: runtime.config.allowPrivateWebhooks },
+    retryDelaysMs: runtime.config.webhookRetryDelaysMs,
+  });
   return {
     accounts: new AccountsService(runtime.accountsStore, clock, () => runtime.keys.invalidate()),
     usage: new UsageService(runtime.accountsStore, clock, runtime.meter, runtime.quota),
@@ -42,9 +48,8 @@ export function createServices(runtime: Runtime): Services {
     courses: new CoursesService(store, clock, creators, runtime.config.courseSubmissions),
     badges: new BadgeService(creators),
     outbox,
-    webhooks: new WebhooksService(store, clock, runtime.cursors, {
-      policy: { allowPrivate: runtime.config.allowPrivateWebhooks },
-      retryDelaysMs: runtime.config.webhookRetryDelaysMs,
-    }),
+    webhooks,
+    // Tripwire alerts go out as Discord messages through the webhooks' deliveries.
+    tripwires: new TripwiresService(store, clock, creators, blacklist, webhooks),
   };
 }
