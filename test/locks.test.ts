@@ -2,10 +2,12 @@
 // the server: reads and keyed checks keep answering, a write waits without blocking and answers
 // 503 `busy` when the lock outlasts its wait, and the metering counts made meanwhile all land.
 // Real processes on real SQLite files: a child holds the lock until the test releases it.
-import { afterEach, expect, test } from "bun:test";
+import { afterEach, expect } from "bun:test";
 import { Database } from "bun:sqlite";
+import type { Store } from "../src/db/client";
 import { join } from "node:path";
 import { startServer } from "./cli-helpers";
+import { sqliteOnly } from "./backend";
 import { createTestApp, expectEnvelope, tempDir, type TestApp } from "./helpers";
 
 const MAIN = join(import.meta.dir, "..", "src", "main.ts");
@@ -60,10 +62,10 @@ afterEach(() => {
   t = undefined;
 });
 
-test("while another process holds the lock: reads answer, a write is 503 busy with Retry-After and changes nothing", async () => {
+sqliteOnly("while another process holds the lock: reads answer, a write is 503 busy with Retry-After and changes nothing", async () => {
   t = await createTestApp();
   // The 5 s default shortened so the test does not wait it out; the behaviour is the same.
-  t.runtime.store.neverBlockOnLocks({ writeWaitMs: 300 });
+  (t.runtime.store as Store).neverBlockOnLocks({ writeWaitMs: 300 });
   const reader = await t.account({ burst: 10_000 });
   const partner = await t.account({ scope: "write", burst: 10_000 });
   holder = await holdWriteLock(t.dbPath);
@@ -85,20 +87,20 @@ test("while another process holds the lock: reads answer, a write is 503 busy wi
   await holder.release();
   const after = await t.json("GET", "/v1/blacklist/check?provider=discord&id=777", { key: reader.key });
   expect(after.body.banned).toBe(false);
-  expect(t.runtime.store.sqlite.query("SELECT count(*) AS n FROM blacklist_entries").get()).toEqual({ n: 0 });
+  expect(t.sqlite.query("SELECT count(*) AS n FROM blacklist_entries").get()).toEqual({ n: 0 });
   // The lock holder's own write is there: the server waited for it instead of breaking it.
-  expect(t.runtime.store.sqlite.query("SELECT value FROM meta WHERE key = 'lock_holder'").get()).toEqual({ value: "held" });
+  expect(t.sqlite.query("SELECT value FROM meta WHERE key = 'lock_holder'").get()).toEqual({ value: "held" });
 
   // Once the lock is gone the same write goes through, and every metered call is persisted.
   expect((await t.json("POST", "/v1/partner/blacklist", { key: partner.key, body: entry })).status).toBe(201);
   expect(await t.runtime.meter.flush()).toBeGreaterThan(0);
-  const persisted = t.runtime.store.sqlite
+  const persisted = t.sqlite
     .query<{ n: number }, [string]>("SELECT sum(count) AS n FROM usage_endpoints WHERE key_id = ? AND endpoint = 'GET /v1/blacklist/check'")
     .get(reader.keyId);
   expect(persisted).toEqual({ n: 6 });
 });
 
-test("a write that meets the lock waits without blocking and commits once the lock is released", async () => {
+sqliteOnly("a write that meets the lock waits without blocking and commits once the lock is released", async () => {
   t = await createTestApp();
   const partner = await t.account({ scope: "write", burst: 10_000 });
   holder = await holdWriteLock(t.dbPath);
@@ -114,7 +116,7 @@ test("a write that meets the lock waits without blocking and commits once the lo
   expect(check.body).toMatchObject({ banned: true, entry: { id: created.body.id } });
 });
 
-test("a live server keeps answering health and keyed checks while a lock outlasts several metering flushes, and loses no count", async () => {
+sqliteOnly("a live server keeps answering health and keyed checks while a lock outlasts several metering flushes, and loses no count", async () => {
   const dir = tempDir("trustlist-locks-");
   const db = join(dir, "t.db");
   const server = await startServer([process.execPath, MAIN], db);
@@ -156,7 +158,7 @@ test("a live server keeps answering health and keyed checks while a lock outlast
   }
 }, 30_000);
 
-test("a CLI write that outlasts the lock's 5 s wait exits 1 naming the lock, and changes nothing", async () => {
+sqliteOnly("a CLI write that outlasts the lock's 5 s wait exits 1 naming the lock, and changes nothing", async () => {
   t = await createTestApp();
   const { key, keyId } = await t.account();
   holder = await holdWriteLock(t.dbPath);

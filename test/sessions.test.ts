@@ -98,7 +98,7 @@ describe("login links", () => {
       const res = await secure.call("GET", magicPath(link.body.url));
       expect(res.headers.get("set-cookie")).toContain("; Secure");
     } finally {
-      secure.close();
+      await secure.close();
     }
   });
 
@@ -169,8 +169,7 @@ describe("sessions", () => {
     const url = await linkFor("alicemakes");
     const token = new URL(url).searchParams.get("token")!;
     const cookie = (await t.call("GET", magicPath(url))).headers.get("set-cookie")!.split(";")[0]!.slice("session=".length);
-    const sqlite = t.runtime.store.sqlite;
-    const dump = JSON.stringify([sqlite.query("SELECT * FROM login_links").all(), sqlite.query("SELECT * FROM sessions").all()]);
+    const dump = JSON.stringify([await t.rows("SELECT * FROM login_links"), await t.rows("SELECT * FROM sessions")]);
     expect(dump).not.toContain(token);
     expect(dump).not.toContain(cookie);
   });
@@ -179,7 +178,7 @@ describe("sessions", () => {
     await signIn("alicemakes");
     t.clock.advance(31 * 86_400_000);
     expect(await t.services.sessions.pruneExpired()).toBeGreaterThan(0);
-    expect((t.runtime.store.sqlite.query("SELECT count(*) AS n FROM sessions").get() as { n: number }).n).toBe(0);
+    expect(await t.rows("SELECT * FROM sessions")).toEqual([]);
   });
 });
 
@@ -259,7 +258,7 @@ describe("the command line", () => {
       expect(missing.stderr).toContain("nobody_here");
       expect(cli(db, "login-link", "--help").stdout).toContain("TRUSTLIST_BASE_URL");
     } finally {
-      app.close();
+      await app.close();
     }
   });
 });

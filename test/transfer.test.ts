@@ -6,6 +6,7 @@ import { Database } from "bun:sqlite";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TransferService } from "../src/modules/transfer/service";
+import { sqliteOnly } from "./backend";
 import { createTestApp, type TestApp } from "./helpers";
 
 let t: TestApp;
@@ -29,12 +30,12 @@ function importLines(rows: unknown[], rebuildIndexesFromBytes: number) {
 }
 
 const journalMode = (db: Database) => db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()!.journal_mode;
-const indexNames = () => t.runtime.store.sqlite.query("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").all();
-const triggerCount = () => (t.runtime.store.sqlite.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger'").get() as { n: number }).n;
+const indexNames = () => t.sqlite.query("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").all();
+const triggerCount = () => (t.sqlite.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger'").get() as { n: number }).n;
 const search = async (q: string) => (await t.json("GET", `/v1/public/blacklist/check?q=${q}`)).body;
 const directory = async (q: string) => (await t.json("GET", `/v1/public/directory?q=${q}`)).body;
 
-test("a bulk import rebuilds the suggestion index: names, usernames and haystacks are all searchable", async () => {
+sqliteOnly("a bulk import rebuilds the suggestion index: names, usernames and haystacks are all searchable", async () => {
   const before = triggerCount();
   const indexes = indexNames();
   expect(await importLines(lines, 0)).toMatchObject({ creators: 1, connections: 1, entries: 1 });
@@ -44,15 +45,15 @@ test("a bulk import rebuilds the suggestion index: names, usernames and haystack
   expect((await directory("lotusrbx")).total).toBe(1);
   expect((await search("scamhydr")).suggestions).toContain("scamhydra");
   expect((await search("lotusforg")).suggestions).toContain("lotusforge");
-  t.runtime.store.sqlite.run("INSERT INTO search_names_fts(search_names_fts) VALUES ('integrity-check')");
+  t.sqlite.run("INSERT INTO search_names_fts(search_names_fts) VALUES ('integrity-check')");
 
   // The triggers are back: later writes are indexed row by row again.
   await t.json("PUT", "/v1/partner/creators/nightowl", { key: writer, body: { display_name: "Night Owl Builds" } });
   expect((await directory("owl%20build")).items.map((i: any) => i.handle)).toEqual(["nightowl"]);
 });
 
-test("a bulk import leaves the suggestion index in one segment, so later deletes do no merge work", async () => {
-  const sqlite = t.runtime.store.sqlite;
+sqliteOnly("a bulk import leaves the suggestion index in one segment, so later deletes do no merge work", async () => {
+  const sqlite = t.sqlite;
   // A small flush size makes the rebuild write many segments, as a million names do.
   sqlite.run("INSERT INTO search_names_fts(search_names_fts, rank) VALUES ('hashsize', 512)");
   const many = Array.from({ length: 300 }, (_, i) => ({ ...lines[2], provider_user_id: String(9000 + i), username: `suspect_${i}_name` }));
@@ -62,11 +63,11 @@ test("a bulk import leaves the suggestion index in one segment, so later deletes
   sqlite.run("INSERT INTO search_names_fts(search_names_fts) VALUES ('integrity-check')");
 });
 
-test("a failed bulk import leaves triggers, indexes and data as they were", async () => {
+sqliteOnly("a failed bulk import leaves triggers, indexes and data as they were", async () => {
   const before = triggerCount();
   const indexes = indexNames();
   await expect(importLines([...lines, { type: "vouch", from: "lotusforge", to: "lotusforge" }], 0)).rejects.toThrow("line 4");
-  expect(journalMode(t.runtime.store.sqlite)).toBe("wal");
+  expect(journalMode(t.sqlite)).toBe("wal");
   expect(triggerCount()).toBe(before);
   expect(indexNames()).toEqual(indexes);
   expect((await directory("lotus")).total).toBe(0);
@@ -75,21 +76,21 @@ test("a failed bulk import leaves triggers, indexes and data as they were", asyn
   expect((await search("nightow")).suggestions).toContain("nightowl");
 });
 
-test("an import beside another open connection keeps WAL, and one alone leaves the file in WAL again", async () => {
+sqliteOnly("an import beside another open connection keeps WAL, and one alone leaves the file in WAL again", async () => {
   // Alone, the import writes through a rollback journal; another connection (a server, a backup)
   // keeps the file in WAL, which that connection's reads rely on.
-  const other = new Database(t.runtime.store.path);
+  const other = new Database(t.dbPath);
   other.query("SELECT count(*) FROM creators").get();
   expect(await importLines(lines.slice(0, 2), 0)).toMatchObject({ creators: 1, connections: 1 });
   expect(journalMode(other)).toBe("wal");
   other.close();
   expect(await importLines(lines.slice(2), 0)).toMatchObject({ entries: 1 });
-  expect(journalMode(t.runtime.store.sqlite)).toBe("wal");
+  expect(journalMode(t.sqlite)).toBe("wal");
   expect((await directory("lotusrbx")).total).toBe(1);
   expect((await search("scamhydr")).suggestions).toContain("scamhydra");
 });
 
-test("a large import computes every creator, the feed and the indexes exactly as line-by-line writes would", async () => {
+sqliteOnly("a large import computes every creator, the feed and the indexes exactly as line-by-line writes would", async () => {
   // Enough creators for the grouped recomputation, with every input of the score present.
   const rows: unknown[] = [];
   const N = 1_200;
@@ -120,7 +121,7 @@ test("a large import computes every creator, the feed and the indexes exactly as
   rows.push({ type: "creator", handle: "loner", verification_level: 0, joined_at: "2025-01-01T00:00:00Z" });
   expect(await importLines(rows, 0)).toMatchObject({ creators: N + 1, entries: entries.length });
 
-  const sqlite = t.runtime.store.sqlite;
+  const sqlite = t.sqlite;
   const columns =
     "handle, trust_score, trust_band, blacklisted, linked_accounts, verified_connections, vouch_count, deal_count, review_count, review_sum, search_text, platforms";
   const imported = sqlite.query(`SELECT ${columns} FROM creators ORDER BY handle`).all();
@@ -149,7 +150,7 @@ test("a large import computes every creator, the feed and the indexes exactly as
     const file = join(rowByRow.dir, "same.jsonl");
     writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
     await new TransferService(rowByRow.runtime.store, rowByRow.services, rowByRow.clock, { rebuildIndexesFromBytes: Infinity }).importFile(file);
-    expect(names(sqlite)).toEqual(names(rowByRow.runtime.store.sqlite));
+    expect(names(sqlite)).toEqual(names(rowByRow.sqlite));
   } finally {
     rowByRow.close();
   }
@@ -164,14 +165,14 @@ test("a large import computes every creator, the feed and the indexes exactly as
 });
 
 test("an import moves creators_version once, and later creator writes move it again", async () => {
-  const version = () => Number((t.runtime.store.sqlite.query("SELECT value FROM meta WHERE key = 'creators_version'").get() as { value: string }).value);
-  const before = version();
+  const version = async () => Number((await t.rows<{ value: string }>("SELECT value FROM meta WHERE key = 'creators_version'"))[0]!.value);
+  const before = await version();
   const many = Array.from({ length: 50 }, (_, i) => ({ ...lines[0], handle: `maker${i}` }));
   expect(await importLines([...lines, ...many], 0)).toMatchObject({ creators: 51 });
-  expect(version()).toBe(before + 1);
+  expect(await version()).toBe(before + 1);
   expect((await directory("maker49")).total).toBe(1);
   await t.json("PUT", "/v1/partner/creators/nightowl", { key: writer, body: { display_name: "Night Owl Builds" } });
-  expect(version()).toBeGreaterThan(before + 1);
+  expect(await version()).toBeGreaterThan(before + 1);
 });
 
 test("an import naming a creator twice, or an account linked to another creator, fails at that line", async () => {

@@ -48,7 +48,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await worker.stop();
-  t.close();
+  await t.close();
   receiver.stop();
 });
 
@@ -129,7 +129,7 @@ describe("preferences", () => {
         expectEnvelope(await strict.json("PUT", "/v1/me/tripwires/preferences", { body: { discord_webhook_url: bad }, headers: { cookie } }), 422, "unprocessable");
       }
     } finally {
-      strict.close();
+      await strict.close();
     }
   });
 });

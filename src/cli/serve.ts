@@ -2,7 +2,8 @@
 import { buildApp } from "../app";
 import { loadConfig, SETTINGS } from "../config";
 import { Checkpointer } from "../db/checkpointer";
-import { openStore } from "../db/client";
+import { openDatabase } from "../db/database";
+import { isPostgresUrl, redactUrl } from "../db/location";
 import type { IssuedKey } from "../modules/accounts/service";
 import { createRuntime } from "../runtime";
 import { WebhookWorker } from "../jobs/webhook-worker";
@@ -36,7 +37,11 @@ export const serve: Command = {
       env: SETTINGS.webhookRetryDelays.env,
     },
   ],
-  examples: ["trustlist serve --port 8080 --db /var/lib/trustlist/trustlist.db", "TRUSTLIST_HOST=0.0.0.0 TRUSTLIST_PORT=8080 trustlist serve"],
+  examples: [
+    "trustlist serve --port 8080 --db /var/lib/trustlist/trustlist.db",
+    "TRUSTLIST_HOST=0.0.0.0 TRUSTLIST_PORT=8080 trustlist serve",
+    "trustlist serve --db postgres://trustlist@db.internal/trustlist  # several instances on one PostgreSQL",
+  ],
   async run({ values }) {
     const config = loadConfig(values);
     const started = performance.now();
@@ -50,8 +55,9 @@ export const serve: Command = {
         throw listenError(error, config.host, config.port);
       }
     }
-    const store = openStore(config.dbPath, { create: true, migrations: "apply" });
-    const runtime = createRuntime({ store, config });
+    const { database: store } = await openDatabase(config.dbPath, { create: true, migrations: "apply" });
+    const shownDb = isPostgresUrl(config.dbPath) ? redactUrl(config.dbPath) : config.dbPath;
+    const runtime = await createRuntime({ store, config });
     const services = createServices(runtime);
     const app = buildApp(runtime, { jobs: true, services });
     try {
@@ -61,15 +67,17 @@ export const serve: Command = {
       // above is what refuses a second server on the port.
       app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.maxBodyBytes + 1024 });
     } catch (error) {
-      store.close();
+      await store.close();
       throw listenError(error, config.host, config.port);
     }
     const server = app.server!;
     // WAL checkpoints and their fsyncs on a thread of their own, never inside a request's COMMIT.
-    const checkpointer = new Checkpointer(store, { onError: (message) => runtime.log.error("checkpointer failed", { message }) });
-    void checkpointer.ready.then((started) => started && runtime.log.info("checkpointer ready"));
-    // One server owns a SQLite file (SPEC section 1), so rows a killed run had claimed are due again now.
-    const webhookWorker = new WebhookWorker(services.webhooks, runtime.clock, runtime.metrics, runtime.log, { releaseClaimsAtStart: true });
+    const checkpointer =
+      store.dialect === "sqlite" ? new Checkpointer(store, { onError: (message) => runtime.log.error("checkpointer failed", { message }) }) : null;
+    void checkpointer?.ready.then((started) => started && runtime.log.info("checkpointer ready"));
+    // One server owns a SQLite file (SPEC section 1), so rows a killed run had claimed are due again
+    // now; on PostgreSQL other instances may hold live claims, which lapse with their lease instead.
+    const webhookWorker = new WebhookWorker(services.webhooks, runtime.clock, runtime.metrics, runtime.log, { releaseClaimsAtStart: store.dialect === "sqlite" });
     webhookWorker.start();
 
     let stopping = false;
@@ -87,10 +95,10 @@ export const serve: Command = {
       if (runtime.meter.pendingCount > 0) {
         runtime.log.error("usage counts lost: another process held the database lock through shutdown", { pending: runtime.meter.pendingCount });
       }
-      await checkpointer.stop();
+      await checkpointer?.stop();
       runtime.log.info("stopped", { signal });
       runtime.log.flush();
-      store.close();
+      await store.close();
       process.exit(0);
     };
     // Before anything is printed: whoever reads "listening" may send SIGTERM at once.
@@ -111,9 +119,9 @@ export const serve: Command = {
       return services.public.warm();
     });
     const address = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
-    runtime.log.info("listening", { address, base_url: config.baseUrl, db: config.dbPath, startup_ms: Math.round(performance.now() - started) });
+    runtime.log.info("listening", { address, base_url: config.baseUrl, db: shownDb, startup_ms: Math.round(performance.now() - started) });
     runtime.log.flush();
-    console.error(`trustlist listening on ${address}  (docs: ${address}/docs, database: ${config.dbPath})`);
+    console.error(`trustlist listening on ${address}  (docs: ${address}/docs, database: ${shownDb})`);
     if (firstKey) {
       console.error(`First start: created account 'operator' and this admin key (shown once, store it now):`);
       console.error(`  ${firstKey.key}`);

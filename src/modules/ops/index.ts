@@ -7,12 +7,11 @@ import type { Runtime } from "../../runtime";
 const Health = t.Object({ ok: t.Boolean({ description: "Whether the database answered." }) }, { $id: "Health", description: "Whether the service and its database answer." });
 
 export function healthRoutes(runtime: Runtime) {
-  const ping = runtime.store.sqlite.prepare("SELECT 1 AS ok");
   return new Elysia({ tags: ["Ops"] }).get(
     "/healthz",
-    ({ set }) => {
+    async ({ set }) => {
       try {
-        ping.get();
+        await runtime.store.ping();
         return { ok: true };
       } catch {
         set.status = 503;
