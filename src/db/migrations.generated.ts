@@ -12,8 +12,9 @@ import sqlite9 from "../../migrations/0009_webhooks.sql" with { type: "text" };
 import sqlite10 from "../../migrations/0010_sessions.sql" with { type: "text" };
 import postgres0 from "../../migrations/postgres/0000_init.sql" with { type: "text" };
 import postgres1 from "../../migrations/postgres/0001_search_names.sql" with { type: "text" };
-import postgres2 from "../../migrations/postgres/0002_webhooks.sql" with { type: "text" };
-import postgres3 from "../../migrations/postgres/0003_sessions.sql" with { type: "text" };
+import postgres2 from "../../migrations/postgres/0002_row_order.sql" with { type: "text" };
+import postgres3 from "../../migrations/postgres/0003_webhooks.sql" with { type: "text" };
+import postgres4 from "../../migrations/postgres/0004_sessions.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -39,6 +40,7 @@ export const embeddedMigrations: EmbeddedMigration[] = [
 export const embeddedPostgresMigrations: EmbeddedMigration[] = [
   { tag: "0000_init", when: 1795444214373, breakpoints: true, sql: postgres0 },
   { tag: "0001_search_names", when: 1795444229759, breakpoints: true, sql: postgres1 },
-  { tag: "0002_webhooks", when: 1795459069109, breakpoints: true, sql: postgres2 },
-  { tag: "0003_sessions", when: 1795459466438, breakpoints: true, sql: postgres3 },
+  { tag: "0002_row_order", when: 1795459163256, breakpoints: true, sql: postgres2 },
+  { tag: "0003_webhooks", when: 1795460462049, breakpoints: true, sql: postgres3 },
+  { tag: "0004_sessions", when: 1795460462953, breakpoints: true, sql: postgres4 },
 ];
