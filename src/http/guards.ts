@@ -45,11 +45,16 @@ export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
       .mapResponse({ as: "scoped" }, ({ request, set, responseValue }) => {
         if (request.method !== "GET") runtime.idempotency.settle(request, typeof set.status === "number" ? set.status : 200, responseValue);
       })
-      .derive({ as: "scoped" }, (ctx) => {
-        const caller = (ctx as Admitted).caller ?? admit(ctx.request, ctx.route, ctx.set.headers);
-        // Synchronous where the database answers at once: no promise on SQLite's hot path.
-        return caller instanceof Promise ? caller.then((admitted) => ({ caller: admitted })) : { caller };
-      })
+      // Synchronous where the database answers at once: no promise on SQLite's hot path. Elysia
+      // awaits a derive only when it can tell the function is asynchronous (an async function, or
+      // one whose source looks like it returns a call): a plain function handing back a promise
+      // would let the route run without its caller, so the awaiting form is an async function.
+      .derive(
+        { as: "scoped" },
+        runtime.keys.answersAtOnce
+          ? (ctx) => ({ caller: (ctx as Admitted).caller ?? (admit(ctx.request, ctx.route, ctx.set.headers) as Caller) })
+          : async (ctx) => ({ caller: (ctx as Admitted).caller ?? (await admit(ctx.request, ctx.route, ctx.set.headers)) }),
+      )
   );
 }
 
