@@ -40,12 +40,6 @@ export function publicRoutes(runtime: Runtime, publicService: PublicService, ses
           "Matches creator handles, public linked usernames and ids, and blacklisted accounts' ids and usernames, on every platform. A watchlist hit with `banned: false` is an unconfirmed external report, not a ban. An account a creator linked privately is shown only when the query names it itself; a creator blacklisted through one shows as its profile hit (`platform: trustlist`). When nothing matches, `suggestions` lists similar public names (handles, public linked usernames, confirmed entries' usernames).",
       },
     })
-    .use(optionalSession(sessions))
-    .get("/v1/public/trust/:handle", ({ params, viewer }) => publicService.publicTrust(params.handle, viewer), {
-      params: HandleParams,
-      response: { 200: PublicTrust, ...errors(429) },
-      detail: { ...KEYLESS, operationId: "getPublicTrust", summary: "Trust tier of a handle", description: "Unknown handles answer `found: false`. `trust_score` is given to signed-in (session) callers only." },
-    })
     .get("/v1/public/resolve", ({ query }) => publicService.resolve(query), {
       query: ResolveQuery,
       response: { 200: ResolveResult, ...errors(400, 429) },
@@ -70,6 +64,13 @@ export function publicRoutes(runtime: Runtime, publicService: PublicService, ses
     .get("/v1/stats/public", () => publicService.publicStats(), {
       response: { 200: PublicStats, ...errors(429) },
       detail: { ...KEYLESS, operationId: "getPublicStats", summary: "Public counters", description: "Refreshed every 5 minutes; `cached` is true when served from that cache." },
+    })
+    // Last: only the trust tier reads the session cookie; the routes above never wait for it.
+    .use(optionalSession(sessions))
+    .get("/v1/public/trust/:handle", ({ params, viewer }) => publicService.publicTrust(params.handle, viewer), {
+      params: HandleParams,
+      response: { 200: PublicTrust, ...errors(429) },
+      detail: { ...KEYLESS, operationId: "getPublicTrust", summary: "Trust tier of a handle", description: "Unknown handles answer `found: false`. `trust_score` is given to signed-in (session) callers only." },
     });
 }
 
