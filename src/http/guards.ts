@@ -3,7 +3,7 @@
 // 401 whatever its parameters, and a malformed keyed request still counts against the quota
 // (SPEC section 3).
 import { Elysia } from "elysia";
-import type { KeyScope } from "../db/schema";
+import type { ApiTier, KeyScope } from "../db/schema";
 import type { Runtime } from "../runtime";
 import { openRequestSlot } from "../db/idempotency";
 import { admitKeyed, admitSession, type Caller, type SessionLookup, sessionOf, type Viewer } from "./auth";
@@ -14,6 +14,13 @@ import { ApiError } from "./errors";
 import type { BucketRule } from "./limits";
 
 type Admitted = { caller?: Caller };
+
+const PRO_OR_HIGHER: ReadonlySet<ApiTier> = new Set(["pro", "max", "enterprise"]);
+
+/** Plans that unlock the paid routes (batch checks, webhook management): Pro and above. */
+export function isProOrHigher(tier: ApiTier): boolean {
+  return PRO_OR_HIGHER.has(tier);
+}
 
 export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
   const admitNow = (request: Request, route: string, headers: Record<string, string | number>) =>
@@ -46,13 +53,12 @@ export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
         if (request.method !== "GET") runtime.idempotency.settle(request, typeof set.status === "number" ? set.status : 200, responseValue);
       })
       // Synchronous where the database answers at once: no promise on SQLite's hot path. Elysia
-      // awaits a derive only when it can tell the function is asynchronous (an async function, or
-      // one whose source looks like it returns a call): a plain function handing back a promise
-      // would let the route run without its caller, so the awaiting form is an async function.
+      // awaits a derive only when the function itself is async, so PostgreSQL's is declared so
+      // (a returned promise was otherwise passed on as it was, and `caller` was undefined).
       .derive(
         { as: "scoped" },
         runtime.keys.answersAtOnce
-          ? (ctx) => ({ caller: (ctx as Admitted).caller ?? (admit(ctx.request, ctx.route, ctx.set.headers) as Caller) })
+          ? (ctx) => ({ caller: (ctx as Admitted).caller ?? admitNow(ctx.request, ctx.route, ctx.set.headers) })
           : async (ctx) => ({ caller: (ctx as Admitted).caller ?? (await admit(ctx.request, ctx.route, ctx.set.headers)) }),
       )
   );

@@ -84,6 +84,9 @@ export function scoreOf(row: CreatorRow, basis: ScoreBasis, now: number): { fiel
   };
 }
 
+/** Creators `endBulkAsync` recomputes at once. */
+const RECOMPUTE_WINDOW = 200;
+
 /**
  * A recomputation that changed what others may watch (tripwires): the score before and after, and
  * whether the creator became blacklisted. Only for writes that emit events (not imports).
@@ -251,7 +254,12 @@ export class TrustScores {
     this.deferred = null;
     if (!pending) return 0;
     const now = this.clock.now();
-    for (const id of pending) await this.recompute(id, now, false);
+    // Creators are scored independently: a window of them at once lets the connection pipeline
+    // their statements (PostgreSQL), one round trip a window instead of several a creator.
+    const ids = [...pending];
+    for (let i = 0; i < ids.length; i += RECOMPUTE_WINDOW) {
+      await Promise.all(ids.slice(i, i + RECOMPUTE_WINDOW).map((id) => this.recompute(id, now, false)));
+    }
     return pending.size;
   }
 
