@@ -22,6 +22,8 @@ export interface Config {
   accessLog: boolean;
   /** Largest accepted request body in bytes. */
   maxBodyBytes: number;
+  /** `--course-submissions`: grade quizzes (off: submissions answer 410, SPEC section 6). */
+  courseSubmissions: boolean;
   /**
    * `--allow-private-webhooks`: webhooks may go to private, loopback and link-local addresses,
    * and over plain http (tests, a lab). Off in production: a paying caller could otherwise make
@@ -43,6 +45,7 @@ export const SETTINGS = {
   baseUrl: { flag: "base-url", env: "TRUSTLIST_BASE_URL", default: "http://HOST:PORT" },
   trustProxy: { flag: "trust-proxy", env: "TRUSTLIST_TRUST_PROXY", default: "off" },
   accessLog: { flag: "access-log", env: "TRUSTLIST_ACCESS_LOG", default: "on" },
+  courseSubmissions: { flag: "course-submissions", env: "TRUSTLIST_COURSE_SUBMISSIONS", default: "off" },
   allowPrivateWebhooks: { flag: "allow-private-webhooks", env: "TRUSTLIST_ALLOW_PRIVATE_WEBHOOKS", default: "off" },
   webhookRetryDelays: { flag: "webhook-retry-delays", env: "TRUSTLIST_WEBHOOK_RETRY_DELAYS_MS", default: WEBHOOK_RETRY_DELAYS_MS.join(",") },
 } as const;
@@ -93,6 +96,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
   }
   const trustProxy = pick(flags, env, "trustProxy");
   const accessLog = pick(flags, env, "accessLog");
+  const courseSubmissions = pick(flags, env, "courseSubmissions");
   const allowPrivateWebhooks = pick(flags, env, "allowPrivateWebhooks");
   const retryDelays = pick(flags, env, "webhookRetryDelays");
   return {
@@ -103,6 +107,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     trustProxy: trustedHops(trustProxy.source, trustProxy.value ?? false),
     accessLog: boolean(accessLog.source, accessLog.value ?? true),
     maxBodyBytes: 1024 * 1024,
+    courseSubmissions: boolean(courseSubmissions.source, courseSubmissions.value ?? false),
     allowPrivateWebhooks: boolean(allowPrivateWebhooks.source, allowPrivateWebhooks.value ?? false),
     webhookRetryDelaysMs: retryDelays.value === undefined ? WEBHOOK_RETRY_DELAYS_MS : retryDelayList(retryDelays.source, retryDelays.value),
   };

@@ -20,6 +20,7 @@ export const serve: Command = {
     { name: "base-url", kind: "string", value: "URL", help: "public address used in links the service returns", default: SETTINGS.baseUrl.default, env: SETTINGS.baseUrl.env },
     { name: "trust-proxy", kind: "optional", value: "N", help: "take the client address from X-Forwarded-For, N proxies from the right", default: SETTINGS.trustProxy.default, env: SETTINGS.trustProxy.env },
     { name: "access-log", kind: "string", value: "on|off", help: "one JSON line per request on stdout", default: SETTINGS.accessLog.default, env: SETTINGS.accessLog.env },
+    { name: "course-submissions", kind: "boolean", negatable: true, help: "grade course quizzes (off: submissions answer 410 gone)", default: SETTINGS.courseSubmissions.default, env: SETTINGS.courseSubmissions.env },
     {
       name: "allow-private-webhooks",
       kind: "boolean",
