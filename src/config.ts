@@ -1,4 +1,5 @@
 // Configuration of `serve` and the other commands: flag > environment > default, validated once.
+import { availableParallelism } from "node:os";
 import { isPostgresUrl } from "./db/location";
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -22,6 +23,8 @@ export interface Config {
   accessLog: boolean;
   /** Largest accepted request body in bytes. */
   maxBodyBytes: number;
+  /** `serve --workers N|auto`: processes serving the one port and database (1: no supervisor). */
+  workers: number;
 }
 
 /** Each setting's flag, environment variable and default: `loadConfig` reads them, `help` prints them. */
@@ -32,7 +35,11 @@ export const SETTINGS = {
   baseUrl: { flag: "base-url", env: "TRUSTLIST_BASE_URL", default: "http://HOST:PORT" },
   trustProxy: { flag: "trust-proxy", env: "TRUSTLIST_TRUST_PROXY", default: "off" },
   accessLog: { flag: "access-log", env: "TRUSTLIST_ACCESS_LOG", default: "on" },
+  workers: { flag: "workers", env: "TRUSTLIST_WORKERS", default: "1" },
 } as const;
+
+/** Most workers `--workers N` may ask for. */
+export const MAX_WORKERS = 256;
 
 export const DEFAULT_DB_PATH = SETTINGS.db.default;
 /** Most proxies `--trust-proxy N` may name; real chains (CDN, load balancer, nginx) are 1-3. */
@@ -93,7 +100,15 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     trustProxy: trustedHops(trustProxy.source, trustProxy.value ?? false),
     accessLog: boolean(accessLog.source, accessLog.value ?? true),
     maxBodyBytes: 1024 * 1024,
+    workers: workerCount(pick(flags, env, "workers")),
   };
+}
+
+/** `N` or `auto`: the cores this process may run on (its CPU affinity). */
+function workerCount({ source, value = SETTINGS.workers.default }: Picked): number {
+  if (typeof value === "string" && value.trim().toLowerCase() === "auto") return Math.min(availableParallelism(), MAX_WORKERS);
+  if (typeof value === "boolean") throw new ConfigError(`${source} needs a number of workers or 'auto'`);
+  return integer(source, value, 1, MAX_WORKERS);
 }
 
 /** A count of proxy hops, 0-MAX_TRUSTED_HOPS; yes/no values (the flag's older form) are 1 and 0. */

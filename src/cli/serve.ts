@@ -3,8 +3,11 @@ import { buildApp } from "../app";
 import { loadConfig, SETTINGS } from "../config";
 import { Checkpointer } from "../db/checkpointer";
 import { openStore } from "../db/client";
-import type { IssuedKey } from "../modules/accounts/service";
 import { createRuntime } from "../runtime";
+import { announce, firstStartKey } from "../server/first-start";
+import { lockDatabaseFile } from "../server/serve-lock";
+import { superviseWorkers } from "../server/supervisor";
+import { runWorker, workerRole } from "../server/worker";
 import { createServices } from "../services";
 import type { Command } from "./args";
 
@@ -18,10 +21,18 @@ export const serve: Command = {
     { name: "base-url", kind: "string", value: "URL", help: "public address used in links the service returns", default: SETTINGS.baseUrl.default, env: SETTINGS.baseUrl.env },
     { name: "trust-proxy", kind: "optional", value: "N", help: "take the client address from X-Forwarded-For, N proxies from the right", default: SETTINGS.trustProxy.default, env: SETTINGS.trustProxy.env },
     { name: "access-log", kind: "string", value: "on|off", help: "one JSON line per request on stdout", default: SETTINGS.accessLog.default, env: SETTINGS.accessLog.env },
+    { name: "workers", kind: "string", value: "N|auto", help: "processes serving the port (auto: one per core this process may use)", default: SETTINGS.workers.default, env: SETTINGS.workers.env },
   ],
-  examples: ["trustlist serve --port 8080 --db /var/lib/trustlist/trustlist.db", "TRUSTLIST_HOST=0.0.0.0 TRUSTLIST_PORT=8080 trustlist serve"],
+  examples: [
+    "trustlist serve --port 8080 --db /var/lib/trustlist/trustlist.db",
+    "TRUSTLIST_HOST=0.0.0.0 TRUSTLIST_PORT=8080 trustlist serve",
+    "trustlist serve --workers auto",
+  ],
   async run({ values }) {
     const config = loadConfig(values);
+    // A worker of `serve --workers N`, started by the supervisor (src/server/).
+    const role = workerRole();
+    if (role) return runWorker(config, role);
     const started = performance.now();
     // A taken port fails here, before the database is opened (or created). This probe binds
     // without SO_REUSEPORT, so it fails on a port another server holds even when that server asked
@@ -33,6 +44,9 @@ export const serve: Command = {
         throw listenError(error, config.host, config.port);
       }
     }
+    if (config.workers > 1) return superviseWorkers(config);
+    // Held until the process ends: a second serve on this file is refused, naming it.
+    lockDatabaseFile(config.dbPath);
     const store = openStore(config.dbPath, { create: true, migrations: "apply" });
     const runtime = createRuntime({ store, config });
     const services = createServices(runtime);
@@ -77,11 +91,7 @@ export const serve: Command = {
 
     // A first start on an empty database makes the operator account and its admin key; after the
     // bind, so a server that cannot listen never mints a key.
-    let firstKey: IssuedKey | null = null;
-    if ((await services.accounts.countAccounts()) === 0) {
-      await services.accounts.createAccount({ name: "operator", tier: "enterprise", daily_quota: 1_000_000_000 });
-      firstKey = await services.accounts.createKey({ account: "operator", scope: "admin", rate_tier: "partner", burst: 1_000_000, name: "first admin key" });
-    }
+    const firstKey = await firstStartKey(services);
 
     void services.blacklist.warm().then(() => {
       runtime.log.info("subject filter ready", { subjects: services.blacklist.subjects.size, ms: Math.round(performance.now() - started) });
@@ -91,11 +101,7 @@ export const serve: Command = {
     const address = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
     runtime.log.info("listening", { address, base_url: config.baseUrl, db: config.dbPath, startup_ms: Math.round(performance.now() - started) });
     runtime.log.flush();
-    console.error(`trustlist listening on ${address}  (docs: ${address}/docs, database: ${config.dbPath})`);
-    if (firstKey) {
-      console.error(`First start: created account 'operator' and this admin key (shown once, store it now):`);
-      console.error(`  ${firstKey.key}`);
-    }
+    announce(address, config.dbPath, firstKey);
 
     return "running";
   },

@@ -160,7 +160,7 @@ export function admitKeyed(
     });
   }
   // Counted only once admitted: a request refused above costs the account nothing.
-  count.used = used + 1;
+  gate.quota.charge(caller.accountId, count);
   gate.meter.record(caller.keyId, caller.accountId, endpoint);
   headers["x-ratelimit-remaining"] = caller.dailyQuota - used - 1;
   return caller;
