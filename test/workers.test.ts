@@ -1,0 +1,293 @@
+// `serve --workers N`: one service whatever worker a request lands on. Real processes (the compiled
+// binary, as an operator runs it), real SQLite files, and requests on fresh connections so the
+// kernel spreads them over the workers.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildBinary, cli, cliJson, readStderrUntil, type Server, startServer, workspace } from "./cli-helpers";
+
+const { dir: buildDir } = workspace("trustlist-workers-build-");
+let binary = "";
+beforeAll(() => {
+  binary = buildBinary(buildDir);
+});
+
+/** One request on a connection of its own. */
+async function fresh(base: string, path: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set("connection", "close");
+  return fetch(`${base}${path}`, { ...init, headers, keepalive: false });
+}
+
+async function statuses(count: number, request: () => Promise<Response>, concurrency = 8): Promise<number[]> {
+  const out: number[] = [];
+  let started = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (started < count) {
+        started++;
+        const response = await request();
+        await response.arrayBuffer();
+        out.push(response.status);
+      }
+    }),
+  );
+  return out;
+}
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+const check = (id: string) => `/v1/blacklist/check?provider=discord&id=${id}`;
+
+/** A running `serve --workers N` whose stdout (the JSON log lines) is collected as it comes. */
+interface Fleet extends Server {
+  adminKey: string;
+  db: string;
+  log(): string;
+  workerPids(): Map<number, number>;
+}
+
+async function startFleet(workers: number): Promise<Fleet> {
+  const { db } = workspace();
+  const server = await startServer([binary], db, undefined, true, ["--workers", String(workers), "--access-log", "on"]);
+  let stdout = "";
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of server.proc.stdout as ReadableStream<Uint8Array>) stdout += decoder.decode(chunk);
+  })();
+  return {
+    ...server,
+    db,
+    adminKey: server.stderr.match(/tl_live_\w{32}/)![0],
+    log: () => stdout,
+    workerPids() {
+      const pids = new Map<number, number>();
+      for (const line of stdout.split("\n")) {
+        if (!line.includes('"worker listening"')) continue;
+        const { worker, pid } = JSON.parse(line) as { worker: number; pid: number };
+        pids.set(worker, pid);
+      }
+      return pids;
+    },
+  };
+}
+
+async function until(condition: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await condition()) return true;
+    await Bun.sleep(20);
+  }
+  return false;
+}
+
+/** Workers that wrote an access line for a request with key `keyId` since `from` (an offset into the log). */
+function workersServing(fleet: Fleet, from: number, keyId: string): Set<number> {
+  const seen = new Set<number>();
+  for (const line of fleet.log().slice(from).split("\n")) {
+    if (!line.includes('"msg":"request"') || !line.includes(`"key_id":"${keyId}"`)) continue;
+    seen.add((JSON.parse(line) as { worker: number }).worker);
+  }
+  return seen;
+}
+
+for (const workers of [2, 3]) {
+  describe(`serve --workers ${workers} on SQLite`, () => {
+    let fleet: Fleet;
+    beforeAll(async () => {
+      fleet = await startFleet(workers);
+    });
+    afterAll(async () => {
+      if (fleet) await fleet.stop();
+    });
+
+    test("/healthz counts the workers up; every log line names its worker", async () => {
+      expect(await (await fresh(fleet.base, "/healthz")).json()).toEqual({ ok: true, workers });
+      expect(await until(() => fleet.workerPids().size === workers, 5000)).toBe(true);
+      for (const line of fleet.log().trim().split("\n")) expect(typeof JSON.parse(line).worker).toBe("number");
+    });
+
+    test("a revoke through one worker is refused by every worker from the next request", async () => {
+      cliJson(fleet.db, "accounts", "create", "--name", "revoked-guild", "--tier", "enterprise");
+      const { id, key } = cliJson(fleet.db, "keys", "create", "--account", "revoked-guild", "--rate-tier", "partner");
+      const from = fleet.log().length;
+      // Every worker has the key in its cache.
+      expect(new Set(await statuses(20, () => fresh(fleet.base, check("1"), { headers: bearer(key) })))).toEqual(new Set([200]));
+      const revoked = await fresh(fleet.base, `/v1/admin/keys/${id}`, { method: "DELETE", headers: bearer(fleet.adminKey) });
+      expect(revoked.status).toBe(200);
+      const after = await statuses(40, () => fresh(fleet.base, check("1"), { headers: bearer(key) }));
+      expect(after).toEqual(new Array(40).fill(401));
+      // The kernel spread those requests over every worker (the access lines name them).
+      await until(() => workersServing(fleet, from, id).size === workers, 1000);
+      expect(workersServing(fleet, from, id).size).toBe(workers);
+    });
+
+    test("a rotation and a suspension from the CLI apply on every worker from the next request", async () => {
+      cliJson(fleet.db, "accounts", "create", "--name", "cli-guild", "--tier", "enterprise");
+      const { id, key } = cliJson(fleet.db, "keys", "create", "--account", "cli-guild", "--rate-tier", "partner");
+      const other = cliJson(fleet.db, "keys", "create", "--account", "cli-guild", "--rate-tier", "partner");
+      await statuses(20, () => fresh(fleet.base, check("2"), { headers: bearer(key) }));
+      await statuses(20, () => fresh(fleet.base, check("2"), { headers: bearer(other.key) }));
+      const rotated = cliJson(fleet.db, "keys", "rotate", id);
+      expect(await statuses(40, () => fresh(fleet.base, check("2"), { headers: bearer(key) }))).toEqual(new Array(40).fill(401));
+      expect(new Set(await statuses(10, () => fresh(fleet.base, check("2"), { headers: bearer(rotated.key) })))).toEqual(new Set([200]));
+      expect(cli(fleet.db, "accounts", "update", "cli-guild", "--suspend").code).toBe(0);
+      expect(await statuses(40, () => fresh(fleet.base, check("2"), { headers: bearer(other.key) }))).toEqual(new Array(40).fill(402));
+    });
+
+    test("a write through one worker is seen by the checks of every worker", async () => {
+      cliJson(fleet.db, "accounts", "create", "--name", "writer", "--tier", "enterprise");
+      const { key } = cliJson(fleet.db, "keys", "create", "--account", "writer", "--rate-tier", "partner", "--scope", "write");
+      const subject = `9${workers}0001`;
+      // Every worker has answered "not banned" for it before (its caches hold the answer).
+      await statuses(20, () => fresh(fleet.base, check(subject), { headers: bearer(key) }));
+      const added = await fresh(fleet.base, "/v1/partner/blacklist", {
+        method: "POST",
+        headers: { ...bearer(key), "content-type": "application/json" },
+        body: JSON.stringify({ provider: "discord", provider_user_id: subject, severity: "ban", reason_code: "scam_trade" }),
+      });
+      expect(added.status).toBe(201);
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, async () => (await (await fresh(fleet.base, check(subject), { headers: bearer(key) })).json()) as { banned: boolean }),
+      );
+      expect(answers.every((answer) => answer.banned)).toBe(true);
+    });
+
+    test(`a daily quota of 100 admits at most 100 + ${workers - 1} of 200 calls over fresh connections`, async () => {
+      cliJson(fleet.db, "accounts", "create", "--name", "quota-guild", "--tier", "free", "--daily-quota", "100");
+      const { key } = cliJson(fleet.db, "keys", "create", "--account", "quota-guild", "--burst", "1000");
+      const got = await statuses(200, () => fresh(fleet.base, check("3"), { headers: bearer(key) }));
+      const admitted = got.filter((status) => status === 200).length;
+      expect(admitted).toBeGreaterThanOrEqual(100);
+      expect(admitted).toBeLessThanOrEqual(100 + workers - 1);
+      expect(got.filter((status) => status !== 200).every((status) => status === 429)).toBe(true);
+    });
+
+    test("a key's burst holds across workers; one connection still gets the whole burst", async () => {
+      cliJson(fleet.db, "accounts", "create", "--name", "burst-guild", "--tier", "enterprise");
+      // Free rate tier: 5 a second, bursts of 20.
+      const spread = cliJson(fleet.db, "keys", "create", "--account", "burst-guild", "--rate-tier", "free");
+      const started = performance.now();
+      const got = await statuses(80, () => fresh(fleet.base, check("4"), { headers: bearer(spread.key) }));
+      const seconds = (performance.now() - started) / 1000;
+      const admitted = got.filter((status) => status === 200).length;
+      expect(admitted).toBeGreaterThanOrEqual(20);
+      // The burst plus what refilled meanwhile: the shared bucket is exact.
+      expect(admitted).toBeLessThanOrEqual(20 + Math.ceil(5 * seconds));
+
+      const single = cliJson(fleet.db, "keys", "create", "--account", "burst-guild", "--rate-tier", "free");
+      const oneConnection: number[] = [];
+      for (let i = 0; i < 20; i++) oneConnection.push((await fetch(`${fleet.base}${check("5")}`, { headers: bearer(single.key) })).status);
+      expect(oneConnection).toEqual(new Array(20).fill(200));
+    });
+
+    test("/metrics answers the totals of every worker", async () => {
+      const scrape = async () => (await (await fresh(fleet.base, "/metrics", { headers: bearer(fleet.adminKey) })).text()).match(/route="\/healthz",status="200"} (\d+)/);
+      const before = Number((await scrape())?.[1] ?? 0);
+      await statuses(30, () => fresh(fleet.base, "/healthz"));
+      for (let i = 0; i < 5; i++) expect(Number((await scrape())![1])).toBe(before + 30);
+      const text = await (await fresh(fleet.base, "/metrics", { headers: bearer(fleet.adminKey) })).text();
+      expect(text).toContain(`trustlist_workers_up ${workers}`);
+    });
+  });
+}
+
+describe("serve --workers 2: life of the workers", () => {
+  test("20,000 lapsed entries expire once each, however many workers are asked to run the job", async () => {
+    const fleet = await startFleet(2);
+    try {
+      const file = join(fleet.db, "..", "lapsed.jsonl");
+      const day = 86_400_000;
+      const lines: string[] = [];
+      for (let i = 0; i < 20_000; i++) {
+        lines.push(
+          JSON.stringify({
+            type: "entry",
+            provider: "discord",
+            provider_user_id: `7${String(i).padStart(8, "0")}`,
+            severity: "ban",
+            scope: "global",
+            reason_code: "scam_trade",
+            issued_at: new Date(Date.now() - 2 * day).toISOString(),
+            expires_at: new Date(Date.now() - day).toISOString(),
+          }),
+        );
+      }
+      writeFileSync(file, lines.join("\n") + "\n");
+      expect(cli(fleet.db, "import", file).code).toBe(0);
+      const runs = await Promise.all(
+        Array.from({ length: 6 }, () => fresh(fleet.base, "/v1/admin/jobs/expire-entries", { method: "POST", headers: bearer(fleet.adminKey) })),
+      );
+      expect(runs.every((run) => run.status === 200 || run.status === 409)).toBe(true);
+      expect(runs.some((run) => run.status === 200)).toBe(true);
+      // A run may still be going on the worker that answered 409 to the others: ask until one finds nothing.
+      expect(
+        await until(async () => {
+          const run = await fresh(fleet.base, "/v1/admin/jobs/expire-entries", { method: "POST", headers: bearer(fleet.adminKey) });
+          return run.status === 200 && ((await run.json()) as { worked: number }).worked === 0;
+        }, 20_000),
+      ).toBe(true);
+      const sqlite = new Database(fleet.db, { readonly: true });
+      const feed = sqlite.query("SELECT count(*) AS rows, count(DISTINCT entry_id) AS entries FROM blacklist_changes WHERE type = 'expired'").get();
+      const active = sqlite.query("SELECT count(*) AS n FROM blacklist_entries WHERE status = 'active'").get();
+      sqlite.close();
+      expect(feed).toEqual({ rows: 20_000, entries: 20_000 });
+      expect(active).toEqual({ n: 0 });
+    } finally {
+      expect(await fleet.stop()).toBe(0);
+    }
+  }, 60_000);
+
+  test("a worker killed with SIGKILL: the others answer at once and it is back within a second; SIGTERM then exits 0", async () => {
+    const fleet = await startFleet(2);
+    expect(await until(() => fleet.workerPids().size === 2, 5000)).toBe(true);
+    const victim = fleet.workerPids().get(2)!;
+    process.kill(victim, "SIGKILL");
+    const killedAt = performance.now();
+    // Connections the kernel had queued on the dead worker's socket are reset; new ones go to the other.
+    let answered = false;
+    while (!answered && performance.now() - killedAt < 1000) {
+      answered = await fresh(fleet.base, "/healthz").then(
+        (response) => response.status === 200,
+        () => false,
+      );
+    }
+    expect(answered).toBe(true);
+    expect(new Set(await statuses(20, () => fresh(fleet.base, "/healthz")))).toEqual(new Set([200]));
+    expect(
+      await until(async () => {
+        const health = (await (await fresh(fleet.base, "/healthz")).json()) as { workers: number };
+        return health.workers === 2 && fleet.workerPids().get(2) !== victim;
+      }, 1000 - (performance.now() - killedAt) + 500),
+    ).toBe(true);
+    expect(fleet.log()).toContain('"msg":"worker exited","worker":2');
+    expect(await fleet.stop()).toBe(0);
+    expect(fleet.log()).toContain('"msg":"stopped","worker":1');
+    expect(fleet.log()).toContain('"msg":"stopped","worker":2');
+  });
+
+  test("a second serve on the same database file exits 1 naming the file, with or without workers", async () => {
+    const fleet = await startFleet(2);
+    try {
+      for (const extra of [[], ["--workers", "2"]]) {
+        const second = Bun.spawn([binary, "serve", "--port", "0", "--db", fleet.db, "--access-log", "off", ...extra], { stdout: "pipe", stderr: "pipe" });
+        const { text, exited } = await readStderrUntil(second, (t) => t.includes("listening on"));
+        if (!exited) second.kill("SIGKILL");
+        expect(await second.exited).toBe(1);
+        expect(text).toContain(fleet.db);
+      }
+      expect((await fresh(fleet.base, "/healthz")).status).toBe(200);
+    } finally {
+      await fleet.stop();
+    }
+  });
+
+  test("--workers takes a number from 1 or auto", () => {
+    const { db } = workspace();
+    for (const bad of ["0", "many", "-1"]) {
+      const result = cli(db, "serve", "--port", "0", "--workers", bad);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("--workers");
+    }
+  });
+});
