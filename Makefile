@@ -12,7 +12,7 @@ CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 SOURCES := $(shell find src migrations -type f) package.json bun.lock
 
-.PHONY: run test build deps migrations bench clean sdk postgres-server
+.PHONY: run test build deps migrations bench bench-postgres clean sdk postgres-server
 
 # Test files that also run on PostgreSQL (a throwaway cluster, scripts/with-postgres.sh). The rest
 # of the suite joins as each module's store gains its PostgreSQL side.
@@ -76,6 +76,10 @@ migrations: deps
 
 bench: dist/trustlist
 	bash bench/run.sh
+
+# Only the PostgreSQL part of the benchmark, on the data and SQLite file `make bench` left.
+bench-postgres: dist/trustlist postgres-server
+	bash bench/postgres.sh
 
 clean:
 	rm -rf dist node_modules .tools sdk/dist sdk/node_modules sdk/src/schema.d.ts

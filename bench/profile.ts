@@ -84,8 +84,8 @@ const ceilingCheck = makeCheck(ro, new Map([[key, { account: "bench" }]]));
 const store = openStore(values.db!);
 const mkRuntime = (access: boolean) =>
   createRuntime({ store, config: { dbPath: values.db!, accessLog: access }, log: new Logger({ access }, (text) => void writeSync(devNull, text)) });
-const rtOff = mkRuntime(false);
-const rtOn = mkRuntime(true);
+const rtOff = await mkRuntime(false);
+const rtOn = await mkRuntime(true);
 const servicesOff = createServices(rtOff);
 const appOff = buildApp(rtOff, { services: servicesOff });
 const appOn = buildApp(rtOn, { services: createServices(rtOn) });

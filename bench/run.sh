@@ -15,6 +15,8 @@
 #  7. a few pairs of rounds (ceiling, trustlist with --access-log off), for comparison
 #  7b. jobs: on a copy of the database, each periodic job run now (POST /v1/admin/jobs/{name})
 #     while a stream of cheap requests goes on: the worst request wait behind each (bench/jobs.ts)
+#  7c. PostgreSQL (BENCH_POSTGRES=1): import time, keyed check on 1 SQLite, 1 and 2 PostgreSQL
+#     instances (bench/postgres.sh)
 #  8. write bench/results/latest.md (and the raw files in bench/results/run-*/) and print it
 #
 # Knobs (environment): BENCH_ENTRIES (1000000), BENCH_QUERY_COUNT (200000), BENCH_CREATORS
@@ -290,10 +292,20 @@ if [ "$RUN_JOBS" = 1 ]; then
     say "  jobs bench failed (see jobs.err)"
 fi
 
+# ---- 7c. PostgreSQL ------------------------------------------------------------------------
+# The keyed check on one SQLite instance, one PostgreSQL instance and two PostgreSQL instances,
+# and the import into PostgreSQL (bench/postgres.sh, beside a throwaway cluster).
+if [ "${BENCH_POSTGRES:-1}" = 1 ]; then
+  say "postgres: import into PostgreSQL, then the keyed check on SQLite, PostgreSQL and two PostgreSQL instances"
+  BENCH_BIN=$BIN BENCH_DB=$DB BENCH_DATA=$DATA_ABS BENCH_RUN=$RUN bash bench/postgres.sh >"$RUN/postgres.out" 2>&1 ||
+    say "  postgres bench failed (see postgres.out)"
+fi
+
 # ---- 8. report ----------------------------------------------------------------------------
 fact loadavg_after "$(cut -d' ' -f1-3 /proc/loadavg)"
 fact total_seconds "$(elapsed "$T_START" "$(now)" | cut -d. -f1)"
 bun bench/report.ts "$RUN" >"$RUN/summary.md"
+if [ -s "$RUN/postgres.md" ]; then (echo; cat "$RUN/postgres.md") >>"$RUN/summary.md"; fi
 cp "$RUN/summary.md" bench/results/latest.md
 echo
 cat bench/results/latest.md

@@ -32,7 +32,7 @@ import { healthRoutes, metricsRoutes } from "../src/modules/ops";
 import { openStore } from "../src/db/client";
 import { admitKeyed } from "../src/http/auth";
 import { CheckQuery, CheckResult } from "../src/modules/blacklist/model";
-import { createRuntime } from "../src/runtime";
+import { createRuntime, type Runtime } from "../src/runtime";
 import { createServices } from "../src/services";
 import { fail, makeCheck, openReadOnly } from "./ceiling";
 
@@ -57,7 +57,7 @@ const dbPath = values.db!;
 const health = () => Response.json({ ok: true });
 
 /** Pieces of src/http/conventions.ts, copied so each can be measured alone (variants hook-*). */
-function conventionsCopy(runtime: ReturnType<typeof createRuntime>, upTo: string) {
+function conventionsCopy(runtime: Runtime, upTo: string) {
   const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
   let counter = 0;
   const prefix = Math.random().toString(36).slice(2, 8);
@@ -121,7 +121,7 @@ if (variant === "ceiling" || variant === "ceiling-headers") {
   stop = () => server.stop(true);
 } else if (variant.startsWith("elysia-") || variant.startsWith("hook-")) {
   const store = openStore(dbPath);
-  const runtime = createRuntime({ store, config: { dbPath, accessLog: false } });
+  const runtime = await createRuntime({ store, config: { dbPath, accessLog: false } });
   const { blacklist } = createServices(runtime);
   let app: any;
   if (variant === "elysia-bare") {
@@ -146,7 +146,7 @@ if (variant === "ceiling" || variant === "ceiling-headers") {
   stop = () => app.stop(true);
 } else if (variant === "conv" || variant === "conv-routes") {
   const store = openStore(dbPath);
-  const runtime = createRuntime({ store, config: { dbPath, accessLog: false } });
+  const runtime = await createRuntime({ store, config: { dbPath, accessLog: false } });
   const services = createServices(runtime);
   const { plugin, routeTable } = conventions(runtime);
   let app: any = new Elysia().use(plugin).use(healthRoutes(runtime));
@@ -164,7 +164,7 @@ if (variant === "ceiling" || variant === "ceiling-headers") {
   stop = () => app.stop(true);
 } else if (variant === "app" || variant === "app-log" || variant === "app-jobs") {
   const store = openStore(dbPath);
-  const runtime = createRuntime({ store, config: { dbPath, accessLog: variant !== "app" } });
+  const runtime = await createRuntime({ store, config: { dbPath, accessLog: variant !== "app" } });
   const services = createServices(runtime);
   const app = buildApp(runtime, { jobs: variant === "app-jobs", services });
   if (variant !== "app-jobs") setInterval(() => (runtime.meter.flush(), runtime.store.changes.check()), 1000);

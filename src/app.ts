@@ -29,7 +29,7 @@ export interface AppOptions {
 export function buildApp(runtime: Runtime, options: AppOptions = {}) {
   const services = options.services ?? createServices(runtime);
   // Requests run on one thread: another process's lock must never put it to sleep (db/write.ts).
-  runtime.store.neverBlockOnLocks();
+  if (runtime.store.dialect === "sqlite") runtime.store.neverBlockOnLocks();
   const jobs = jobRunner(runtime, services, options.exclusive);
   const { plugin, routeTable } = conventions(runtime);
   const gauges = async () => ({

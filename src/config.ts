@@ -65,13 +65,8 @@ function pick(flags: Flags, env: Env, setting: keyof typeof SETTINGS): Picked {
 export function resolveDbPath(flags: Flags, env: Env = process.env): string {
   const { value = DEFAULT_DB_PATH, source } = pick(flags, env, "db");
   if (typeof value !== "string" || value.trim() === "") throw new ConfigError(`${source} must name a file`);
-  // A URL must never become a file path (`postgres:/host/db` would be a folder created beside the binary).
-  if (isPostgresUrl(value)) {
-    throw new ConfigError(
-      `${source}: PostgreSQL is not available in this build yet: every module's data must first have its PostgreSQL store; use a SQLite file`,
-    );
-  }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) throw new ConfigError(`${source}: '${value.split("://")[0]}://' is not a database this build opens; give a SQLite file path`);
+  if (isPostgresUrl(value)) return value;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) throw new ConfigError(`${source}: '${value.split("://")[0]}://' is not a database this build opens; give a SQLite file path or a postgres:// URL`);
   return value;
 }
 

@@ -3,9 +3,10 @@
 import { type Clock, systemClock } from "./clock";
 import { type Config, loadConfig } from "./config";
 import { CursorCodec } from "./cursor";
-import { openStore, type Store } from "./db/client";
+import { openStore } from "./db/client";
+import type { Database } from "./db/database";
 import { createIdempotencyStore } from "./db/idempotency";
-import { newSecret, sqliteValueOrMake } from "./db/meta-store";
+import { createMetaStore, newSecret } from "./db/meta-store";
 import { KeyRegistry } from "./http/auth";
 import { IDEMPOTENCY_KEPT_MS, IdempotencyGate } from "./http/idempotency";
 import { MAX_CLIENT_BUCKETS, QuotaCounter, TokenBuckets } from "./http/limits";
@@ -16,7 +17,8 @@ import { type AccountsStore, createAccountsStore } from "./modules/accounts/stor
 
 export interface Runtime {
   config: Config;
-  store: Store;
+  /** The embedded SQLite file or PostgreSQL (src/db/database.ts). */
+  store: Database;
   /** Accounts, keys and usage: the tables the request path reads and the meter writes. */
   accountsStore: AccountsStore;
   clock: Clock;
@@ -49,12 +51,13 @@ export interface WorkerLink {
 
 export interface RuntimeOptions {
   config?: Partial<Config>;
-  store?: Store;
+  /** The database to run on; by default the SQLite file of `config.dbPath` (PostgreSQL is opened by the caller). */
+  store?: Database;
   clock?: Clock;
   log?: Logger;
 }
 
-export function createRuntime(options: RuntimeOptions = {}): Runtime {
+export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const config = { ...loadConfig({}, {}), ...options.config };
   const store = options.store ?? openStore(config.dbPath);
   const clock = options.clock ?? systemClock;
@@ -77,7 +80,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     metrics: new Metrics(),
     log: options.log ?? new Logger({ access: config.accessLog }),
     // The HMAC secret of paging cursors, made on first use and kept in the database.
-    cursors: new CursorCodec(sqliteValueOrMake(store.sqlite, "cursor_secret", newSecret)),
+    cursors: new CursorCodec(await createMetaStore(store).valueOrMake("cursor_secret", newSecret)),
     idempotency: new IdempotencyGate(createIdempotencyStore(store, now, IDEMPOTENCY_KEPT_MS)),
   };
 }

@@ -140,7 +140,7 @@ describe("GET /v1/account/usage", () => {
     expectEnvelope(await t.json("GET", CHECK, { key: k.key }), 429, "quota_exceeded");
     expectEnvelope(await t.json("GET", "/v1/account/usage", { key: k.key }), 429, "quota_exceeded");
     t.runtime.meter.flush();
-    const persisted = t.runtime.store.sqlite
+    const persisted = t.sqlite
       .query("SELECT sum(count) AS n FROM usage_endpoints WHERE key_id = ?")
       .get(k.keyId) as { n: number };
     expect(persisted.n).toBe(3);
@@ -451,7 +451,7 @@ describe("daily quota", () => {
     expect(Math.max(...remaining)).toBe(99);
 
     t.runtime.meter.flush();
-    const stored = t.runtime.store.sqlite.query("SELECT count FROM usage_daily WHERE account_id = ?").get(a.accountId) as { count: number };
+    const stored = t.sqlite.query("SELECT count FROM usage_daily WHERE account_id = ?").get(a.accountId) as { count: number };
     expect(stored.count).toBe(100);
 
     // Just before midnight UTC it is still exhausted; Retry-After counts down to it.

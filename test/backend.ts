@@ -2,7 +2,7 @@
 // TRUSTLIST_TEST_DB=postgres (scripts/with-postgres.sh starts a throwaway cluster and sets it).
 // Each test app gets a database of its own: a SQLite file in its temporary folder, or a new
 // PostgreSQL database cloned from a template migrated once per test process.
-import { afterAll } from "bun:test";
+import { afterAll, describe, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +11,11 @@ import type { OpenOptions } from "../src/db/client";
 import { type Database, openDatabase } from "../src/db/database";
 
 export const backend: "sqlite" | "postgres" = process.env.TRUSTLIST_TEST_DB === "postgres" ? "postgres" : "sqlite";
+
+/** `test` for tests of SQLite's own behaviour (locks, WAL, its file): skipped on PostgreSQL. */
+export const sqliteOnly = backend === "sqlite" ? test : test.skip;
+/** `describe` likewise. */
+export const describeSqliteOnly = backend === "sqlite" ? describe : describe.skip;
 
 const serverUrl = process.env.TRUSTLIST_TEST_POSTGRES_URL ?? "";
 if (backend === "postgres" && !serverUrl) throw new Error("TRUSTLIST_TEST_DB=postgres needs TRUSTLIST_TEST_POSTGRES_URL (scripts/with-postgres.sh sets both)");

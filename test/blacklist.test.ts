@@ -67,7 +67,7 @@ function expectPublicEntry(entry: Json) {
 }
 
 const outboxTypes = () =>
-  (t.runtime.store.sqlite.query("SELECT type FROM outbox_events ORDER BY rowid").all() as { type: string }[]).map((r) => r.type);
+  (t.sqlite.query("SELECT type FROM outbox_events ORDER BY rowid").all() as { type: string }[]).map((r) => r.type);
 
 /** Walks the list with `limit` and returns every page. */
 async function walk(query = "", limit = 2, between?: (page: number) => Promise<void>) {
@@ -167,7 +167,7 @@ describe("POST /v1/partner/blacklist", () => {
     expect(outboxTypes()).toEqual([]);
     const entry = await add({ evidence: "private notes", username: "someone" });
     expect(outboxTypes()).toEqual(["blacklist.added"]);
-    const row = t.runtime.store.sqlite.query("SELECT payload FROM outbox_events").get() as { payload: string };
+    const row = t.sqlite.query("SELECT payload FROM outbox_events").get() as { payload: string };
     const payload = JSON.parse(row.payload);
     expect(payload.id).toBe(entry.id);
     expectPublicEntry(payload);
@@ -182,7 +182,7 @@ describe("POST /v1/partner/blacklist", () => {
   });
 
   test("the entry, its change row and its outbox event are one transaction: a failing outbox write stores nothing", async () => {
-    t.runtime.store.sqlite.run(
+    t.sqlite.run(
       "CREATE TRIGGER outbox_fails BEFORE INSERT ON outbox_events BEGIN SELECT RAISE(ABORT, 'outbox unavailable'); END",
     );
     const res = await t.json("POST", "/v1/partner/blacklist", {
@@ -190,7 +190,7 @@ describe("POST /v1/partner/blacklist", () => {
       body: { provider: "discord", provider_user_id: "42", severity: "ban", reason_code: "scam_trade" },
     });
     expectEnvelope(res, 500, "internal");
-    t.runtime.store.sqlite.run("DROP TRIGGER outbox_fails");
+    t.sqlite.run("DROP TRIGGER outbox_fails");
     expect((await check("discord", "42")).body.banned).toBe(false);
     expect((await get("/v1/blacklist")).body.data).toEqual([]);
     expect((await get("/v1/blacklist/changes")).body.data).toEqual([]);
@@ -269,7 +269,7 @@ describe("POST /v1/partner/blacklist/:id/overturn", () => {
     expect(overturned.seq).toBeGreaterThan(feed.body.data[0].seq);
     expect(outboxTypes()).toEqual(["blacklist.added", "blacklist.overturned"]);
     const payload = JSON.parse(
-      (t.runtime.store.sqlite.query("SELECT payload FROM outbox_events WHERE type = 'blacklist.overturned'").get() as { payload: string }).payload,
+      (t.sqlite.query("SELECT payload FROM outbox_events WHERE type = 'blacklist.overturned'").get() as { payload: string }).payload,
     );
     expect(payload.id).toBe(entry.id);
     expectPublicEntry(payload);
@@ -282,11 +282,11 @@ describe("POST /v1/partner/blacklist/:id/overturn", () => {
 
   test("the overturn and its event are one transaction: a failing outbox write leaves the entry active", async () => {
     const entry = await add({ provider_user_id: "777" });
-    t.runtime.store.sqlite.run(
+    t.sqlite.run(
       "CREATE TRIGGER outbox_fails BEFORE INSERT ON outbox_events BEGIN SELECT RAISE(ABORT, 'outbox unavailable'); END",
     );
     expectEnvelope(await t.json("POST", `/v1/partner/blacklist/${entry.id}/overturn`, { key: writer.key, body: {} }), 500, "internal");
-    t.runtime.store.sqlite.run("DROP TRIGGER outbox_fails");
+    t.sqlite.run("DROP TRIGGER outbox_fails");
     expect((await check("discord", "777")).body.banned).toBe(true);
     expect((await get("/v1/blacklist/changes")).body.data.map((c: Json) => c.type)).toEqual(["added"]);
     const retry = await t.json("POST", `/v1/partner/blacklist/${entry.id}/overturn`, { key: writer.key, body: {} });

@@ -105,15 +105,15 @@ describe("flags", () => {
     expect(run(["keys", "list", "--zzzzzz", "--db", db]).stderr).not.toContain("did you mean");
   }, 60_000);
 
-  test("a database URL is never taken for a file path: refused, nothing created", () => {
+  test("a database URL is never taken for a file path: PostgreSQL is connected to (its password never shown), others refused; nothing created", () => {
     const { dir } = migratedWorkspace();
-    for (const [args, env, hint] of [
-      [["serve", "--db", "postgres://user:secret@db.example/trustlist", "--port", "0"], {}, "--db: PostgreSQL is not available in this build yet"],
-      [["keys", "list"], { TRUSTLIST_DB: "postgresql://db.example/trustlist" }, "TRUSTLIST_DB: PostgreSQL is not available"],
-      [["accounts", "list", "--db", "mysql://db.example/trustlist"], {}, "'mysql://' is not a database this build opens"],
+    for (const [args, env, code, hint] of [
+      [["serve", "--db", "postgres://user:secret@127.0.0.1:1/trustlist", "--port", "0"], {}, 1, "cannot connect to postgres://user:***@127.0.0.1:1/trustlist"],
+      [["keys", "list"], { TRUSTLIST_DB: "postgresql://user:secret@127.0.0.1:1/trustlist" }, 1, "cannot connect to postgresql://user:***@127.0.0.1:1/trustlist"],
+      [["accounts", "list", "--db", "mysql://db.example/trustlist"], {}, 2, "'mysql://' is not a database this build opens"],
     ] as const) {
       const result = run([...args], { env: { ...env }, cwd: dir });
-      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.code, args.join(" ")).toBe(code);
       expect(result.stderr, args.join(" ")).toContain(hint);
       expect(result.stderr).not.toContain("secret");
     }

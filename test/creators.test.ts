@@ -22,7 +22,7 @@ const trust = (handle: string) => t.json("GET", `/v1/users/${handle}/trust`, { k
 const ban = (body: Record<string, unknown>) =>
   t.json("POST", "/v1/partner/blacklist", { key: writer, body: { severity: "ban", reason_code: "scam_trade", ...body } });
 const events = (type: string) =>
-  t.runtime.store.sqlite.query<{ payload: string }, [string]>("SELECT payload FROM outbox_events WHERE type = ? ORDER BY id").all(type).map((r) => JSON.parse(r.payload));
+  t.sqlite.query<{ payload: string }, [string]>("SELECT payload FROM outbox_events WHERE type = ? ORDER BY id").all(type).map((r) => JSON.parse(r.payload));
 
 /** A creator joined `ageDays` ago with the given level and linked accounts. */
 async function creator(handle: string, options: { level?: number; ageDays?: number; accounts?: Array<Record<string, unknown>> } = {}) {
@@ -270,7 +270,7 @@ describe("snapshots and the 30-day trend", () => {
     // Day 45: the daily job recomputes (age 45 days → +1) and snapshots everyone.
     t.clock.advance(35 * DAY);
     expect(await t.services.creators.refreshAll()).toBe(4);
-    const snapshots = t.runtime.store.sqlite.query("SELECT count(*) AS n FROM trust_snapshots WHERE day = ?").get(new Date(t.clock.now()).toISOString().slice(0, 10)) as { n: number };
+    const snapshots = t.sqlite.query("SELECT count(*) AS n FROM trust_snapshots WHERE day = ?").get(new Date(t.clock.now()).toISOString().slice(0, 10)) as { n: number };
     expect(snapshots.n).toBe(4);
     // From 30 days ago (day 15) the latest snapshot is day 10's 110; now 111.
     expect((await trust("grower")).body.trend).toEqual({ direction: "up", delta: 1, from: 110, window_days: 30 });

@@ -3,6 +3,7 @@
 // heavy ties (most creators have no vouches or deals) and with rows written in any order.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createMetaStore } from "../src/db/meta-store";
+import type { ExternalChanges } from "../src/db/changes";
 import { DirectoryIndex } from "../src/modules/public/directory-index";
 import { createTestApp, type TestApp } from "./helpers";
 
@@ -12,7 +13,7 @@ const WORDS = ["forge", "pixel", "studio", "the", "crimson", "blox", "realm", "o
 
 beforeAll(async () => {
   t = await createTestApp();
-  const sqlite = t.runtime.store.sqlite;
+  const sqlite = t.sqlite;
   let seed = 7;
   const random = (n: number) => {
     seed = (seed * 1103515245 + 12345) % 2147483648;
@@ -30,7 +31,7 @@ beforeAll(async () => {
       insert.run(id, `maker${i}`, 1_000 * random(500), 50 + random(120), random(4) === 0 ? random(5) : 0, random(6) === 0 ? random(3) : 0, text, random(2) ? "discord" : "discord,roblox");
     }
   })();
-  index = new DirectoryIndex(sqlite, t.runtime.store.changes, createMetaStore(t.runtime.store));
+  index = new DirectoryIndex(sqlite, t.runtime.store.changes as ExternalChanges, createMetaStore(t.runtime.store));
   await index.refresh();
 });
 afterAll(() => t.close());
@@ -38,7 +39,7 @@ afterAll(() => t.close());
 const ORDER = { newest: "created_at DESC, id", trust: "trust_score DESC, id", vouches: "vouch_count DESC, id", deals: "deal_count DESC, id" } as const;
 
 test("matches and pages agree with SQL for every sort, page size and offset", () => {
-  const sqlite = t.runtime.store.sqlite;
+  const sqlite = t.sqlite;
   const rows = sqlite.query<{ rowid: number; search_text: string; platforms: string }, []>("SELECT rowid, search_text, platforms FROM creators").all();
   for (const q of ["forge", "the", "pixel studio", "owl craft", "crimson9", "maker12", "zzz"]) {
     for (const platform of [null, "roblox"]) {
@@ -64,7 +65,7 @@ test("matches and pages agree with SQL for every sort, page size and offset", ()
 
 /** Every page of `query` for prefixes and platforms, against SQL's ORDER BY on the same filter. */
 function expectQueriesAgree(app: TestApp, dirIndex: DirectoryIndex) {
-  const sqlite = app.runtime.store.sqlite;
+  const sqlite = app.sqlite;
   for (const prefix of ["", "m", "maker1", "maker2", "x"]) {
     for (const platform of [null, "roblox", "discord"]) {
       for (const [sort, order] of Object.entries(ORDER) as Array<[keyof typeof ORDER, string]>) {
@@ -91,7 +92,7 @@ test("handle prefixes and platforms, through query(), agree with SQL: ids out of
 test("the same with ids ascending with slots (ties broken by slot), and after changes", async () => {
   const ordered = await createTestApp();
   try {
-    const sqlite = ordered.runtime.store.sqlite;
+    const sqlite = ordered.sqlite;
     const insert = sqlite.prepare(
       `INSERT INTO creators (id, handle, joined_at, created_at, updated_at, trust_computed_at, trust_score, vouch_count, deal_count, search_text, platforms)
        VALUES (?1, ?2, 0, ?3, 0, 0, ?4, ?5, 0, ?2, ?6)`,
@@ -99,7 +100,7 @@ test("the same with ids ascending with slots (ties broken by slot), and after ch
     sqlite.transaction(() => {
       for (let i = 0; i < 2500; i++) insert.run(`crt_${String(i).padStart(6, "0")}`, `maker${i}`, 1_000 * (i % 40), 50 + (i % 7), i % 5 === 0 ? i % 3 : 0, i % 3 ? "discord" : "discord,roblox");
     })();
-    const orderedIndex = new DirectoryIndex(sqlite, ordered.runtime.store.changes, createMetaStore(ordered.runtime.store));
+    const orderedIndex = new DirectoryIndex(sqlite, ordered.runtime.store.changes as ExternalChanges, createMetaStore(ordered.runtime.store));
     await orderedIndex.refresh();
     expect((orderedIndex as unknown as { idsFollowSlots: boolean }).idsFollowSlots).toBe(true);
     expectQueriesAgree(ordered, orderedIndex);

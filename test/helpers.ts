@@ -1,5 +1,6 @@
-// Shared test setup: a real app on a real SQLite file in a temporary folder, a manual clock, and
-// small helpers to call it through `app.handle` the way an HTTP client would.
+// Shared test setup: a real app on a real database (a SQLite file in a temporary folder, or a fresh
+// PostgreSQL database when TRUSTLIST_TEST_DB=postgres: test/backend.ts), a manual clock, and small
+// helpers to call it through `app.handle` the way an HTTP client would.
 import { expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,10 +8,13 @@ import { join } from "node:path";
 import { buildApp } from "../src/app";
 import { ManualClock } from "../src/clock";
 import type { Config } from "../src/config";
+import type { Database as SqliteConnection } from "bun:sqlite";
 import { openStore } from "../src/db/client";
+import { openDatabase } from "../src/db/database";
 import type { ApiTier, KeyScope, RateTier } from "../src/db/schema";
 import { createRuntime, type Runtime } from "../src/runtime";
 import { createServices, type Services } from "../src/services";
+import { backend, dropDatabase, freshDatabaseLocation } from "./backend";
 
 export interface TestApp {
   app: ReturnType<typeof buildApp>;
@@ -18,14 +22,23 @@ export interface TestApp {
   services: Services;
   clock: ManualClock;
   dir: string;
+  /** The SQLite file, or the PostgreSQL URL. */
   dbPath: string;
+  /**
+   * Rows of a statement run on the app's database, on either backend: `?` placeholders, and SQL
+   * both dialects read (`CAST(count(*) AS INTEGER)`, not `::int`). For setting up and inspecting
+   * what the API cannot show.
+   */
+  rows<T = any>(query: string, ...params: unknown[]): Promise<T[]>;
+  /** The raw SQLite connection, for tests of SQLite's own behaviour (they skip on PostgreSQL). */
+  readonly sqlite: SqliteConnection;
   /** Calls the app with an optional bearer key and JSON body. */
   call(method: string, path: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
   /** Like `call`, and parses the JSON body. */
   json<T = any>(method: string, path: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: T; headers: Headers }>;
   /** A new account with one key. */
   account(options?: { tier?: ApiTier; scope?: KeyScope; rateTier?: RateTier; dailyQuota?: number; burst?: number; name?: string }): Promise<{ accountId: string; key: string; keyId: string }>;
-  close(): void;
+  close(): Promise<void>;
 }
 
 let counter = 0;
@@ -36,10 +49,10 @@ export function tempDir(prefix = "trustlist-test-"): string {
 
 export async function createTestApp(options: { clock?: ManualClock; dir?: string; config?: Partial<Config> } = {}): Promise<TestApp> {
   const dir = options.dir ?? tempDir();
-  const dbPath = join(dir, "trustlist.db");
+  const dbPath = await freshDatabaseLocation(dir);
   const clock = options.clock ?? new ManualClock();
-  const store = openStore(dbPath);
-  const runtime = createRuntime({ store, clock, config: { dbPath, accessLog: false, ...options.config } });
+  const store = backend === "sqlite" ? openStore(dbPath) : (await openDatabase(dbPath)).database;
+  const runtime = await createRuntime({ store, clock, config: { dbPath, accessLog: false, ...options.config } });
   const services = createServices(runtime);
   const app = buildApp(runtime, { services });
   // As `serve` does: checks of unlisted subjects are answered from the filter, not SQLite.
@@ -62,6 +75,15 @@ export async function createTestApp(options: { clock?: ManualClock; dir?: string
     dir,
     dbPath,
     call,
+    async rows(query, ...params) {
+      if (store.dialect === "sqlite") return store.sqlite.query(query).all(...(params as any[])) as any[];
+      let n = 0;
+      return [...(await store.sql().unsafe(query.replace(/\?/g, () => `$${++n}`), params as any[]))];
+    },
+    get sqlite() {
+      if (store.dialect !== "sqlite") throw new Error("a SQLite-only test ran on PostgreSQL: skip it there (test/backend.ts sqliteOnly)");
+      return store.sqlite;
+    },
     async json(method, path, opts) {
       const res = await call(method, path, opts);
       const text = await res.text();
@@ -81,8 +103,9 @@ export async function createTestApp(options: { clock?: ManualClock; dir?: string
       });
       return { accountId: account.id, key: key.key, keyId: key.id };
     },
-    close() {
-      store.close();
+    async close() {
+      await store.close();
+      await dropDatabase(dbPath);
       if (!options.dir) rmSync(dir, { recursive: true, force: true });
     },
   };

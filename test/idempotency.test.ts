@@ -19,9 +19,9 @@ const ENTRY = { provider: "discord", provider_user_id: "80351110224678912", seve
 const addEntry = (idempotencyKey: string, body: unknown = ENTRY, key = writer.key) =>
   t.json("POST", "/v1/partner/blacklist", { key, body, headers: { "idempotency-key": idempotencyKey } });
 
-const count = (table: string) => (t.runtime.store.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (table: string) => (t.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 const outboxTypes = () =>
-  (t.runtime.store.sqlite.query("SELECT type FROM outbox_events ORDER BY rowid").all() as { type: string }[]).map((r) => r.type);
+  (t.sqlite.query("SELECT type FROM outbox_events ORDER BY rowid").all() as { type: string }[]).map((r) => r.type);
 
 describe("a repeat of the same request", () => {
   test("gets the same status and body with Idempotent-Replayed, and writes no second entry or event", async () => {
@@ -134,9 +134,9 @@ test("two servers on one database: the write that loses the race for a key rolls
 });
 
 test("a 5xx answer is not kept: the retry runs again and writes once", async () => {
-  t.runtime.store.sqlite.run("CREATE TRIGGER outbox_fails BEFORE INSERT ON outbox_events BEGIN SELECT RAISE(ABORT, 'outbox unavailable'); END");
+  t.sqlite.run("CREATE TRIGGER outbox_fails BEFORE INSERT ON outbox_events BEGIN SELECT RAISE(ABORT, 'outbox unavailable'); END");
   expectEnvelope(await addEntry("flaky-1"), 500, "internal");
-  t.runtime.store.sqlite.run("DROP TRIGGER outbox_fails");
+  t.sqlite.run("DROP TRIGGER outbox_fails");
   const retry = await addEntry("flaky-1");
   expect(retry.status).toBe(201);
   expect(retry.headers.get("idempotent-replayed")).toBeNull();
@@ -229,7 +229,7 @@ describe("answers that issue a secret", () => {
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.body.id).toBe(first.body.id);
     expect(again.body.key).toBe(`${secret.slice(0, 12)}…`);
-    const stored = t.runtime.store.sqlite.query("SELECT body FROM idempotency_keys").all() as { body: string | null }[];
+    const stored = t.sqlite.query("SELECT body FROM idempotency_keys").all() as { body: string | null }[];
     expect(stored.length).toBeGreaterThan(0);
     for (const row of stored) expect(row.body ?? "").not.toContain(secret);
     // The secret of the first answer still works: the replay issued nothing new.

@@ -36,7 +36,7 @@ test("the expiry job marks lapsed entries expired and records them in the change
   await job("expire-entries").run();
   await job("expire-entries").run();
 
-  const status = t.runtime.store.sqlite.query("SELECT id, status FROM blacklist_entries ORDER BY provider_user_id").all();
+  const status = t.sqlite.query("SELECT id, status FROM blacklist_entries ORDER BY provider_user_id").all();
   expect(status).toEqual([
     { id: short.id, status: "expired" },
     { id: permanent.id, status: "active" },
@@ -55,7 +55,7 @@ test("the flush job persists metering, and pruning drops usage older than 93 day
   t = await createTestApp();
   const { key, keyId, accountId } = await t.account({ burst: 10_000 });
   for (let i = 0; i < 3; i++) await t.call("GET", "/v1/blacklist/check?provider=roblox&id=5", { key });
-  const sqlite = t.runtime.store.sqlite;
+  const sqlite = t.sqlite;
   expect(sqlite.query("SELECT count(*) AS n FROM usage_endpoints").get()).toEqual({ n: 0 });
   await job("flush-metering").run();
   expect(sqlite.query("SELECT key_id, day, endpoint, count FROM usage_endpoints").all()).toEqual([
@@ -78,7 +78,7 @@ test("the 00:05 trust job snapshots every creator for the day; the 5-minute job 
   expect(job("public-stats").pattern).toBe("0 */5 * * * *");
   for (const handle of ["one", "two", "three"]) await t.services.creators.upsert(handle, { verification_level: 1, joined_at: "2026-10-22T10:00:00Z" });
   const snapshots = (day: string) =>
-    t.runtime.store.sqlite.query<{ creator_id: string; score: number }, [string]>("SELECT creator_id, score FROM trust_snapshots WHERE day = ?").all(day);
+    t.sqlite.query<{ creator_id: string; score: number }, [string]>("SELECT creator_id, score FROM trust_snapshots WHERE day = ?").all(day);
   expect(snapshots("2026-11-21")).toHaveLength(3);
   // Joined 30 days ago: the next day's job adds the first month of age (+1) with no write at all.
   t.clock.set("2026-11-22T00:05:00Z");
@@ -120,7 +120,7 @@ test("the expiry job gives way to requests between slices, and its result is exa
   expect(finished).toBe(false);
   expect(await run).toBe(1_500);
 
-  const sqlite = t.runtime.store.sqlite;
+  const sqlite = t.sqlite;
   const expired = sqlite.query<{ entry_id: string; n: number }, []>(
     "SELECT entry_id, count(*) AS n FROM blacklist_changes WHERE type = 'expired' GROUP BY entry_id ORDER BY entry_id",
   );
@@ -138,7 +138,7 @@ test("the daily trust refresh and the usage prune give way to requests between s
   t = await createTestApp();
   const { key, keyId } = await t.account({ burst: 10_000 });
   for (let i = 0; i < 300; i++) await t.services.creators.upsert(`creator${i}`, { verification_level: 1 });
-  const sqlite = t.runtime.store.sqlite;
+  const sqlite = t.sqlite;
   const insert = sqlite.prepare("INSERT INTO usage_endpoints (key_id, day, endpoint, count) VALUES (?, ?, ?, 1)");
   sqlite.transaction(() => {
     for (let i = 0; i < 5_000; i++) insert.run(keyId, "2026-01-01", `GET /route-${i}`);

@@ -4,6 +4,7 @@
 // Real processes on real SQLite files: a child holds the lock until the test releases it.
 import { afterEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import type { Store } from "../src/db/client";
 import { join } from "node:path";
 import { startServer } from "./cli-helpers";
 import { createTestApp, expectEnvelope, tempDir, type TestApp } from "./helpers";
@@ -63,7 +64,7 @@ afterEach(() => {
 test("while another process holds the lock: reads answer, a write is 503 busy with Retry-After and changes nothing", async () => {
   t = await createTestApp();
   // The 5 s default shortened so the test does not wait it out; the behaviour is the same.
-  t.runtime.store.neverBlockOnLocks({ writeWaitMs: 300 });
+  (t.runtime.store as Store).neverBlockOnLocks({ writeWaitMs: 300 });
   const reader = await t.account({ burst: 10_000 });
   const partner = await t.account({ scope: "write", burst: 10_000 });
   holder = await holdWriteLock(t.dbPath);
@@ -85,14 +86,14 @@ test("while another process holds the lock: reads answer, a write is 503 busy wi
   await holder.release();
   const after = await t.json("GET", "/v1/blacklist/check?provider=discord&id=777", { key: reader.key });
   expect(after.body.banned).toBe(false);
-  expect(t.runtime.store.sqlite.query("SELECT count(*) AS n FROM blacklist_entries").get()).toEqual({ n: 0 });
+  expect(t.sqlite.query("SELECT count(*) AS n FROM blacklist_entries").get()).toEqual({ n: 0 });
   // The lock holder's own write is there: the server waited for it instead of breaking it.
-  expect(t.runtime.store.sqlite.query("SELECT value FROM meta WHERE key = 'lock_holder'").get()).toEqual({ value: "held" });
+  expect(t.sqlite.query("SELECT value FROM meta WHERE key = 'lock_holder'").get()).toEqual({ value: "held" });
 
   // Once the lock is gone the same write goes through, and every metered call is persisted.
   expect((await t.json("POST", "/v1/partner/blacklist", { key: partner.key, body: entry })).status).toBe(201);
   expect(await t.runtime.meter.flush()).toBeGreaterThan(0);
-  const persisted = t.runtime.store.sqlite
+  const persisted = t.sqlite
     .query<{ n: number }, [string]>("SELECT sum(count) AS n FROM usage_endpoints WHERE key_id = ? AND endpoint = 'GET /v1/blacklist/check'")
     .get(reader.keyId);
   expect(persisted).toEqual({ n: 6 });

@@ -91,7 +91,7 @@ async function completedDeal(from: string, to: string): Promise<string> {
 
 /** Outbox rows in write order, payloads parsed. */
 function events(): Array<{ type: string; payload: Json }> {
-  const rows = t.runtime.store.sqlite.query("SELECT type, payload FROM outbox_events ORDER BY rowid").all() as Array<{ type: string; payload: string }>;
+  const rows = t.sqlite.query("SELECT type, payload FROM outbox_events ORDER BY rowid").all() as Array<{ type: string; payload: string }>;
   return rows.map((r) => ({ type: r.type, payload: JSON.parse(r.payload) }));
 }
 
@@ -118,7 +118,7 @@ async function expectNoChange(handles: string[], attempt: () => Promise<unknown>
 
 /** Makes every write to `table` fail inside SQLite, for the duration of `body`. */
 async function failingWrites<T>(table: string, op: "INSERT" | "UPDATE", when: string, body: () => Promise<T>): Promise<T> {
-  const sqlite = t.runtime.store.sqlite;
+  const sqlite = t.sqlite;
   sqlite.run(`CREATE TRIGGER test_fault BEFORE ${op} ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'injected fault'); END`);
   try {
     return await body();
@@ -404,7 +404,7 @@ describe("deals", () => {
       expectEnvelope(await send("POST", "/v1/partner/deals", { from: "alice" }), 400, "invalid_request");
       expectEnvelope(await send("POST", "/v1/partner/deals", { from: "alice", to: "bob", status: "completed" }), 422, "unprocessable");
     });
-    expect(t.runtime.store.sqlite.query("SELECT count(*) AS n FROM deals").get()).toEqual({ n: 0 });
+    expect(t.sqlite.query("SELECT count(*) AS n FROM deals").get()).toEqual({ n: 0 });
   });
 });
 
@@ -852,7 +852,7 @@ describe("every write is one transaction with its score change and its events", 
     await creators("alice", "bob");
     const id = await pendingDeal("alice", "bob");
     await act(id, "confirm");
-    const bobId = (t.runtime.store.sqlite.query("SELECT id FROM creators WHERE handle = 'bob'").get() as { id: string }).id;
+    const bobId = (t.sqlite.query("SELECT id FROM creators WHERE handle = 'bob'").get() as { id: string }).id;
     await expectNoChange(["alice", "bob"], async () => {
       const res = await failingWrites("creators", "UPDATE", `NEW.id = '${bobId}'`, () => act(id, "complete"));
       expectEnvelope(res, 500, "internal");

@@ -164,7 +164,7 @@ describe("the suggestion pool", () => {
     writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
     await new TransferService(kit.t.runtime.store, kit.t.services, kit.t.clock, { rebuildIndexesFromBytes: 0 }).importFile(file);
     kit.t.services.public.refreshGramCounts();
-    kit.t.runtime.store.sqlite.run("INSERT INTO search_names_fts(search_names_fts) VALUES ('integrity-check')");
+    kit.t.sqlite.run("INSERT INTO search_names_fts(search_names_fts) VALUES ('integrity-check')");
     expect(await suggestions("confirmedcrok")).toContain("confirmedcrook");
     expect(await suggestions("whisperd")).toEqual([]);
     expect((await suggestions("carol_hiden")).join(" ")).not.toContain("carol_hidden");

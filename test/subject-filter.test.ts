@@ -46,7 +46,7 @@ test("rows another process writes after the filter is built are found on the ver
 
 test("a built filter says no for almost every unlisted subject and yes for every listed one", async () => {
   t = await createTestApp();
-  const sqlite = t.runtime.store.sqlite;
+  const sqlite = t.sqlite;
   const insert = sqlite.prepare(
     `INSERT INTO blacklist_entries (id, provider, provider_user_id, severity, scope, vertical, reason_code, issued_at,
        appealable, high_risk, watchlist, status, created_at)

@@ -29,8 +29,8 @@ function importLines(rows: unknown[], rebuildIndexesFromBytes: number) {
 }
 
 const journalMode = (db: Database) => db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()!.journal_mode;
-const indexNames = () => t.runtime.store.sqlite.query("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").all();
-const triggerCount = () => (t.runtime.store.sqlite.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger'").get() as { n: number }).n;
+const indexNames = () => t.sqlite.query("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").all();
+const triggerCount = () => (t.sqlite.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger'").get() as { n: number }).n;
 const search = async (q: string) => (await t.json("GET", `/v1/public/blacklist/check?q=${q}`)).body;
 const directory = async (q: string) => (await t.json("GET", `/v1/public/directory?q=${q}`)).body;
 
@@ -44,7 +44,7 @@ test("a bulk import rebuilds the suggestion index: names, usernames and haystack
   expect((await directory("lotusrbx")).total).toBe(1);
   expect((await search("scamhydr")).suggestions).toContain("scamhydra");
   expect((await search("lotusforg")).suggestions).toContain("lotusforge");
-  t.runtime.store.sqlite.run("INSERT INTO search_names_fts(search_names_fts) VALUES ('integrity-check')");
+  t.sqlite.run("INSERT INTO search_names_fts(search_names_fts) VALUES ('integrity-check')");
 
   // The triggers are back: later writes are indexed row by row again.
   await t.json("PUT", "/v1/partner/creators/nightowl", { key: writer, body: { display_name: "Night Owl Builds" } });
@@ -52,7 +52,7 @@ test("a bulk import rebuilds the suggestion index: names, usernames and haystack
 });
 
 test("a bulk import leaves the suggestion index in one segment, so later deletes do no merge work", async () => {
-  const sqlite = t.runtime.store.sqlite;
+  const sqlite = t.sqlite;
   // A small flush size makes the rebuild write many segments, as a million names do.
   sqlite.run("INSERT INTO search_names_fts(search_names_fts, rank) VALUES ('hashsize', 512)");
   const many = Array.from({ length: 300 }, (_, i) => ({ ...lines[2], provider_user_id: String(9000 + i), username: `suspect_${i}_name` }));
@@ -66,7 +66,7 @@ test("a failed bulk import leaves triggers, indexes and data as they were", asyn
   const before = triggerCount();
   const indexes = indexNames();
   await expect(importLines([...lines, { type: "vouch", from: "lotusforge", to: "lotusforge" }], 0)).rejects.toThrow("line 4");
-  expect(journalMode(t.runtime.store.sqlite)).toBe("wal");
+  expect(journalMode(t.sqlite)).toBe("wal");
   expect(triggerCount()).toBe(before);
   expect(indexNames()).toEqual(indexes);
   expect((await directory("lotus")).total).toBe(0);
@@ -78,13 +78,13 @@ test("a failed bulk import leaves triggers, indexes and data as they were", asyn
 test("an import beside another open connection keeps WAL, and one alone leaves the file in WAL again", async () => {
   // Alone, the import writes through a rollback journal; another connection (a server, a backup)
   // keeps the file in WAL, which that connection's reads rely on.
-  const other = new Database(t.runtime.store.path);
+  const other = new Database(t.dbPath);
   other.query("SELECT count(*) FROM creators").get();
   expect(await importLines(lines.slice(0, 2), 0)).toMatchObject({ creators: 1, connections: 1 });
   expect(journalMode(other)).toBe("wal");
   other.close();
   expect(await importLines(lines.slice(2), 0)).toMatchObject({ entries: 1 });
-  expect(journalMode(t.runtime.store.sqlite)).toBe("wal");
+  expect(journalMode(t.sqlite)).toBe("wal");
   expect((await directory("lotusrbx")).total).toBe(1);
   expect((await search("scamhydr")).suggestions).toContain("scamhydra");
 });
@@ -120,7 +120,7 @@ test("a large import computes every creator, the feed and the indexes exactly as
   rows.push({ type: "creator", handle: "loner", verification_level: 0, joined_at: "2025-01-01T00:00:00Z" });
   expect(await importLines(rows, 0)).toMatchObject({ creators: N + 1, entries: entries.length });
 
-  const sqlite = t.runtime.store.sqlite;
+  const sqlite = t.sqlite;
   const columns =
     "handle, trust_score, trust_band, blacklisted, linked_accounts, verified_connections, vouch_count, deal_count, review_count, review_sum, search_text, platforms";
   const imported = sqlite.query(`SELECT ${columns} FROM creators ORDER BY handle`).all();
@@ -149,7 +149,7 @@ test("a large import computes every creator, the feed and the indexes exactly as
     const file = join(rowByRow.dir, "same.jsonl");
     writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
     await new TransferService(rowByRow.runtime.store, rowByRow.services, rowByRow.clock, { rebuildIndexesFromBytes: Infinity }).importFile(file);
-    expect(names(sqlite)).toEqual(names(rowByRow.runtime.store.sqlite));
+    expect(names(sqlite)).toEqual(names(rowByRow.sqlite));
   } finally {
     rowByRow.close();
   }
@@ -164,7 +164,7 @@ test("a large import computes every creator, the feed and the indexes exactly as
 });
 
 test("an import moves creators_version once, and later creator writes move it again", async () => {
-  const version = () => Number((t.runtime.store.sqlite.query("SELECT value FROM meta WHERE key = 'creators_version'").get() as { value: string }).value);
+  const version = () => Number((t.sqlite.query("SELECT value FROM meta WHERE key = 'creators_version'").get() as { value: string }).value);
   const before = version();
   const many = Array.from({ length: 50 }, (_, i) => ({ ...lines[0], handle: `maker${i}` }));
   expect(await importLines([...lines, ...many], 0)).toMatchObject({ creators: 51 });

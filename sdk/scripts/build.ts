@@ -15,7 +15,7 @@ const SDK = resolve(import.meta.dir, "..");
 export async function openapiDocument(): Promise<Record<string, unknown>> {
   const store = openStore(":memory:");
   try {
-    const runtime = createRuntime({ store, config: { dbPath: ":memory:", accessLog: false } });
+    const runtime = await createRuntime({ store, config: { dbPath: ":memory:", accessLog: false } });
     const res = await buildApp(runtime).handle(new Request("http://localhost/openapi.json"));
     if (res.status !== 200) throw new Error(`/openapi.json answered ${res.status}`);
     return (await res.json()) as Record<string, unknown>;

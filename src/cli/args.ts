@@ -2,7 +2,8 @@
 // example), the parser that reads argv against it, the help printed from it, and the way a command
 // opens the database. One description per command, so `--help` cannot drift from what is parsed.
 import { resolveDbPath, SETTINGS } from "../config";
-import { openStore, type OpenOptions, type Store } from "../db/client";
+import type { OpenOptions } from "../db/client";
+import { type Database, openDatabase } from "../db/database";
 import { createRuntime, type Runtime } from "../runtime";
 import { createServices, type Services } from "../services";
 
@@ -45,7 +46,7 @@ export interface Command {
   run(input: Parsed): Promise<void | "running">;
 }
 
-export const DB_FLAG: Flag = { name: "db", kind: "string", value: "FILE", help: "the database file", default: SETTINGS.db.default, env: SETTINGS.db.env };
+export const DB_FLAG: Flag = { name: "db", kind: "string", value: "FILE|URL", help: "the SQLite file, or a postgres:// URL", default: SETTINGS.db.default, env: SETTINGS.db.env };
 const JSON_FLAG: Flag = { name: "json", kind: "boolean", help: "print one JSON object on stdout" };
 const HELP_FLAG: Flag = { name: "help", kind: "boolean", help: "show this help" };
 
@@ -183,8 +184,9 @@ export function print(json: boolean | string | undefined, value: unknown, human:
 }
 
 export interface Opened {
+  /** The SQLite file or the PostgreSQL URL. */
   dbPath: string;
-  store: Store;
+  store: Database;
   runtime: Runtime;
   services: Services;
 }
@@ -195,11 +197,11 @@ export interface Opened {
  */
 export async function withDatabase<T>(values: Values, use: (opened: Opened) => Promise<T>, options: OpenOptions = { create: false, migrations: "require" }): Promise<T> {
   const dbPath = resolveDbPath(values);
-  const store = openStore(dbPath, options);
+  const { database: store } = await openDatabase(dbPath, options);
   try {
-    const runtime = createRuntime({ store, config: { dbPath, accessLog: false } });
+    const runtime = await createRuntime({ store, config: { dbPath, accessLog: false } });
     return await use({ dbPath, store, runtime, services: createServices(runtime) });
   } finally {
-    store.close();
+    await store.close();
   }
 }

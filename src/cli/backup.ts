@@ -2,6 +2,7 @@
 import { closeSync, openSync, rmSync } from "node:fs";
 import { resolveDbPath } from "../config";
 import { openStore } from "../db/client";
+import { isPostgresUrl } from "../db/location";
 import { type Command, print, UsageError } from "./args";
 
 export const backup: Command = {
@@ -13,6 +14,9 @@ export const backup: Command = {
   async run({ values, positionals }) {
     const out = positionals[0]!;
     const dbPath = resolveDbPath(values);
+    if (isPostgresUrl(dbPath)) {
+      throw new UsageError("backup copies a SQLite file; back PostgreSQL up with its own tools (pg_dump), or move the data with 'trustlist export'");
+    }
     // A backup of an older schema is still a good backup (take one before migrating).
     const store = openStore(dbPath, { create: false, migrations: "leave" });
     try {

@@ -2,7 +2,8 @@
 import { buildApp } from "../app";
 import { loadConfig, SETTINGS } from "../config";
 import { Checkpointer } from "../db/checkpointer";
-import { openStore } from "../db/client";
+import { openDatabase } from "../db/database";
+import { isPostgresUrl, redactUrl } from "../db/location";
 import { createRuntime } from "../runtime";
 import { announce, firstStartKey } from "../server/first-start";
 import { lockDatabaseFile } from "../server/serve-lock";
@@ -27,6 +28,7 @@ export const serve: Command = {
     "trustlist serve --port 8080 --db /var/lib/trustlist/trustlist.db",
     "TRUSTLIST_HOST=0.0.0.0 TRUSTLIST_PORT=8080 trustlist serve",
     "trustlist serve --workers auto",
+    "trustlist serve --db postgres://trustlist@db.internal/trustlist  # several instances on one PostgreSQL",
   ],
   async run({ values }) {
     const config = loadConfig(values);
@@ -45,10 +47,11 @@ export const serve: Command = {
       }
     }
     if (config.workers > 1) return superviseWorkers(config);
-    // Held until the process ends: a second serve on this file is refused, naming it.
-    lockDatabaseFile(config.dbPath);
-    const store = openStore(config.dbPath, { create: true, migrations: "apply" });
-    const runtime = createRuntime({ store, config });
+    // Held until the process ends: a second serve on this SQLite file is refused, naming it.
+    if (!isPostgresUrl(config.dbPath)) lockDatabaseFile(config.dbPath);
+    const { database: store } = await openDatabase(config.dbPath, { create: true, migrations: "apply" });
+    const shownDb = isPostgresUrl(config.dbPath) ? redactUrl(config.dbPath) : config.dbPath;
+    const runtime = await createRuntime({ store, config });
     const services = createServices(runtime);
     const app = buildApp(runtime, { jobs: true, services });
     try {
@@ -58,13 +61,14 @@ export const serve: Command = {
       // above is what refuses a second server on the port.
       app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.maxBodyBytes + 1024 });
     } catch (error) {
-      store.close();
+      await store.close();
       throw listenError(error, config.host, config.port);
     }
     const server = app.server!;
     // WAL checkpoints and their fsyncs on a thread of their own, never inside a request's COMMIT.
-    const checkpointer = new Checkpointer(store, { onError: (message) => runtime.log.error("checkpointer failed", { message }) });
-    void checkpointer.ready.then((started) => started && runtime.log.info("checkpointer ready"));
+    const checkpointer =
+      store.dialect === "sqlite" ? new Checkpointer(store, { onError: (message) => runtime.log.error("checkpointer failed", { message }) }) : null;
+    void checkpointer?.ready.then((started) => started && runtime.log.info("checkpointer ready"));
 
     let stopping = false;
     const shutdown = async (signal: string) => {
@@ -79,10 +83,10 @@ export const serve: Command = {
       if (runtime.meter.pendingCount > 0) {
         runtime.log.error("usage counts lost: another process held the database lock through shutdown", { pending: runtime.meter.pendingCount });
       }
-      await checkpointer.stop();
+      await checkpointer?.stop();
       runtime.log.info("stopped", { signal });
       runtime.log.flush();
-      store.close();
+      await store.close();
       process.exit(0);
     };
     // Before anything is printed: whoever reads "listening" may send SIGTERM at once.
@@ -99,9 +103,9 @@ export const serve: Command = {
       return services.public.warm();
     });
     const address = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
-    runtime.log.info("listening", { address, base_url: config.baseUrl, db: config.dbPath, startup_ms: Math.round(performance.now() - started) });
+    runtime.log.info("listening", { address, base_url: config.baseUrl, db: shownDb, startup_ms: Math.round(performance.now() - started) });
     runtime.log.flush();
-    announce(address, config.dbPath, firstKey);
+    announce(address, shownDb, firstKey);
 
     return "running";
   },

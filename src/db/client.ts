@@ -34,6 +34,8 @@ export interface Store {
    * a SQLite file, and its job runner already keeps a job from overlapping itself.
    */
   exclusive(name: string, fn: () => Promise<unknown>): Promise<boolean>;
+  /** Resolves when the database answers a trivial query (`/healthz`); throws when it cannot. */
+  ping(): Promise<void>;
   close(): void;
 }
 
@@ -87,6 +89,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   }
   const changes = new ExternalChanges(sqlite);
   const writer = new Writer(sqlite, changes);
+  let ping: import("bun:sqlite").Statement | undefined;
   return {
     dialect: "sqlite",
     sqlite,
@@ -101,6 +104,9 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     async exclusive(_name, fn) {
       await fn();
       return true;
+    },
+    async ping() {
+      (ping ??= sqlite.prepare("SELECT 1")).get();
     },
     close() {
       sqlite.close();

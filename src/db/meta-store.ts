@@ -31,8 +31,7 @@ export function createMetaStore(database: Database): MetaStore {
   };
 }
 
-/** SQLite answers at once: for a runtime built synchronously (src/runtime.ts). */
-export function sqliteValueOrMake(sqlite: Extract<Database, { dialect: "sqlite" }>["sqlite"], key: string, make: () => string): string {
+function sqliteValueOrMake(sqlite: Extract<Database, { dialect: "sqlite" }>["sqlite"], key: string, make: () => string): string {
   const read = () => sqlite.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(key)?.value;
   const existing = read();
   if (existing !== undefined) return existing;

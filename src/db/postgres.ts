@@ -60,6 +60,8 @@ export interface PostgresDatabase {
   onTransactionStart(fn: () => void | Promise<void>): void;
   /** This instance's id in change notifications and advisory-lock diagnostics. */
   instanceId: string;
+  /** Resolves when the database answers a trivial query (`/healthz`); throws when it cannot. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -84,6 +86,8 @@ async function checkPostgresSchema(pool: SQL, location: string, options: OpenOpt
   const policy = options.readonly ? "leave" : (options.migrations ?? "apply");
   const connection = await pool.reserve();
   try {
+    // However long another instance's migrations take: the pool's lock_timeout is for row locks.
+    await connection`SET lock_timeout = 0`;
     await connection`SELECT pg_advisory_lock(${MIGRATION_LOCK})`;
     try {
       const found = await pgSchemaVersion(connection);
@@ -98,6 +102,8 @@ async function checkPostgresSchema(pool: SQL, location: string, options: OpenOpt
       return (await pgSchemaVersion(connection)).applied - found.applied;
     } finally {
       await connection`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`;
+      // Back to the connection's own wait (its startup value) before the pool reuses it.
+      await connection`RESET lock_timeout`;
     }
   } finally {
     connection.release();
@@ -149,7 +155,9 @@ export interface PostgresOpenResult {
  */
 export async function openPostgres(url: string, options: OpenOptions = {}): Promise<PostgresOpenResult> {
   const location = redactUrl(url);
-  const pool = new SQL(url, { max: POOL_SIZE, idleTimeout: 30, connectionTimeout: 10 });
+  // Each connection starts with the write's lock wait: a transaction then spends no round trip on
+  // it unless it asks for another wait.
+  const pool = new SQL(url, { max: POOL_SIZE, idleTimeout: 30, connectionTimeout: 10, connection: { lock_timeout: PG_LOCK_WAIT_MS } });
   try {
     await pool`SELECT 1`;
   } catch (error) {
@@ -203,8 +211,9 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
       const started = performance.now();
       try {
         return (await pool.begin(async (tx) => {
-          // A row lock held by another instance is waited for asynchronously, up to waitMs.
-          await tx.unsafe(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(waitMs))}`);
+          // A row lock held by another instance is waited for asynchronously, up to waitMs (the
+          // connection's default unless the caller asked for another).
+          if (waitMs !== PG_LOCK_WAIT_MS) await tx.unsafe(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(waitMs))}`);
           const notes: Record<string, unknown[]> = {};
           return current.run({ sql: tx, notes }, async () => {
             for (const start of starters) await start();
@@ -235,6 +244,9 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
       } finally {
         connection.release();
       }
+    },
+    async ping() {
+      await pool`SELECT 1`;
     },
     async close() {
       await subscription?.unlisten().catch(() => {});

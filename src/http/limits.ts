@@ -237,6 +237,26 @@ export class QuotaCounter {
     this.counts.set(accountId, { day: today, used: persisted + this.unflushedCalls(accountId, today) });
   }
 
+  /**
+   * Where other instances count the same accounts (several servers on PostgreSQL): raises each of
+   * today's counters to what the fleet has persisted plus this instance's unflushed calls. Run
+   * after each metering flush, so an instance learns the others' calls within about two flushes:
+   * the bound on over-admission the README states.
+   */
+  async catchUpWithFleet(): Promise<void> {
+    const today = utcDay(this.now());
+    const held = [...this.counts].filter(([, count]) => count.day === today).map(([id]) => id);
+    for (let i = 0; i < held.length; i += 500) {
+      const slice = held.slice(i, i + 500);
+      const persisted = await this.store.dailyCounts(slice, today);
+      for (const id of slice) {
+        const count = this.counts.get(id);
+        if (count?.day !== today) continue;
+        count.used = Math.max(count.used, (persisted.get(id) ?? 0) + this.unflushedCalls(id, today));
+      }
+    }
+  }
+
   /** Next midnight UTC as epoch seconds: when every counter resets. */
   resetAt(): number {
     const now = this.now();

@@ -15,7 +15,16 @@ export { JobRunner } from "./runner";
 export function jobs(runtime: Runtime, services: Services): Job[] {
   return [
     // Write-behind metering; while another process holds the lock, the counts wait for the next tick.
-    { name: "flush-metering", pattern: Patterns.EVERY_SECOND, run: () => runtime.meter.flush() },
+    // On PostgreSQL other instances count the same accounts: the quota then catches up with theirs.
+    {
+      name: "flush-metering",
+      pattern: Patterns.EVERY_SECOND,
+      run: async () => {
+        const flushed = await runtime.meter.flush();
+        if (runtime.store.dialect === "postgres") await runtime.quota.catchUpWithFleet();
+        return flushed;
+      },
+    },
     // Requests notice another process's commits themselves; this lets caches (the subject filter
     // after an import) catch up while no request comes.
     { name: "notice-external-writes", pattern: Patterns.EVERY_SECOND, run: () => void runtime.store.changes.check() },

@@ -7,7 +7,8 @@
 // and a worker that crashes takes no other down.
 import type { Config } from "../config";
 import { Checkpointer } from "../db/checkpointer";
-import { openStore } from "../db/client";
+import { openDatabase } from "../db/database";
+import { isPostgresUrl, redactUrl } from "../db/location";
 import { Logger } from "../http/logger";
 import { Metrics, type MetricsSample } from "../http/metrics";
 import { jobRunner, jobs, scheduler } from "../jobs";
@@ -34,7 +35,9 @@ interface Slot {
 export async function superviseWorkers(config: Config): Promise<"running"> {
   const started = performance.now();
   const log = new Logger({ access: config.accessLog }, lineAtomicStdout, { worker: 0 });
-  const lock = lockDatabaseFile(config.dbPath);
+  const onSqlite = !isPostgresUrl(config.dbPath);
+  // PostgreSQL has no file to guard: several instances on one database is what it is for.
+  const lock = onSqlite ? lockDatabaseFile(config.dbPath) : null;
   // Every worker binds the same port: port 0 is chosen once, here.
   let port = config.port;
   if (port === 0) {
@@ -42,15 +45,17 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
     port = probe.port;
     probe.stop(true);
   }
-  const store = openStore(config.dbPath, { create: true, migrations: "apply" });
+  const { database: store } = await openDatabase(config.dbPath, { create: true, migrations: "apply" });
+  const shownDb = onSqlite ? config.dbPath : redactUrl(config.dbPath);
   // Fleet jobs write from this thread too: never asleep on a worker's lock (db/write.ts).
-  store.neverBlockOnLocks();
-  const runtime = createRuntime({ store, config, log });
+  if (store.dialect === "sqlite") store.neverBlockOnLocks();
+  const runtime = await createRuntime({ store, config, log });
   const services = createServices(runtime);
   const firstKey = await firstStartKey(services);
   const shared = createRegionFile();
   const region = new SharedRegion(shared.path);
-  const checkpointer = new Checkpointer(store, { onError: (message) => log.error("checkpointer failed", { message }) });
+  const checkpointer =
+    store.dialect === "sqlite" ? new Checkpointer(store, { onError: (message) => log.error("checkpointer failed", { message }) }) : null;
   // The fleet jobs' scheduler; the app is never served (workers answer every request).
   const names = jobs(runtime, services).map((job) => job.name);
   const scheduled = scheduler(jobRunner(runtime, services, jobLocks(region, names, store)), (job) => job.scope === "fleet");
@@ -157,11 +162,11 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
   const stopSupervisor = async () => {
     const cronJobs = (scheduled.store as { cron?: Record<string, { stop(): void }> }).cron ?? {};
     for (const job of Object.values(cronJobs)) job.stop();
-    await checkpointer.stop();
+    await checkpointer?.stop();
     log.flush();
-    store.close();
+    await store.close();
     shared.remove();
-    lock.release();
+    lock?.release();
   };
 
   const shutdown = async (signal: string) => {
@@ -191,8 +196,8 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
   }
 
   const address = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-  log.info("listening", { address, base_url: config.baseUrl, db: config.dbPath, workers: config.workers, startup_ms: Math.round(performance.now() - started) });
+  log.info("listening", { address, base_url: config.baseUrl, db: shownDb, workers: config.workers, startup_ms: Math.round(performance.now() - started) });
   log.flush();
-  announce(address, config.dbPath, firstKey, config.workers);
+  announce(address, shownDb, firstKey, config.workers);
   return "running";
 }

@@ -8,7 +8,7 @@
 import { writeSync } from "node:fs";
 import { buildApp } from "../app";
 import type { Config } from "../config";
-import { openStore, type Store } from "../db/client";
+import { openDatabase, type Database } from "../db/database";
 import { Logger } from "../http/logger";
 import type { MetricsSample } from "../http/metrics";
 import { jobs } from "../jobs";
@@ -48,10 +48,10 @@ export const GATHER_TIMEOUT_MS = 1000;
 export async function runWorker(config: Config, role: WorkerRole): Promise<"running"> {
   const region = new SharedRegion(role.sharedPath);
   const log = new Logger({ access: config.accessLog }, lineAtomicStdout, { worker: role.number });
-  const store = openStore(config.dbPath, { create: false, migrations: "require" });
+  const { database: store } = await openDatabase(config.dbPath, { create: false, migrations: "require" });
   // The supervisor's checkpointer copies the WAL back; a worker's COMMIT never does it inline.
-  store.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
-  const runtime = createRuntime({ store, config, log });
+  if (store.dialect === "sqlite") store.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
+  const runtime = await createRuntime({ store, config, log });
   const now = () => runtime.clock.now();
   runtime.quota = new SharedQuotaCounter(region, runtime.accountsStore, now, (accountId, day) => runtime.meter.pendingCallsOf(accountId, day));
   runtime.buckets = new SharedTokenBuckets(region, now);
@@ -80,7 +80,7 @@ export async function runWorker(config: Config, role: WorkerRole): Promise<"runn
     }
     log.info("stopped", { signal });
     log.flush();
-    store.close();
+    await store.close();
     process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
@@ -133,7 +133,7 @@ function link(number: number, region: SharedRegion): WorkerLink {
  * memory, which the supervisor's scheduled runs take too, then the database's own (PostgreSQL:
  * across instances).
  */
-export function jobLocks(region: SharedRegion, names: string[], store: Pick<Store, "exclusive">): Exclusive {
+export function jobLocks(region: SharedRegion, names: string[], store: Pick<Database, "exclusive">): Exclusive {
   return async (name, fn) => {
     const index = names.indexOf(name.replace(/^job:/, ""));
     if (index < 0) return store.exclusive(name, fn);

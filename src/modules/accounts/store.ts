@@ -84,6 +84,8 @@ export interface AccountsStore {
   /** Adds the counts to `usage_endpoints` and `usage_daily`; call inside a transaction. */
   addUsage(increments: UsageIncrement[]): Promise<void>;
   dailyCount(accountId: string, day: string): Promise<number>;
+  /** The persisted calls of `day` of each account given (absent: none). */
+  dailyCounts(accountIds: string[], day: string): Promise<Map<string, number>>;
   /** Per endpoint: all retained calls of a key, and those on or after `monthStart`. */
   usageByEndpoint(keyId: string, monthStart: string): Promise<{ endpoint: string; total: number; month: number }[]>;
   /** Deletes usage rows before `cutoff` (a day), a slice at a time, calling `between` after each slice. */
@@ -285,6 +287,10 @@ class SqliteAccountsStore implements AccountsStore {
     return this.hotPath.dailyCount(accountId, day);
   }
 
+  async dailyCounts(accountIds: string[], day: string): Promise<Map<string, number>> {
+    return new Map(accountIds.map((id) => [id, this.hotPath.dailyCount(id, day)]));
+  }
+
   async usageByEndpoint(keyId: string, monthStart: string) {
     return this.statements.byEndpoint.all(keyId, monthStart);
   }
@@ -418,6 +424,12 @@ class PostgresAccountsStore implements AccountsStore {
   async dailyCount(accountId: string, day: string): Promise<number> {
     const [row] = await this.sql`SELECT count FROM usage_daily WHERE account_id = ${accountId} AND day = ${day}`;
     return row ? Number(row.count) : 0;
+  }
+
+  async dailyCounts(accountIds: string[], day: string): Promise<Map<string, number>> {
+    if (accountIds.length === 0) return new Map();
+    const rows = await this.sql`SELECT account_id, count FROM usage_daily WHERE day = ${day} AND account_id IN ${this.sql(accountIds)}`;
+    return new Map(rows.map((row: { account_id: string; count: number | string }) => [row.account_id, Number(row.count)]));
   }
 
   async usageByEndpoint(keyId: string, monthStart: string) {

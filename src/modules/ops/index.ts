@@ -23,12 +23,11 @@ const PER_WORKER_GAUGES = new Set([
 ]);
 
 export function healthRoutes(runtime: Runtime) {
-  const ping = runtime.store.sqlite.prepare("SELECT 1 AS ok");
   return new Elysia({ tags: ["Ops"] }).get(
     "/healthz",
-    ({ set }) => {
+    async ({ set }) => {
       try {
-        ping.get();
+        await runtime.store.ping();
         return runtime.workers ? { ok: true, workers: runtime.workers.up() } : { ok: true };
       } catch {
         set.status = 503;

@@ -1,7 +1,7 @@
 // What a visitor sees without a key: search across every platform, trust tiers, resolving a linked
 // account, the creator directory, vouches received, public counters and the referral leaderboard.
 import { type Clock, iso } from "../../clock";
-import type { Store } from "../../db/client";
+import type { Database } from "../../db/database";
 import { createMetaStore } from "../../db/meta-store";
 import { invalid } from "../../errors";
 import { type BlacklistService, isProvider } from "../blacklist/service";
@@ -40,11 +40,12 @@ export class PublicService {
   private readonly network: NetworkStore;
 
   constructor(
-    store: Store,
+    store: Database,
     private readonly clock: Clock,
     blacklist: BlacklistService,
     private readonly creators: CreatorsService,
   ) {
+    if (store.dialect !== "sqlite") throw new Error("The public module runs on SQLite only for now.");
     const db = store.sqlite;
     this.accounts = new PublicAccounts(db, blacklist);
     this.referrals = new ReferralCounts(db);
