@@ -1,11 +1,16 @@
 // `serve --workers N`: one service whatever worker a request lands on. Real processes (the compiled
-// binary, as an operator runs it), real SQLite files, and requests on fresh connections so the
-// kernel spreads them over the workers.
+// binary, as an operator runs it), a real database (SQLite file, or PostgreSQL by test/backend.ts),
+// and requests on fresh connections so the kernel spreads them over the workers.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import { SQL } from "bun";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { backend, databasesOfThisFile } from "./backend";
 import { buildBinary, cli, cliJson, readStderrUntil, type Server, startServer, workspace } from "./cli-helpers";
+
+const databases = databasesOfThisFile();
+const onSqlite = backend === "sqlite" ? test : test.skip;
 
 const { dir: buildDir } = workspace("trustlist-workers-build-");
 let binary = "";
@@ -48,7 +53,7 @@ interface Fleet extends Server {
 }
 
 async function startFleet(workers: number): Promise<Fleet> {
-  const { db } = workspace();
+  const db = backend === "sqlite" ? workspace().db : await databases.location();
   const server = await startServer([binary], db, undefined, true, ["--workers", String(workers), "--access-log", "on"]);
   let stdout = "";
   void (async () => {
@@ -92,7 +97,7 @@ function workersServing(fleet: Fleet, from: number, keyId: string): Set<number> 
 }
 
 for (const workers of [2, 3]) {
-  describe(`serve --workers ${workers} on SQLite`, () => {
+  describe(`serve --workers ${workers} on ${backend}`, () => {
     let fleet: Fleet;
     beforeAll(async () => {
       fleet = await startFleet(workers);
@@ -192,11 +197,11 @@ for (const workers of [2, 3]) {
   });
 }
 
-describe("serve --workers 2: life of the workers", () => {
+describe(`serve --workers 2 on ${backend}: life of the workers`, () => {
   test("20,000 lapsed entries expire once each, however many workers are asked to run the job", async () => {
     const fleet = await startFleet(2);
     try {
-      const file = join(fleet.db, "..", "lapsed.jsonl");
+      const file = join(workspace().dir, "lapsed.jsonl");
       const day = 86_400_000;
       const lines: string[] = [];
       for (let i = 0; i < 20_000; i++) {
@@ -227,10 +232,23 @@ describe("serve --workers 2: life of the workers", () => {
           return run.status === 200 && ((await run.json()) as { worked: number }).worked === 0;
         }, 20_000),
       ).toBe(true);
-      const sqlite = new Database(fleet.db, { readonly: true });
-      const feed = sqlite.query("SELECT count(*) AS rows, count(DISTINCT entry_id) AS entries FROM blacklist_changes WHERE type = 'expired'").get();
-      const active = sqlite.query("SELECT count(*) AS n FROM blacklist_entries WHERE status = 'active'").get();
-      sqlite.close();
+      const feedQuery = "SELECT count(*) AS rows, count(DISTINCT entry_id) AS entries FROM blacklist_changes WHERE type = 'expired'";
+      const activeQuery = "SELECT count(*) AS n FROM blacklist_entries WHERE status = 'active'";
+      let feed: unknown;
+      let active: unknown;
+      if (backend === "sqlite") {
+        const sqlite = new Database(fleet.db, { readonly: true });
+        feed = sqlite.query(feedQuery).get();
+        active = sqlite.query(activeQuery).get();
+        sqlite.close();
+      } else {
+        const sql = new SQL(fleet.db, { max: 1 });
+        const [f] = await sql.unsafe(feedQuery);
+        const [a] = await sql.unsafe(activeQuery);
+        feed = { rows: Number(f.rows), entries: Number(f.entries) };
+        active = { n: Number(a.n) };
+        await sql.close();
+      }
       expect(feed).toEqual({ rows: 20_000, entries: 20_000 });
       expect(active).toEqual({ n: 0 });
     } finally {
@@ -266,7 +284,7 @@ describe("serve --workers 2: life of the workers", () => {
     expect(fleet.log()).toContain('"msg":"stopped","worker":2');
   });
 
-  test("a second serve on the same database file exits 1 naming the file, with or without workers", async () => {
+  onSqlite("a second serve on the same database file exits 1 naming the file, with or without workers", async () => {
     const fleet = await startFleet(2);
     try {
       for (const extra of [[], ["--workers", "2"]]) {

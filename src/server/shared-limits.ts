@@ -15,6 +15,12 @@ import { BUCKET_TABLE, QUOTA_TABLE, type SharedRegion } from "./shared-memory";
 const DAY_MS = 86_400_000;
 
 export class SharedQuotaCounter extends QuotaCounter {
+  /** Accounts this worker admitted calls of today: what `catchUpWithFleet` reads (PostgreSQL). */
+  private readonly served = new Set<string>();
+  private servedDay = 0;
+  /** Other machines may count the same accounts (PostgreSQL). */
+  private readonly fleetWide: boolean;
+
   constructor(
     private readonly region: SharedRegion,
     store: AccountsStore,
@@ -22,6 +28,7 @@ export class SharedQuotaCounter extends QuotaCounter {
     unflushedCalls: (accountId: string, day: string) => number,
   ) {
     super(store, now, unflushedCalls);
+    this.fleetWide = store.hotPath === null;
   }
 
   override used(accountId: string): number {
@@ -50,6 +57,13 @@ export class SharedQuotaCounter extends QuotaCounter {
 
   override charge(accountId: string, count: DayCount): void {
     const dayNumber = Math.floor(this.now() / DAY_MS);
+    if (this.fleetWide) {
+      if (this.servedDay !== dayNumber) {
+        this.served.clear();
+        this.servedDay = dayNumber;
+      }
+      this.served.add(accountId);
+    }
     const { region } = this;
     const slot = region.acquire(QUOTA_TABLE, region.keyOf(accountId), (s) => region.doubles[region.value(s, 0)] !== dayNumber);
     if (slot < 0) return super.charge(accountId, super.counter(accountId));
@@ -85,6 +99,42 @@ export class SharedQuotaCounter extends QuotaCounter {
       region.doubles[region.value(slot, 1)] = persisted;
     }
     region.release(slot);
+  }
+
+  /**
+   * PostgreSQL, where instances on other machines count the same accounts: raises each shared
+   * count this worker has served today to what the fleet persisted plus this worker's unflushed
+   * calls (never lowers one: this machine's other workers' calls are in it already).
+   */
+  override async catchUpWithFleet(): Promise<void> {
+    const now = this.now();
+    const dayNumber = Math.floor(now / DAY_MS);
+    const today = utcDay(now);
+    if (this.servedDay !== dayNumber) {
+      this.served.clear();
+      this.servedDay = dayNumber;
+    }
+    const held = [...this.served];
+    const { region } = this;
+    for (let i = 0; i < held.length; i += 500) {
+      const slice = held.slice(i, i + 500);
+      const persisted = await this.store.dailyCounts(slice, today);
+      for (const id of slice) {
+        const fleet = (persisted.get(id) ?? 0) + this.unflushedCalls(id, today);
+        const slot = region.acquire(QUOTA_TABLE, region.keyOf(id), (s) => region.doubles[region.value(s, 0)] !== dayNumber);
+        if (slot < 0) continue;
+        const dayAt = region.value(slot, 0);
+        const usedAt = region.value(slot, 1);
+        if (region.fresh || region.doubles[dayAt] !== dayNumber) {
+          region.doubles[dayAt] = dayNumber;
+          region.doubles[usedAt] = fleet;
+        } else if (region.doubles[usedAt]! < fleet) {
+          region.doubles[usedAt] = fleet;
+        }
+        region.release(slot);
+      }
+    }
+    await super.catchUpWithFleet();
   }
 
   private firstCount(accountId: string, day: string): number {
