@@ -77,6 +77,10 @@ migrations: deps
 bench: dist/trustlist
 	bash bench/run.sh
 
+# Only serve --workers N (1 and 2 workers, memory with 1, 2 and 4), on the data `make bench` left.
+bench-workers: dist/trustlist
+	bash bench/workers.sh
+
 # Only the PostgreSQL part of the benchmark, on the data and SQLite file `make bench` left.
 bench-postgres: dist/trustlist postgres-server
 	bash bench/postgres.sh

@@ -17,6 +17,8 @@
 #     while a stream of cheap requests goes on: the worst request wait behind each (bench/jobs.ts)
 #  7c. PostgreSQL (BENCH_POSTGRES=1): import time, keyed check on 1 SQLite, 1 and 2 PostgreSQL
 #     instances (bench/postgres.sh)
+#  7d. serve --workers (BENCH_WORKERS=1): keyed check on 1 and 2 workers, CPU per check and worst
+#     latency; resident memory with 1, 2 and 4 workers (bench/workers.sh)
 #  8. write bench/results/latest.md (and the raw files in bench/results/run-*/) and print it
 #
 # Knobs (environment): BENCH_ENTRIES (1000000), BENCH_QUERY_COUNT (200000), BENCH_CREATORS
@@ -301,11 +303,21 @@ if [ "${BENCH_POSTGRES:-1}" = 1 ]; then
     say "  postgres bench failed (see postgres.out)"
 fi
 
+# ---- 7d. workers ----------------------------------------------------------------------------
+# serve --workers: the keyed check on 1 and 2 workers (CPU per check of all processes, worst
+# latency) and the resident memory with 1, 2 and 4 workers (bench/workers.sh).
+if [ "${BENCH_WORKERS:-1}" = 1 ]; then
+  say "workers: the keyed check on 1 and 2 workers, memory with 1, 2 and 4"
+  BENCH_BIN=$BIN BENCH_DB=$DB BENCH_DATA=$DATA_ABS BENCH_RUN=$RUN bash bench/workers.sh >"$RUN/workers.out" 2>&1 ||
+    say "  workers bench failed (see workers.out)"
+fi
+
 # ---- 8. report ----------------------------------------------------------------------------
 fact loadavg_after "$(cut -d' ' -f1-3 /proc/loadavg)"
 fact total_seconds "$(elapsed "$T_START" "$(now)" | cut -d. -f1)"
 bun bench/report.ts "$RUN" >"$RUN/summary.md"
 if [ -s "$RUN/postgres.md" ]; then (echo; cat "$RUN/postgres.md") >>"$RUN/summary.md"; fi
+if [ -s "$RUN/workers.md" ]; then (echo; cat "$RUN/workers.md") >>"$RUN/summary.md"; fi
 cp "$RUN/summary.md" bench/results/latest.md
 echo
 cat bench/results/latest.md
