@@ -25,7 +25,7 @@ export function createServices(runtime: Runtime): Services {
   const blacklist = new BlacklistService(store, clock, runtime.cursors, outbox);
   const creators = new CreatorsService(store, clock, outbox, blacklist, runtime.config.baseUrl);
   return {
-    accounts: new AccountsService(runtime.accountsStore, clock, () => runtime.keys.invalidate()),
+    accounts: new AccountsService(runtime.accountsStore, clock, () => runtime.keys.changed()),
     usage: new UsageService(runtime.accountsStore, clock, runtime.meter, runtime.quota),
     blacklist,
     creators,

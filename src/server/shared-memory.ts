@@ -11,6 +11,7 @@ const MAGIC = 0x74_6c_77_31; // "tlw1"
 const HEADER_WORDS = 16;
 /** Header words (Int32 indices). */
 const WORKERS_UP = 1;
+const KEY_GENERATION = 2;
 export const JOB_LOCKS = 64;
 
 /** One slot of a table: Int32 [lock, key high, key low, spare] then Float64 [a, b, c, spare]. */
@@ -72,6 +73,12 @@ export class SharedRegion {
     Atomics.store(this.ints, WORKERS_UP, count);
   }
 
+  /** Bumped by a worker that changed keys or accounts (KeyRegistry.shareWith). */
+  readonly keyGeneration = {
+    read: () => Atomics.load(this.ints, KEY_GENERATION),
+    bump: () => Atomics.add(this.ints, KEY_GENERATION, 1) + 1,
+  };
+
   /** The hash of an id, kept per id (ids are keys and accounts: bounded by the database). */
   keyOf(id: string): SlotKey {
     let key = this.keys.get(id);
@@ -87,8 +94,8 @@ export class SharedRegion {
   }
 
   /**
-   * Takes the lock of `name`'s job slot for this process; false while a live process holds it.
-   * A lock left by a process that died is taken over.
+   * Takes job lock `index` for this process; false while a live process holds it. A lock left by
+   * a process that died is taken over.
    */
   tryLock(index: number): boolean {
     const word = HEADER_WORDS + (index % JOB_LOCKS);

@@ -56,6 +56,7 @@ export async function runWorker(config: Config, role: WorkerRole): Promise<"runn
   runtime.quota = new SharedQuotaCounter(region, runtime.accountsStore, now, (accountId, day) => runtime.meter.pendingCallsOf(accountId, day));
   runtime.buckets = new SharedTokenBuckets(region, now);
   runtime.workers = link(role.number, region);
+  runtime.keys.shareWith(region.keyGeneration);
   const services = createServices(runtime);
   const app = buildApp(runtime, {
     // Fleet jobs are the supervisor's: each runs once per tick whatever the number of workers.
