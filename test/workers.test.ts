@@ -117,7 +117,7 @@ for (const workers of [2, 3]) {
       const { id, key } = cliJson(fleet.db, "keys", "create", "--account", "revoked-guild", "--rate-tier", "partner");
       const from = fleet.log().length;
       // Every worker has the key in its cache.
-      expect(new Set(await statuses(20, () => fresh(fleet.base, check("1"), { headers: bearer(key) })))).toEqual(new Set([200]));
+      expect(new Set(await statuses(30, () => fresh(fleet.base, check("1"), { headers: bearer(key) })))).toEqual(new Set([200]));
       const revoked = await fresh(fleet.base, `/v1/admin/keys/${id}`, { method: "DELETE", headers: bearer(fleet.adminKey) });
       expect(revoked.status).toBe(200);
       const after = await statuses(40, () => fresh(fleet.base, check("1"), { headers: bearer(key) }));

@@ -17,9 +17,12 @@ const DAY_MS = 86_400_000;
 export class SharedQuotaCounter extends QuotaCounter {
   /** Accounts this worker admitted calls of today: what `catchUpWithFleet` reads (PostgreSQL). */
   private readonly served = new Set<string>();
-  private servedDay = 0;
+  private servedDay = "";
   /** Other machines may count the same accounts (PostgreSQL). */
   private readonly fleetWide: boolean;
+  /** The UTC day (days since the epoch) of the last look: a slot holding another day's count is free. */
+  private dayNumber = 0;
+  private readonly stale = (slot: number) => this.region.doubles[this.region.value(slot, 0)] !== this.dayNumber;
 
   constructor(
     private readonly region: SharedRegion,
@@ -36,69 +39,27 @@ export class SharedQuotaCounter extends QuotaCounter {
   }
 
   override counter(accountId: string): DayCount {
-    const now = this.now();
-    const dayNumber = Math.floor(now / DAY_MS);
-    const { region } = this;
-    const slot = region.acquire(QUOTA_TABLE, region.keyOf(accountId), (s) => region.doubles[region.value(s, 0)] !== dayNumber);
-    if (slot < 0) return super.counter(accountId);
-    const dayAt = region.value(slot, 0);
-    const usedAt = region.value(slot, 1);
-    try {
-      if (region.fresh || region.doubles[dayAt] !== dayNumber) {
-        // First call of the account today on any worker: what is persisted plus this worker's unflushed calls.
-        region.doubles[dayAt] = dayNumber;
-        region.doubles[usedAt] = this.firstCount(accountId, utcDay(now));
-      }
-      return { day: utcDay(now), used: region.doubles[usedAt]! };
-    } finally {
-      region.release(slot);
-    }
+    const day = utcDay(this.now());
+    // The first call of the account today on any worker reads what is persisted plus this worker's unflushed calls.
+    const used = this.update(accountId, (held) => held ?? (this.store.hotPath?.dailyCount(accountId, day) ?? 0) + this.unflushedCalls(accountId, day));
+    return used === null ? super.counter(accountId) : { day, used };
   }
 
   override charge(accountId: string, count: DayCount): void {
-    const dayNumber = Math.floor(this.now() / DAY_MS);
-    if (this.fleetWide) {
-      if (this.servedDay !== dayNumber) {
-        this.served.clear();
-        this.servedDay = dayNumber;
-      }
-      this.served.add(accountId);
-    }
-    const { region } = this;
-    const slot = region.acquire(QUOTA_TABLE, region.keyOf(accountId), (s) => region.doubles[region.value(s, 0)] !== dayNumber);
-    if (slot < 0) return super.charge(accountId, super.counter(accountId));
-    const dayAt = region.value(slot, 0);
-    const usedAt = region.value(slot, 1);
-    if (region.fresh || region.doubles[dayAt] !== dayNumber) {
-      region.doubles[dayAt] = dayNumber;
-      region.doubles[usedAt] = count.used + 1;
-    } else {
-      region.doubles[usedAt]!++;
-    }
-    region.release(slot);
+    if (this.fleetWide) this.served.add(accountId);
+    if (this.update(accountId, (held) => (held ?? count.used) + 1) === null) super.charge(accountId, super.counter(accountId));
   }
 
   /** PostgreSQL: reads today's persisted count once, before the (synchronous) `counter`. */
   override async load(accountId: string): Promise<void> {
     if (this.store.hotPath) return;
-    const now = this.now();
-    const dayNumber = Math.floor(now / DAY_MS);
-    const { region } = this;
-    const probe = region.acquire(QUOTA_TABLE, region.keyOf(accountId), (s) => region.doubles[region.value(s, 0)] !== dayNumber);
-    if (probe < 0) return super.load(accountId);
-    const known = !region.fresh && region.doubles[region.value(probe, 0)] === dayNumber;
-    if (region.fresh) region.doubles[region.value(probe, 0)] = -1;
-    region.release(probe);
-    if (known) return;
-    const persisted = (await this.store.dailyCount(accountId, utcDay(now))) + this.unflushedCalls(accountId, utcDay(now));
-    const slot = region.acquire(QUOTA_TABLE, region.keyOf(accountId), (s) => region.doubles[region.value(s, 0)] !== dayNumber);
-    if (slot < 0) return;
+    const held = this.peek(accountId);
+    if (held === undefined) return super.load(accountId);
+    if (held !== null) return;
+    const day = utcDay(this.now());
+    const persisted = (await this.store.dailyCount(accountId, day)) + this.unflushedCalls(accountId, day);
     // Another worker may have loaded (and counted) meanwhile: its count stands.
-    if (region.fresh || region.doubles[region.value(slot, 0)] !== dayNumber) {
-      region.doubles[region.value(slot, 0)] = dayNumber;
-      region.doubles[region.value(slot, 1)] = persisted;
-    }
-    region.release(slot);
+    this.update(accountId, (count) => count ?? persisted);
   }
 
   /**
@@ -107,39 +68,64 @@ export class SharedQuotaCounter extends QuotaCounter {
    * calls (never lowers one: this machine's other workers' calls are in it already).
    */
   override async catchUpWithFleet(): Promise<void> {
-    const now = this.now();
-    const dayNumber = Math.floor(now / DAY_MS);
-    const today = utcDay(now);
-    if (this.servedDay !== dayNumber) {
-      this.served.clear();
-      this.servedDay = dayNumber;
-    }
+    const day = utcDay(this.now());
     const held = [...this.served];
-    const { region } = this;
     for (let i = 0; i < held.length; i += 500) {
       const slice = held.slice(i, i + 500);
-      const persisted = await this.store.dailyCounts(slice, today);
+      const persisted = await this.store.dailyCounts(slice, day);
       for (const id of slice) {
-        const fleet = (persisted.get(id) ?? 0) + this.unflushedCalls(id, today);
-        const slot = region.acquire(QUOTA_TABLE, region.keyOf(id), (s) => region.doubles[region.value(s, 0)] !== dayNumber);
-        if (slot < 0) continue;
-        const dayAt = region.value(slot, 0);
-        const usedAt = region.value(slot, 1);
-        if (region.fresh || region.doubles[dayAt] !== dayNumber) {
-          region.doubles[dayAt] = dayNumber;
-          region.doubles[usedAt] = fleet;
-        } else if (region.doubles[usedAt]! < fleet) {
-          region.doubles[usedAt] = fleet;
-        }
-        region.release(slot);
+        const fleet = (persisted.get(id) ?? 0) + this.unflushedCalls(id, day);
+        this.update(id, (count) => Math.max(count ?? 0, fleet));
       }
     }
     await super.catchUpWithFleet();
   }
 
-  private firstCount(accountId: string, day: string): number {
-    const persisted = this.store.hotPath?.dailyCount(accountId, day) ?? 0;
-    return persisted + this.unflushedCalls(accountId, day);
+  override prune(): void {
+    super.prune();
+    const today = utcDay(this.now());
+    if (this.servedDay !== today) this.served.clear();
+    this.servedDay = today;
+  }
+
+  /** The account's count of today; null when no worker has counted it today; undefined when it found no slot. */
+  private peek(accountId: string): number | null | undefined {
+    this.dayNumber = Math.floor(this.now() / DAY_MS);
+    const { region } = this;
+    const slot = region.acquire(QUOTA_TABLE, region.keyOf(accountId), this.stale);
+    if (slot < 0) return undefined;
+    const dayAt = region.value(slot, 0);
+    // A slot just claimed keeps a day that is not today: free again for whoever counts first.
+    if (region.fresh) region.doubles[dayAt] = -1;
+    const held = region.doubles[dayAt] === this.dayNumber ? region.doubles[region.value(slot, 1)]! : null;
+    region.release(slot);
+    return held;
+  }
+
+  /**
+   * Sets the account's count of today to `next(held)`, under the slot's lock; `held` is null when
+   * no worker has counted the account today. Answers the count stored, or null when the account
+   * found no slot (the caller then uses this worker's own counter).
+   */
+  private update(accountId: string, next: (held: number | null) => number): number | null {
+    this.dayNumber = Math.floor(this.now() / DAY_MS);
+    const { region } = this;
+    const slot = region.acquire(QUOTA_TABLE, region.keyOf(accountId), this.stale);
+    if (slot < 0) return null;
+    const dayAt = region.value(slot, 0);
+    const usedAt = region.value(slot, 1);
+    const current = region.fresh || region.doubles[dayAt] !== this.dayNumber ? null : region.doubles[usedAt]!;
+    let value: number;
+    try {
+      value = next(current);
+    } catch (error) {
+      region.release(slot);
+      throw error;
+    }
+    region.doubles[dayAt] = this.dayNumber;
+    region.doubles[usedAt] = value;
+    region.release(slot);
+    return value;
   }
 }
 
