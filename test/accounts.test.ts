@@ -140,9 +140,7 @@ describe("GET /v1/account/usage", () => {
     expectEnvelope(await t.json("GET", CHECK, { key: k.key }), 429, "quota_exceeded");
     expectEnvelope(await t.json("GET", "/v1/account/usage", { key: k.key }), 429, "quota_exceeded");
     t.runtime.meter.flush();
-    const persisted = t.sqlite
-      .query("SELECT sum(count) AS n FROM usage_endpoints WHERE key_id = ?")
-      .get(k.keyId) as { n: number };
+    const [persisted] = await t.rows<{ n: number }>("SELECT CAST(sum(count) AS INTEGER) AS n FROM usage_endpoints WHERE key_id = ?", k.keyId);
     expect(persisted.n).toBe(3);
   });
 
@@ -451,8 +449,8 @@ describe("daily quota", () => {
     expect(Math.max(...remaining)).toBe(99);
 
     t.runtime.meter.flush();
-    const stored = t.sqlite.query("SELECT count FROM usage_daily WHERE account_id = ?").get(a.accountId) as { count: number };
-    expect(stored.count).toBe(100);
+    const [stored] = await t.rows<{ count: number }>("SELECT count FROM usage_daily WHERE account_id = ?", a.accountId);
+    expect(Number(stored!.count)).toBe(100);
 
     // Just before midnight UTC it is still exhausted; Retry-After counts down to it.
     t.clock.set("2026-11-21T23:59:59.000Z");

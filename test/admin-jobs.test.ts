@@ -36,7 +36,7 @@ test("happy: the expiry job runs now and answers what it worked through", async 
     finished_at: "2026-11-21T11:00:01.000Z",
     duration_ms: expect.any(Number),
   });
-  const statuses = t.sqlite.query("SELECT DISTINCT status FROM blacklist_entries").all();
+  const statuses = await t.rows("SELECT DISTINCT status FROM blacklist_entries");
   expect(statuses).toEqual([{ status: "expired" }]);
   // Nothing left to do: a second run works through nothing.
   expect((await t.json("POST", "/v1/admin/jobs/expire-entries", { key: admin })).body.worked).toBe(0);
@@ -70,10 +70,7 @@ test("error: a second run of a job while the first is under way is 409, and the 
   // Another job is not held up by it.
   expect((await t.json("POST", "/v1/admin/jobs/public-stats", { key: admin })).status).toBe(200);
   expect((await first).body.worked).toBe(1_200);
-  const expired = t.sqlite
-    .query<{ entry_id: string }, []>("SELECT entry_id FROM blacklist_changes WHERE type = 'expired' ORDER BY entry_id")
-    .all()
-    .map((r) => r.entry_id);
+  const expired = (await t.rows<{ entry_id: string }>("SELECT entry_id FROM blacklist_changes WHERE type = 'expired' ORDER BY entry_id")).map((r) => r.entry_id);
   expect(expired).toEqual([...ids].sort());
   // Once it is done, the job can run again.
   expect((await t.json("POST", "/v1/admin/jobs/expire-entries", { key: admin })).status).toBe(200);
@@ -89,6 +86,6 @@ test("security: no key is 401, a read or write key is 403, and nothing runs", as
     expectEnvelope(await t.json("POST", "/v1/admin/jobs/expire-entries", { key }), 403, "forbidden");
     expectEnvelope(await t.json("POST", "/v1/admin/jobs/vacuum", { key }), 403, "forbidden");
   }
-  const active = t.sqlite.query("SELECT count(*) AS n FROM blacklist_entries WHERE status = 'active'").get();
+  const [active] = await t.rows("SELECT CAST(count(*) AS INTEGER) AS n FROM blacklist_entries WHERE status = 'active'");
   expect(active).toEqual({ n: 2 });
 });

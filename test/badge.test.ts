@@ -38,7 +38,7 @@ test("400 distinct 16 KB handles leave the cache empty and all get the one neutr
 
 test("an impossible handle is answered without the database", async () => {
   t = await createTestApp();
-  t.sqlite.close();
+  await t.runtime.store.close();
   await expectNotVerified(await badge("not a handle!"));
 });
 

@@ -66,8 +66,8 @@ function expectPublicEntry(entry: Json) {
   for (const field of PRIVATE_FIELDS) expect(entry).not.toHaveProperty(field);
 }
 
-const outboxTypes = () =>
-  (t.sqlite.query("SELECT type FROM outbox_events ORDER BY rowid").all() as { type: string }[]).map((r) => r.type);
+const outboxTypes = async () =>
+  (await t.rows<{ type: string }>("SELECT type FROM outbox_events ORDER BY id")).map((r) => r.type);
 
 /** Walks the list with `limit` and returns every page. */
 async function walk(query = "", limit = 2, between?: (page: number) => Promise<void>) {
@@ -164,10 +164,10 @@ describe("POST /v1/partner/blacklist", () => {
   });
 
   test("adding writes one blacklist.added outbox event whose payload is the public-safe entry", async () => {
-    expect(outboxTypes()).toEqual([]);
+    expect(await outboxTypes()).toEqual([]);
     const entry = await add({ evidence: "private notes", username: "someone" });
-    expect(outboxTypes()).toEqual(["blacklist.added"]);
-    const row = t.sqlite.query("SELECT payload FROM outbox_events").get() as { payload: string };
+    expect(await outboxTypes()).toEqual(["blacklist.added"]);
+    const [row] = await t.rows<{ payload: string }>("SELECT payload FROM outbox_events");
     const payload = JSON.parse(row.payload);
     expect(payload.id).toBe(entry.id);
     expectPublicEntry(payload);
@@ -176,25 +176,23 @@ describe("POST /v1/partner/blacklist", () => {
 
   test("a watchlist row writes no outbox event and no change-feed row", async () => {
     await add({ watchlist: true });
-    expect(outboxTypes()).toEqual([]);
+    expect(await outboxTypes()).toEqual([]);
     const feed = await get("/v1/blacklist/changes");
     expect(feed.body.data).toEqual([]);
   });
 
   test("the entry, its change row and its outbox event are one transaction: a failing outbox write stores nothing", async () => {
-    t.sqlite.run(
-      "CREATE TRIGGER outbox_fails BEFORE INSERT ON outbox_events BEGIN SELECT RAISE(ABORT, 'outbox unavailable'); END",
-    );
+    const restore = await t.failWrites("outbox_events", "INSERT");
     const res = await t.json("POST", "/v1/partner/blacklist", {
       key: writer.key,
       body: { provider: "discord", provider_user_id: "42", severity: "ban", reason_code: "scam_trade" },
     });
     expectEnvelope(res, 500, "internal");
-    t.sqlite.run("DROP TRIGGER outbox_fails");
+    await restore();
     expect((await check("discord", "42")).body.banned).toBe(false);
     expect((await get("/v1/blacklist")).body.data).toEqual([]);
     expect((await get("/v1/blacklist/changes")).body.data).toEqual([]);
-    expect(outboxTypes()).toEqual([]);
+    expect(await outboxTypes()).toEqual([]);
   });
 
   test.each([
@@ -219,7 +217,7 @@ describe("POST /v1/partner/blacklist", () => {
     const res = await t.json("POST", "/v1/partner/blacklist", { key: writer.key, body });
     expectEnvelope(res, status, code);
     expect((await get("/v1/blacklist")).body.data).toEqual([]);
-    expect(outboxTypes()).toEqual([]);
+    expect(await outboxTypes()).toEqual([]);
   });
 
   test("auth: no key is 401, a read-scoped key is 403 forbidden, an admin key may write", async () => {
@@ -267,9 +265,9 @@ describe("POST /v1/partner/blacklist/:id/overturn", () => {
     const overturned = feed.body.data[1];
     expect(overturned).toEqual({ seq: overturned.seq, type: "overturned", entry_id: entry.id, at: "2026-11-21T10:00:05.000Z" });
     expect(overturned.seq).toBeGreaterThan(feed.body.data[0].seq);
-    expect(outboxTypes()).toEqual(["blacklist.added", "blacklist.overturned"]);
+    expect(await outboxTypes()).toEqual(["blacklist.added", "blacklist.overturned"]);
     const payload = JSON.parse(
-      (t.sqlite.query("SELECT payload FROM outbox_events WHERE type = 'blacklist.overturned'").get() as { payload: string }).payload,
+      (await t.rows<{ payload: string }>("SELECT payload FROM outbox_events WHERE type = 'blacklist.overturned'"))[0]!.payload,
     );
     expect(payload.id).toBe(entry.id);
     expectPublicEntry(payload);
@@ -277,16 +275,14 @@ describe("POST /v1/partner/blacklist/:id/overturn", () => {
     const again = await t.json("POST", `/v1/partner/blacklist/${entry.id}/overturn`, { key: writer.key, body: {} });
     expectEnvelope(again, 409, "conflict");
     expect((await get("/v1/blacklist/changes")).body.data).toHaveLength(2);
-    expect(outboxTypes()).toEqual(["blacklist.added", "blacklist.overturned"]);
+    expect(await outboxTypes()).toEqual(["blacklist.added", "blacklist.overturned"]);
   });
 
   test("the overturn and its event are one transaction: a failing outbox write leaves the entry active", async () => {
     const entry = await add({ provider_user_id: "777" });
-    t.sqlite.run(
-      "CREATE TRIGGER outbox_fails BEFORE INSERT ON outbox_events BEGIN SELECT RAISE(ABORT, 'outbox unavailable'); END",
-    );
+    const restore = await t.failWrites("outbox_events", "INSERT");
     expectEnvelope(await t.json("POST", `/v1/partner/blacklist/${entry.id}/overturn`, { key: writer.key, body: {} }), 500, "internal");
-    t.sqlite.run("DROP TRIGGER outbox_fails");
+    await restore();
     expect((await check("discord", "777")).body.banned).toBe(true);
     expect((await get("/v1/blacklist/changes")).body.data.map((c: Json) => c.type)).toEqual(["added"]);
     const retry = await t.json("POST", `/v1/partner/blacklist/${entry.id}/overturn`, { key: writer.key, body: {} });
@@ -298,7 +294,7 @@ describe("POST /v1/partner/blacklist/:id/overturn", () => {
     const res = await t.json("POST", `/v1/partner/blacklist/${entry.id}/overturn`, { key: writer.key, body: {} });
     expect(res.status).toBe(200);
     expect((await get("/v1/blacklist/changes")).body.data).toEqual([]);
-    expect(outboxTypes()).toEqual([]);
+    expect(await outboxTypes()).toEqual([]);
   });
 
   test("errors: unknown id 404, read key 403, unknown body field 422, no key 401; none of them overturns", async () => {

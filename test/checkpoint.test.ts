@@ -1,12 +1,13 @@
 // WAL checkpoints run on the checkpointer's own thread, never in a COMMIT of the serving
 // connection, and the WAL stays bounded; `serve` (the compiled binary too) starts the checkpointer
 // and stops it on SIGTERM.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Checkpointer } from "../src/db/checkpointer";
 import { openStore, type Store } from "../src/db/client";
 import { buildBinary, startServer, workspace } from "./cli-helpers";
+import { describeSqliteOnly } from "./backend";
 import { tempDir } from "./helpers";
 
 const dirs: string[] = [];
@@ -37,7 +38,8 @@ async function writeMuch(store: Store, from: number, count: number, pauseMs: num
   }
 }
 
-describe("checkpointer", () => {
+// SQLite's WAL checkpoints: PostgreSQL has no such thing to test.
+describeSqliteOnly("checkpointer", () => {
   test("checkpoints on its own thread keep the WAL bounded; the serving connection never checkpoints", async () => {
     const dir = tempDir("trustlist-checkpoint-");
     dirs.push(dir);

@@ -21,8 +21,8 @@ const profile = (handle: string) => t.json("GET", `/v1/users/${handle}`, { key: 
 const trust = (handle: string) => t.json("GET", `/v1/users/${handle}/trust`, { key: reader });
 const ban = (body: Record<string, unknown>) =>
   t.json("POST", "/v1/partner/blacklist", { key: writer, body: { severity: "ban", reason_code: "scam_trade", ...body } });
-const events = (type: string) =>
-  t.sqlite.query<{ payload: string }, [string]>("SELECT payload FROM outbox_events WHERE type = ? ORDER BY id").all(type).map((r) => JSON.parse(r.payload));
+const events = async (type: string) =>
+  (await t.rows<{ payload: string }>("SELECT payload FROM outbox_events WHERE type = ? ORDER BY id", type)).map((r) => JSON.parse(r.payload));
 
 /** A creator joined `ageDays` ago with the given level and linked accounts. */
 async function creator(handle: string, options: { level?: number; ageDays?: number; accounts?: Array<Record<string, unknown>> } = {}) {
@@ -196,7 +196,7 @@ describe("blacklist entries move the Trust Score", () => {
     const tier = await t.json("GET", "/v1/public/trust/shadow");
     expect(tier.body).toMatchObject({ found: true, band: "banned", tier: "Banned", blacklisted: true });
     expect(tier.body.trust_score).toBeUndefined();
-    expect(events("creator.blacklisted")).toEqual([{ creator_id: expect.stringMatching(/^crt_/), handle: "shadow", entry_id: entry.body.id }]);
+    expect((await events("creator.blacklisted"))).toEqual([{ creator_id: expect.stringMatching(/^crt_/), handle: "shadow", entry_id: entry.body.id }]);
 
     expect((await t.json("POST", `/v1/partner/blacklist/${entry.body.id}/overturn`, { key: writer })).status).toBe(200);
     expect((await profile("shadow")).body).toMatchObject({ blacklisted: false, trust_score: 116, trust_band: "average" });
@@ -225,7 +225,7 @@ describe("blacklist entries move the Trust Score", () => {
     await creator("late");
     await link("late", { provider: "roblox", provider_user_id: "424242" });
     expect((await profile("late")).body.blacklisted).toBe(true);
-    expect(events("creator.blacklisted").map((e) => e.handle)).toEqual(["late"]);
+    expect((await events("creator.blacklisted")).map((e) => e.handle)).toEqual(["late"]);
   });
 
   test("warn and restrict subtract 25 and 75; a watchlist or high-risk flag 25 once; none of them is a ban", async () => {
@@ -240,7 +240,7 @@ describe("blacklist entries move the Trust Score", () => {
     const read = (await profile("flagged")).body;
     // 130 - 25 - 75 - 25 (second warn) - 25 (flag, once) = -20, clamped to 0; no ban, so not blacklisted.
     expect(read).toMatchObject({ trust_score: 0, trust_band: "terrible", blacklisted: false });
-    expect(events("creator.blacklisted")).toEqual([]);
+    expect((await events("creator.blacklisted"))).toEqual([]);
   });
 
   test("an entry that expires stops counting once the expiry job has run", async () => {
@@ -270,7 +270,7 @@ describe("snapshots and the 30-day trend", () => {
     // Day 45: the daily job recomputes (age 45 days → +1) and snapshots everyone.
     t.clock.advance(35 * DAY);
     expect(await t.services.creators.refreshAll()).toBe(4);
-    const snapshots = t.sqlite.query("SELECT count(*) AS n FROM trust_snapshots WHERE day = ?").get(new Date(t.clock.now()).toISOString().slice(0, 10)) as { n: number };
+    const [snapshots] = await t.rows<{ n: number }>("SELECT CAST(count(*) AS INTEGER) AS n FROM trust_snapshots WHERE day = ?", new Date(t.clock.now()).toISOString().slice(0, 10));
     expect(snapshots.n).toBe(4);
     // From 30 days ago (day 15) the latest snapshot is day 10's 110; now 111.
     expect((await trust("grower")).body.trend).toEqual({ direction: "up", delta: 1, from: 110, window_days: 30 });

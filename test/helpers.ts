@@ -30,6 +30,11 @@ export interface TestApp {
    * what the API cannot show.
    */
   rows<T = any>(query: string, ...params: unknown[]): Promise<T[]>;
+  /**
+   * Makes every `op` on `table` fail (where `when`, an SQL condition over NEW, holds) until the
+   * returned function is called: a database fault in the middle of a write, on either backend.
+   */
+  failWrites(table: string, op: "INSERT" | "UPDATE" | "DELETE", when?: string): Promise<() => Promise<void>>;
   /** The raw SQLite connection, for tests of SQLite's own behaviour (they skip on PostgreSQL). */
   readonly sqlite: SqliteConnection;
   /** Calls the app with an optional bearer key and JSON body. */
@@ -42,6 +47,7 @@ export interface TestApp {
 }
 
 let counter = 0;
+let faults = 0;
 
 export function tempDir(prefix = "trustlist-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -79,6 +85,17 @@ export async function createTestApp(options: { clock?: ManualClock; dir?: string
       if (store.dialect === "sqlite") return store.sqlite.query(query).all(...(params as any[])) as any[];
       let n = 0;
       return [...(await store.sql().unsafe(query.replace(/\?/g, () => `$${++n}`), params as any[]))];
+    },
+    async failWrites(table, op, when = "true") {
+      const name = `test_fault_${++faults}`;
+      if (store.dialect === "sqlite") {
+        store.sqlite.run(`CREATE TRIGGER ${name} BEFORE ${op} ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'injected fault'); END`);
+        return async () => void store.sqlite.run(`DROP TRIGGER ${name}`);
+      }
+      const sql = store.sql();
+      await sql.unsafe(`CREATE OR REPLACE FUNCTION test_fault() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected fault'; END $$`);
+      await sql.unsafe(`CREATE TRIGGER ${name} BEFORE ${op} ON ${table} FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION test_fault()`);
+      return async () => void (await sql.unsafe(`DROP TRIGGER ${name} ON ${table}`));
     },
     get sqlite() {
       if (store.dialect !== "sqlite") throw new Error("a SQLite-only test ran on PostgreSQL: skip it there (test/backend.ts sqliteOnly)");

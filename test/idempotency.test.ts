@@ -19,9 +19,9 @@ const ENTRY = { provider: "discord", provider_user_id: "80351110224678912", seve
 const addEntry = (idempotencyKey: string, body: unknown = ENTRY, key = writer.key) =>
   t.json("POST", "/v1/partner/blacklist", { key, body, headers: { "idempotency-key": idempotencyKey } });
 
-const count = (table: string) => (t.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-const outboxTypes = () =>
-  (t.sqlite.query("SELECT type FROM outbox_events ORDER BY rowid").all() as { type: string }[]).map((r) => r.type);
+const count = async (table: string) => (await t.rows<{ n: number }>(`SELECT CAST(count(*) AS INTEGER) AS n FROM ${table}`))[0]!.n;
+const outboxTypes = async () =>
+  (await t.rows<{ type: string }>("SELECT type FROM outbox_events ORDER BY id")).map((r) => r.type);
 
 describe("a repeat of the same request", () => {
   test("gets the same status and body with Idempotent-Replayed, and writes no second entry or event", async () => {
@@ -37,9 +37,9 @@ describe("a repeat of the same request", () => {
     expect(again.body).toEqual(first.body);
     expect(again.headers.get("x-request-id")).not.toBe(first.headers.get("x-request-id"));
 
-    expect(count("blacklist_entries")).toBe(1);
-    expect(outboxTypes()).toEqual(["blacklist.added"]);
-    expect(count("blacklist_changes")).toBe(1);
+    expect(await count("blacklist_entries")).toBe(1);
+    expect(await outboxTypes()).toEqual(["blacklist.added"]);
+    expect(await count("blacklist_changes")).toBe(1);
   });
 
   test("an error answer (4xx) is kept and replayed too, request_id of the first answer included", async () => {
@@ -87,8 +87,8 @@ describe("the same key for another request", () => {
       422,
       "idempotency_key_reused",
     );
-    expect(count("blacklist_entries")).toBe(1);
-    expect(count("creators")).toBe(0);
+    expect(await count("blacklist_entries")).toBe(1);
+    expect(await count("creators")).toBe(0);
   });
 
   test("another account's identical key does not collide", async () => {
@@ -97,7 +97,7 @@ describe("the same key for another request", () => {
     const theirs = await addEntry("shared-1", { ...ENTRY, provider_user_id: "2" }, other.key);
     expect([mine.status, theirs.status]).toEqual([201, 201]);
     expect(theirs.headers.get("idempotent-replayed")).toBeNull();
-    expect(count("blacklist_entries")).toBe(2);
+    expect(await count("blacklist_entries")).toBe(2);
   });
 });
 
@@ -105,8 +105,8 @@ test("a repeat while the first is still being answered is 409 conflict; only one
   const [a, b] = await Promise.all([addEntry("race-1"), addEntry("race-1")]);
   expect([a.status, b.status].sort()).toEqual([201, 409]);
   expectEnvelope(a.status === 409 ? a : b, 409, "conflict");
-  expect(count("blacklist_entries")).toBe(1);
-  expect(outboxTypes()).toEqual(["blacklist.added"]);
+  expect(await count("blacklist_entries")).toBe(1);
+  expect(await outboxTypes()).toEqual(["blacklist.added"]);
   // Once the first is answered, a repeat gets its answer.
   expect((await addEntry("race-1")).headers.get("idempotent-replayed")).toBe("true");
 });
@@ -123,8 +123,8 @@ test("two servers on one database: the write that loses the race for a key rolls
       return add(...args);
     };
     expectEnvelope(await addEntry("two-1"), 409, "conflict");
-    expect(count("blacklist_entries")).toBe(1);
-    expect(outboxTypes()).toEqual(["blacklist.added"]);
+    expect(await count("blacklist_entries")).toBe(1);
+    expect(await outboxTypes()).toEqual(["blacklist.added"]);
     t.services.blacklist.add = add;
     // The stored answer is the other server's, and both servers replay it.
     expect((await addEntry("two-1")).headers.get("idempotent-replayed")).toBe("true");
@@ -134,13 +134,13 @@ test("two servers on one database: the write that loses the race for a key rolls
 });
 
 test("a 5xx answer is not kept: the retry runs again and writes once", async () => {
-  t.sqlite.run("CREATE TRIGGER outbox_fails BEFORE INSERT ON outbox_events BEGIN SELECT RAISE(ABORT, 'outbox unavailable'); END");
+  const restore = await t.failWrites("outbox_events", "INSERT");
   expectEnvelope(await addEntry("flaky-1"), 500, "internal");
-  t.sqlite.run("DROP TRIGGER outbox_fails");
+  await restore();
   const retry = await addEntry("flaky-1");
   expect(retry.status).toBe(201);
   expect(retry.headers.get("idempotent-replayed")).toBeNull();
-  expect(count("blacklist_entries")).toBe(1);
+  expect(await count("blacklist_entries")).toBe(1);
 });
 
 test("the key is stored by the write's own transaction: after a crash right behind the commit, a retry does not write again", async () => {
@@ -157,8 +157,8 @@ test("the key is stored by the write's own transaction: after a crash right behi
   try {
     const retry = await restarted.json("POST", "/v1/partner/blacklist", { key: writer.key, body: ENTRY, headers: { "idempotency-key": "crash-1" } });
     expectEnvelope(retry, 409, "conflict");
-    expect(count("blacklist_entries")).toBe(1);
-    expect(outboxTypes()).toEqual(["blacklist.added"]);
+    expect(await count("blacklist_entries")).toBe(1);
+    expect(await outboxTypes()).toEqual(["blacklist.added"]);
   } finally {
     restarted.runtime.store.close();
   }
@@ -172,13 +172,13 @@ test("a key expires after 24 h and the prune job removes it", async () => {
   const fresh = await addEntry("daily-1", { ...ENTRY, provider_user_id: "3" });
   expect(fresh.status).toBe(201);
   expect(fresh.headers.get("idempotent-replayed")).toBeNull();
-  expect(count("blacklist_entries")).toBe(2);
+  expect(await count("blacklist_entries")).toBe(2);
 
   expect((await addEntry("other-1", { ...ENTRY, provider_user_id: "4" })).status).toBe(201);
   t.clock.advance(24 * 3600_000 + 1);
-  expect(count("idempotency_keys")).toBe(2);
+  expect(await count("idempotency_keys")).toBe(2);
   expect(await t.runtime.idempotency.prune(1)).toBe(2);
-  expect(count("idempotency_keys")).toBe(0);
+  expect(await count("idempotency_keys")).toBe(0);
 });
 
 test.each([
@@ -189,15 +189,15 @@ test.each([
   const res = await addEntry(key);
   expectEnvelope(res, 422, "unprocessable");
   expect(res.body.error.message).toContain("Idempotency-Key");
-  expect(count("blacklist_entries")).toBe(0);
+  expect(await count("blacklist_entries")).toBe(0);
 });
 
 test("writes without the header are untouched: two identical posts make two entries", async () => {
   const post = () => t.json("POST", "/v1/partner/blacklist", { key: writer.key, body: ENTRY });
   expect((await post()).status).toBe(201);
   expect((await post()).status).toBe(201);
-  expect(count("blacklist_entries")).toBe(2);
-  expect(count("idempotency_keys")).toBe(0);
+  expect(await count("blacklist_entries")).toBe(2);
+  expect(await count("idempotency_keys")).toBe(0);
 });
 
 test("OpenAPI shows the header on every keyed write and on no read", async () => {
@@ -229,7 +229,7 @@ describe("answers that issue a secret", () => {
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.body.id).toBe(first.body.id);
     expect(again.body.key).toBe(`${secret.slice(0, 12)}…`);
-    const stored = t.sqlite.query("SELECT body FROM idempotency_keys").all() as { body: string | null }[];
+    const stored = await t.rows<{ body: string | null }>("SELECT body FROM idempotency_keys");
     expect(stored.length).toBeGreaterThan(0);
     for (const row of stored) expect(row.body ?? "").not.toContain(secret);
     // The secret of the first answer still works: the replay issued nothing new.

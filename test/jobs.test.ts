@@ -36,7 +36,7 @@ test("the expiry job marks lapsed entries expired and records them in the change
   await job("expire-entries").run();
   await job("expire-entries").run();
 
-  const status = t.sqlite.query("SELECT id, status FROM blacklist_entries ORDER BY provider_user_id").all();
+  const status = await t.rows("SELECT id, status FROM blacklist_entries ORDER BY provider_user_id");
   expect(status).toEqual([
     { id: short.id, status: "expired" },
     { id: permanent.id, status: "active" },
@@ -55,21 +55,21 @@ test("the flush job persists metering, and pruning drops usage older than 93 day
   t = await createTestApp();
   const { key, keyId, accountId } = await t.account({ burst: 10_000 });
   for (let i = 0; i < 3; i++) await t.call("GET", "/v1/blacklist/check?provider=roblox&id=5", { key });
-  const sqlite = t.sqlite;
-  expect(sqlite.query("SELECT count(*) AS n FROM usage_endpoints").get()).toEqual({ n: 0 });
+  const count = async (table: string) => (await t.rows(`SELECT CAST(count(*) AS INTEGER) AS n FROM ${table}`))[0].n;
+  expect(await count("usage_endpoints")).toBe(0);
   await job("flush-metering").run();
-  expect(sqlite.query("SELECT key_id, day, endpoint, count FROM usage_endpoints").all()).toEqual([
+  expect(await t.rows("SELECT key_id, day, endpoint, count FROM usage_endpoints")).toEqual([
     { key_id: keyId, day: "2026-11-21", endpoint: "GET /v1/blacklist/check", count: 3 },
   ]);
-  expect(sqlite.query("SELECT account_id, count FROM usage_daily").all()).toEqual([{ account_id: accountId, count: 3 }]);
+  expect(await t.rows("SELECT account_id, count FROM usage_daily")).toEqual([{ account_id: accountId, count: 3 }]);
 
   t.clock.set("2027-02-21T10:00:00Z"); // 92 days later: kept
   await job("prune-usage").run();
-  expect(sqlite.query("SELECT count(*) AS n FROM usage_endpoints").get()).toEqual({ n: 1 });
+  expect(await count("usage_endpoints")).toBe(1);
   t.clock.set("2027-02-23T10:00:00Z"); // 94 days later: pruned
   await job("prune-usage").run();
-  expect(sqlite.query("SELECT count(*) AS n FROM usage_endpoints").get()).toEqual({ n: 0 });
-  expect(sqlite.query("SELECT count(*) AS n FROM usage_daily").get()).toEqual({ n: 0 });
+  expect(await count("usage_endpoints")).toBe(0);
+  expect(await count("usage_daily")).toBe(0);
 });
 
 test("the 00:05 trust job snapshots every creator for the day; the 5-minute job refreshes public counters", async () => {
@@ -77,14 +77,13 @@ test("the 00:05 trust job snapshots every creator for the day; the 5-minute job 
   expect(job("trust-snapshots").pattern).toBe("5 0 * * *");
   expect(job("public-stats").pattern).toBe("0 */5 * * * *");
   for (const handle of ["one", "two", "three"]) await t.services.creators.upsert(handle, { verification_level: 1, joined_at: "2026-10-22T10:00:00Z" });
-  const snapshots = (day: string) =>
-    t.sqlite.query<{ creator_id: string; score: number }, [string]>("SELECT creator_id, score FROM trust_snapshots WHERE day = ?").all(day);
-  expect(snapshots("2026-11-21")).toHaveLength(3);
+  const snapshots = (day: string) => t.rows<{ creator_id: string; score: number }>("SELECT creator_id, score FROM trust_snapshots WHERE day = ?", day);
+  expect(await snapshots("2026-11-21")).toHaveLength(3);
   // Joined 30 days ago: the next day's job adds the first month of age (+1) with no write at all.
   t.clock.set("2026-11-22T00:05:00Z");
-  expect(snapshots("2026-11-22")).toHaveLength(0);
+  expect(await snapshots("2026-11-22")).toHaveLength(0);
   await job("trust-snapshots").run();
-  expect(snapshots("2026-11-22").map((s) => s.score)).toEqual([109, 109, 109]);
+  expect((await snapshots("2026-11-22")).map((s) => s.score)).toEqual([109, 109, 109]);
   expect((await t.services.creators.profile("one")).trust_score).toBe(109);
 
   expect(await t.services.public.publicStats()).toMatchObject({ creators_verified: 3, cached: false });
@@ -120,12 +119,9 @@ test("the expiry job gives way to requests between slices, and its result is exa
   expect(finished).toBe(false);
   expect(await run).toBe(1_500);
 
-  const sqlite = t.sqlite;
-  const expired = sqlite.query<{ entry_id: string; n: number }, []>(
-    "SELECT entry_id, count(*) AS n FROM blacklist_changes WHERE type = 'expired' GROUP BY entry_id ORDER BY entry_id",
-  );
-  expect(expired.all()).toEqual([...due].sort().map((entry_id) => ({ entry_id, n: 1 })));
-  expect(sqlite.query("SELECT status, count(*) AS n FROM blacklist_entries GROUP BY status ORDER BY status").all()).toEqual([
+  const expired = await t.rows("SELECT entry_id, CAST(count(*) AS INTEGER) AS n FROM blacklist_changes WHERE type = 'expired' GROUP BY entry_id ORDER BY entry_id");
+  expect(expired).toEqual([...due].sort().map((entry_id) => ({ entry_id, n: 1 })));
+  expect(await t.rows("SELECT status, CAST(count(*) AS INTEGER) AS n FROM blacklist_entries GROUP BY status ORDER BY status")).toEqual([
     { status: "active", n: 1 },
     { status: "expired", n: 1_500 },
   ]);
@@ -138,11 +134,10 @@ test("the daily trust refresh and the usage prune give way to requests between s
   t = await createTestApp();
   const { key, keyId } = await t.account({ burst: 10_000 });
   for (let i = 0; i < 300; i++) await t.services.creators.upsert(`creator${i}`, { verification_level: 1 });
-  const sqlite = t.sqlite;
-  const insert = sqlite.prepare("INSERT INTO usage_endpoints (key_id, day, endpoint, count) VALUES (?, ?, ?, 1)");
-  sqlite.transaction(() => {
-    for (let i = 0; i < 5_000; i++) insert.run(keyId, "2026-01-01", `GET /route-${i}`);
-  })();
+  for (let i = 0; i < 5_000; i += 500) {
+    const rows = Array.from({ length: 500 }, (_, j) => `('${keyId}', '2026-01-01', 'GET /route-${i + j}', 1)`);
+    await t.rows(`INSERT INTO usage_endpoints (key_id, day, endpoint, count) VALUES ${rows.join(", ")}`);
+  }
   for (const [name, expected] of [["trust-snapshots", 300], ["prune-usage", 5_000]] as const) {
     let finished = false;
     const run = Promise.resolve(job(name).run()).then((n) => ((finished = true), n));
@@ -150,5 +145,5 @@ test("the daily trust refresh and the usage prune give way to requests between s
     expect(finished, name).toBe(false);
     expect(await run).toBe(expected);
   }
-  expect(sqlite.query("SELECT count(*) AS n FROM usage_endpoints").get()).toEqual({ n: 0 });
+  expect((await t.rows("SELECT CAST(count(*) AS INTEGER) AS n FROM usage_endpoints"))[0].n).toBe(0);
 });

@@ -2,11 +2,12 @@
 // the server: reads and keyed checks keep answering, a write waits without blocking and answers
 // 503 `busy` when the lock outlasts its wait, and the metering counts made meanwhile all land.
 // Real processes on real SQLite files: a child holds the lock until the test releases it.
-import { afterEach, expect, test } from "bun:test";
+import { afterEach, expect } from "bun:test";
 import { Database } from "bun:sqlite";
 import type { Store } from "../src/db/client";
 import { join } from "node:path";
 import { startServer } from "./cli-helpers";
+import { sqliteOnly } from "./backend";
 import { createTestApp, expectEnvelope, tempDir, type TestApp } from "./helpers";
 
 const MAIN = join(import.meta.dir, "..", "src", "main.ts");
@@ -61,7 +62,7 @@ afterEach(() => {
   t = undefined;
 });
 
-test("while another process holds the lock: reads answer, a write is 503 busy with Retry-After and changes nothing", async () => {
+sqliteOnly("while another process holds the lock: reads answer, a write is 503 busy with Retry-After and changes nothing", async () => {
   t = await createTestApp();
   // The 5 s default shortened so the test does not wait it out; the behaviour is the same.
   (t.runtime.store as Store).neverBlockOnLocks({ writeWaitMs: 300 });
@@ -99,7 +100,7 @@ test("while another process holds the lock: reads answer, a write is 503 busy wi
   expect(persisted).toEqual({ n: 6 });
 });
 
-test("a write that meets the lock waits without blocking and commits once the lock is released", async () => {
+sqliteOnly("a write that meets the lock waits without blocking and commits once the lock is released", async () => {
   t = await createTestApp();
   const partner = await t.account({ scope: "write", burst: 10_000 });
   holder = await holdWriteLock(t.dbPath);
@@ -115,7 +116,7 @@ test("a write that meets the lock waits without blocking and commits once the lo
   expect(check.body).toMatchObject({ banned: true, entry: { id: created.body.id } });
 });
 
-test("a live server keeps answering health and keyed checks while a lock outlasts several metering flushes, and loses no count", async () => {
+sqliteOnly("a live server keeps answering health and keyed checks while a lock outlasts several metering flushes, and loses no count", async () => {
   const dir = tempDir("trustlist-locks-");
   const db = join(dir, "t.db");
   const server = await startServer([process.execPath, MAIN], db);
@@ -157,7 +158,7 @@ test("a live server keeps answering health and keyed checks while a lock outlast
   }
 }, 30_000);
 
-test("a CLI write that outlasts the lock's 5 s wait exits 1 naming the lock, and changes nothing", async () => {
+sqliteOnly("a CLI write that outlasts the lock's 5 s wait exits 1 naming the lock, and changes nothing", async () => {
   t = await createTestApp();
   const { key, keyId } = await t.account();
   holder = await holdWriteLock(t.dbPath);

@@ -90,12 +90,12 @@ async function completedDeal(from: string, to: string): Promise<string> {
 }
 
 /** Outbox rows in write order, payloads parsed. */
-function events(): Array<{ type: string; payload: Json }> {
-  const rows = t.sqlite.query("SELECT type, payload FROM outbox_events ORDER BY rowid").all() as Array<{ type: string; payload: string }>;
+async function events(): Promise<Array<{ type: string; payload: Json }>> {
+  const rows = await t.rows<{ type: string; payload: string }>("SELECT type, payload FROM outbox_events ORDER BY id");
   return rows.map((r) => ({ type: r.type, payload: JSON.parse(r.payload) }));
 }
 
-const eventTypes = () => events().map((e) => e.type);
+const eventTypes = async () => (await events()).map((e) => e.type);
 
 /** What a caller can see of some creators: profile, trust basis and vouches received. */
 async function visible(...handles: string[]) {
@@ -110,20 +110,19 @@ async function visible(...handles: string[]) {
 /** Asserts that `attempt` changes nothing any caller can see, nor the outbox. */
 async function expectNoChange(handles: string[], attempt: () => Promise<unknown>) {
   const before = await visible(...handles);
-  const outboxBefore = events();
+  const outboxBefore = await events();
   await attempt();
   expect(await visible(...handles)).toEqual(before);
-  expect(events()).toEqual(outboxBefore);
+  expect(await events()).toEqual(outboxBefore);
 }
 
-/** Makes every write to `table` fail inside SQLite, for the duration of `body`. */
+/** Makes every write to `table` fail in the database, for the duration of `body`. */
 async function failingWrites<T>(table: string, op: "INSERT" | "UPDATE", when: string, body: () => Promise<T>): Promise<T> {
-  const sqlite = t.sqlite;
-  sqlite.run(`CREATE TRIGGER test_fault BEFORE ${op} ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'injected fault'); END`);
+  const restore = await t.failWrites(table, op, when);
   try {
     return await body();
   } finally {
-    sqlite.run("DROP TRIGGER test_fault");
+    await restore();
   }
 }
 
@@ -289,7 +288,7 @@ describe("deals", () => {
     // Opening a deal moves no score and emits nothing.
     expect(await score("alice")).toBe(100);
     expect(await score("bob")).toBe(100);
-    expect(events()).toEqual([]);
+    expect(await events()).toEqual([]);
   });
 
   test("confirm → 200 confirmed, updated_at moves, and one deal.confirmed event names the deal and both handles", async () => {
@@ -300,7 +299,7 @@ describe("deals", () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id, from: "alice", to: "bob", status: "confirmed", created_at: T0, updated_at: "2026-11-21T10:01:00.000Z" });
     expect((await getDeal(id)).body.status).toBe("confirmed");
-    const evs = events();
+    const evs = await events();
     expect(evs.map((e) => e.type)).toEqual(["deal.confirmed"]);
     expect(evs[0]!.payload).toMatchObject({ deal_id: id, from: "alice", to: "bob" });
     expect(JSON.stringify(evs[0]!.payload)).toContain(id);
@@ -312,7 +311,7 @@ describe("deals", () => {
     const res = await act(id, "decline");
     expect(res.status).toBe(200);
     expect(res.body.status).toBe("declined");
-    const evs = events();
+    const evs = await events();
     expect(evs.map((e) => e.type)).toEqual(["deal.declined"]);
     expect(evs[0]!.payload).toMatchObject({ deal_id: id, from: "alice", to: "bob" });
   });
@@ -327,7 +326,7 @@ describe("deals", () => {
       expectEnvelope(await act(id, "decline"), 409, "conflict");
     });
     expect((await getDeal(id)).body.status).toBe("declined");
-    expect(eventTypes()).toEqual(["deal.declined"]);
+    expect(await eventTypes()).toEqual(["deal.declined"]);
   });
 
   test("completing a pending deal is 409 and moves no score", async () => {
@@ -352,7 +351,7 @@ describe("deals", () => {
       expectEnvelope(await act(id, "decline"), 409, "conflict");
     });
     expect((await getDeal(id)).body.status).toBe("completed");
-    expect(eventTypes()).toEqual(["deal.confirmed"]);
+    expect(await eventTypes()).toEqual(["deal.confirmed"]);
   });
 
   test("an unknown deal id is 404 for GET and for every transition; an over-long one is 422", async () => {
@@ -361,7 +360,7 @@ describe("deals", () => {
     for (const action of ["confirm", "decline", "complete"] as const) expectEnvelope(await act(unknown, action), 404, "not_found");
     expectEnvelope(await getDeal(`deal_${"a".repeat(100)}`), 422, "unprocessable");
     expectEnvelope(await act(`deal_${"a".repeat(100)}`, "confirm"), 422, "unprocessable");
-    expect(events()).toEqual([]);
+    expect(await events()).toEqual([]);
   });
 
   test("completion raises BOTH parties' completed_deals by 1 and score by 3 (D = 3 × min(deals, 10))", async () => {
@@ -383,7 +382,7 @@ describe("deals", () => {
     expect(await profile("alice")).toMatchObject({ completed_deals: 2, trust_score: 106 });
     expect(await profile("bob")).toMatchObject({ completed_deals: 2, trust_score: 106 });
     // Only seed event names are ever written.
-    for (const type of eventTypes()) expect(SEED_EVENTS).toContain(type);
+    for (const type of await eventTypes()) expect(SEED_EVENTS).toContain(type);
   });
 
   test("the trust basis and the public counter follow completions", async () => {
@@ -404,7 +403,7 @@ describe("deals", () => {
       expectEnvelope(await send("POST", "/v1/partner/deals", { from: "alice" }), 400, "invalid_request");
       expectEnvelope(await send("POST", "/v1/partner/deals", { from: "alice", to: "bob", status: "completed" }), 422, "unprocessable");
     });
-    expect(t.sqlite.query("SELECT count(*) AS n FROM deals").get()).toEqual({ n: 0 });
+    expect(await t.rows("SELECT CAST(count(*) AS INTEGER) AS n FROM deals")).toEqual([{ n: 0 }]);
   });
 });
 
@@ -829,7 +828,7 @@ describe("every write is one transaction with its score change and its events", 
   test("a vouch whose score recomputation fails stores no vouch and moves no score", async () => {
     await creators("alice", "bob");
     await expectNoChange(["alice", "bob"], async () => {
-      const res = await failingWrites("trust_snapshots", "INSERT", "1", () => vouch("alice", "bob"));
+      const res = await failingWrites("trust_snapshots", "INSERT", "true", () => vouch("alice", "bob"));
       expectEnvelope(res, 500, "internal");
     });
     // Once the fault is gone the same vouch goes through: nothing was half-written.
@@ -840,19 +839,19 @@ describe("every write is one transaction with its score change and its events", 
   test("a confirm whose event cannot be written leaves the deal pending", async () => {
     await creators("alice", "bob");
     const id = await pendingDeal("alice", "bob");
-    const res = await failingWrites("outbox_events", "INSERT", "1", () => act(id, "confirm"));
+    const res = await failingWrites("outbox_events", "INSERT", "true", () => act(id, "confirm"));
     expectEnvelope(res, 500, "internal");
     expect((await getDeal(id)).body).toMatchObject({ status: "pending", updated_at: T0 });
-    expect(events()).toEqual([]);
+    expect(await events()).toEqual([]);
     expect((await act(id, "confirm")).status).toBe(200);
-    expect(eventTypes()).toEqual(["deal.confirmed"]);
+    expect(await eventTypes()).toEqual(["deal.confirmed"]);
   });
 
   test("a completion that fails on the second party rolls back the first party's score and the status", async () => {
     await creators("alice", "bob");
     const id = await pendingDeal("alice", "bob");
     await act(id, "confirm");
-    const bobId = (t.sqlite.query("SELECT id FROM creators WHERE handle = 'bob'").get() as { id: string }).id;
+    const bobId = (await t.rows<{ id: string }>("SELECT id FROM creators WHERE handle = 'bob'"))[0]!.id;
     await expectNoChange(["alice", "bob"], async () => {
       const res = await failingWrites("creators", "UPDATE", `NEW.id = '${bobId}'`, () => act(id, "complete"));
       expectEnvelope(res, 500, "internal");
@@ -868,7 +867,7 @@ describe("every write is one transaction with its score change and its events", 
     await creators("alice", "bob");
     await completedDeal("alice", "bob");
     await expectNoChange(["alice", "bob"], async () => {
-      const res = await failingWrites("trust_snapshots", "INSERT", "1", () => review("alice", "bob", 5));
+      const res = await failingWrites("trust_snapshots", "INSERT", "true", () => review("alice", "bob", 5));
       expectEnvelope(res, 500, "internal");
     });
     expect((await review("alice", "bob", 5)).status).toBe(201);
@@ -879,11 +878,11 @@ describe("every write is one transaction with its score change and its events", 
     await creators("alice", "bob");
     const id = await pendingDeal("alice", "bob");
     await act(id, "decline");
-    const before = events();
+    const before = await events();
     await act(id, "confirm");
     await act("deal_01jd5x8q3m7k2c9v4n6p8r0s1t", "confirm");
     await openDeal("alice", "alice");
     await vouch("alice", "alice");
-    expect(events()).toEqual(before);
+    expect(await events()).toEqual(before);
   });
 });

@@ -6,6 +6,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TransferService } from "../src/modules/transfer/service";
 import { publicKit } from "./public-kit";
+import { backend } from "./backend";
 
 const kit = publicKit();
 const { getText: get, write, creator, link, entry } = kit;
@@ -164,7 +165,8 @@ describe("the suggestion pool", () => {
     writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
     await new TransferService(kit.t.runtime.store, kit.t.services, kit.t.clock, { rebuildIndexesFromBytes: 0 }).importFile(file);
     kit.t.services.public.refreshGramCounts();
-    kit.t.sqlite.run("INSERT INTO search_names_fts(search_names_fts) VALUES ('integrity-check')");
+    // SQLite's full-text index agrees with its table after the bulk rebuild.
+    if (backend === "sqlite") kit.t.sqlite.run("INSERT INTO search_names_fts(search_names_fts) VALUES ('integrity-check')");
     expect(await suggestions("confirmedcrok")).toContain("confirmedcrook");
     expect(await suggestions("whisperd")).toEqual([]);
     expect((await suggestions("carol_hiden")).join(" ")).not.toContain("carol_hidden");

@@ -46,15 +46,16 @@ test("rows another process writes after the filter is built are found on the ver
 
 test("a built filter says no for almost every unlisted subject and yes for every listed one", async () => {
   t = await createTestApp();
-  const sqlite = t.sqlite;
-  const insert = sqlite.prepare(
-    `INSERT INTO blacklist_entries (id, provider, provider_user_id, severity, scope, vertical, reason_code, issued_at,
-       appealable, high_risk, watchlist, status, created_at)
-     VALUES (?1, 'roblox', ?2, 'ban', 'global', 'all', 'scam', 0, 1, 0, 0, ?3, 0)`,
-  );
-  sqlite.transaction(() => {
-    for (let i = 0; i < 20_000; i++) insert.run(`bl_f${i}`, String(i * 7), i % 10 === 0 ? "overturned" : "active");
-  })();
+  for (let from = 0; from < 20_000; from += 1_000) {
+    const rows = Array.from({ length: 1_000 }, (_, j) => {
+      const i = from + j;
+      return `('bl_f${i}', 'roblox', '${i * 7}', 'ban', 'global', 'all', 'scam', 0, TRUE, FALSE, FALSE, '${i % 10 === 0 ? "overturned" : "active"}', 0)`;
+    });
+    await t.rows(
+      `INSERT INTO blacklist_entries (id, provider, provider_user_id, severity, scope, vertical, reason_code, issued_at,
+         appealable, high_risk, watchlist, status, created_at) VALUES ${rows.join(", ")}`,
+    );
+  }
   const filter = new SubjectFilter(createBlacklistStore(t.runtime.store));
   expect(filter.mightContain("roblox", "7")).toBe(true); // not built yet: always "maybe"
   await filter.build();
