@@ -5,8 +5,8 @@
 #     per second, the CPU seconds all the processes of each server (supervisor and workers) used per
 #     100,000 checks (linear scaling keeps it flat: target within 10 % of one worker), and the worst
 #     request latency (target under 100 ms: no worker may stall on another's lock)
-#  2. resident memory of the whole server (supervisor + workers, VmRSS summed) with 1, 2 and 4
-#     workers, once each has answered a round (its subject filter and indexes are built)
+#  2. memory of the whole server (supervisor + workers: VmRSS summed, and PSS summed, which counts
+#     pages the processes share once) with 1, 2 and 4 workers, once each has answered a round
 #
 # Inputs (environment, as run.sh sets them): BENCH_BIN, BENCH_DB (the imported SQLite file),
 # BENCH_DATA, BENCH_RUN (where results go), BENCH_ROUNDS_WORKERS (3), BENCH_DURATION (10),
@@ -66,6 +66,9 @@ tree() { echo "$1"; pgrep -P "$1" || true; }
 TICKS=$(getconf CLK_TCK)
 ticks() { local pid t=0; for pid in $(tree "$1"); do t=$((t + $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0))); done; echo "$t"; }
 rss_kb() { local pid k=0; for pid in $(tree "$1"); do k=$((k + $(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0))); done; echo "$k"; }
+# Proportional set size: pages shared by the processes (the binary's code, the database's mapped
+# pages) count once in the sum, where VmRSS counts them in every process.
+pss_kb() { local pid k=0; for pid in $(tree "$1"); do k=$((k + $(awk '/^Pss:/ { print $2 }' "/proc/$pid/smaps_rollup" 2>/dev/null || echo 0))); done; echo "$k"; }
 
 start() { # workers -> pid of the supervisor (or single serve)
   "$BIN" serve --db "$DB" --port "$PORT" --host "$HOST" --access-log off --workers "$1" >/dev/null 2>>"$RUN/workers-servers.err" &
@@ -105,7 +108,8 @@ for w in 1 2 4; do
   PID=$(start "$w")
   load "$RUN/workers-memory-$w.txt" "$PID"
   fact "rss_kb_$w" "$(rss_kb "$PID")"
-  say "  $w worker(s): $(rss_kb "$PID") kB resident (all processes)"
+  fact "pss_kb_$w" "$(pss_kb "$PID")"
+  say "  $w worker(s): $(rss_kb "$PID") kB resident, $(pss_kb "$PID") kB proportional (all processes)"
   stop "$PID"
 done
 
@@ -115,6 +119,7 @@ col() { for n in $(seq 1 "$ROUNDS"); do result "$RUN/workers-round-$n-$1.txt" "$
 worst() { for n in $(seq 1 "$ROUNDS"); do result "$RUN/workers-round-$n-$1.txt" max_ms; done | sort -n | tail -1; }
 cpucol() { for n in $(seq 1 "$ROUNDS"); do per100k "$RUN/workers-round-$n-$1.txt"; done | median; }
 RSS1=$(sed -n 's/^rss_kb_1=//p' "$FACTS"); RSS2=$(sed -n 's/^rss_kb_2=//p' "$FACTS"); RSS4=$(sed -n 's/^rss_kb_4=//p' "$FACTS")
+PSS1=$(sed -n 's/^pss_kb_1=//p' "$FACTS"); PSS2=$(sed -n 's/^pss_kb_2=//p' "$FACTS"); PSS4=$(sed -n 's/^pss_kb_4=//p' "$FACTS")
 {
   echo "## serve --workers: the keyed check on 1 and 2 workers (medians of $ROUNDS rounds, ${THREADS}t/${CONNECTIONS}c, ${DURATION}s, $(nproc) cores)"
   echo
@@ -126,5 +131,7 @@ RSS1=$(sed -n 's/^rss_kb_1=//p' "$FACTS"); RSS2=$(sed -n 's/^rss_kb_2=//p' "$FAC
   echo
   echo "Resident memory, all processes: 1 worker $((RSS1 / 1024)) MB, 2 workers $((RSS2 / 1024)) MB, 4 workers $((RSS4 / 1024)) MB" \
     "($(awk -v a="$RSS1" -v b="$RSS4" 'BEGIN { if (a > 0) printf "%.2f", b / a }')x for 4; target at most 2x)."
+  echo "Proportional (shared pages counted once): 1 worker $((PSS1 / 1024)) MB, 2 workers $((PSS2 / 1024)) MB, 4 workers $((PSS4 / 1024)) MB" \
+    "($(awk -v a="$PSS1" -v b="$PSS4" 'BEGIN { if (a > 0) printf "%.2f", b / a }')x for 4)."
 } >"$RUN/workers.md"
 cat "$RUN/workers.md"
