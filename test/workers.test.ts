@@ -303,6 +303,37 @@ describe(`serve --workers 2 on ${backend}: life of the workers`, () => {
     }
   });
 
+  test("workers whose supervisor was killed drain and stop by themselves", async () => {
+    const fleet = await startFleet(2);
+    expect(await until(() => fleet.workerPids().size === 2, 5000)).toBe(true);
+    const pids = [...fleet.workerPids().values()];
+    fleet.proc.kill("SIGKILL");
+    await fleet.proc.exited;
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(await until(() => pids.every((pid) => !alive(pid)), 5000)).toBe(true);
+  });
+
+  test("--workers 1 is the single process: no supervisor, no worker numbers", async () => {
+    const { db } = workspace();
+    const server = await startServer([binary], db, undefined, true, ["--workers", "1", "--access-log", "on"]);
+    try {
+      expect(await (await fresh(server.base, "/healthz")).json()).toEqual({ ok: true });
+      expect(server.stderr).not.toContain("workers)");
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    const log = await new Response(server.proc.stdout as ReadableStream).text();
+    expect(log).toContain('"msg":"listening"');
+    expect(log).not.toContain('"worker"');
+  });
+
   test("--workers takes a number from 1 or auto", () => {
     const { db } = workspace();
     for (const bad of ["0", "many", "-1"]) {
