@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { SQL } from "bun";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { backend, databasesOfThisFile } from "./backend";
 import { buildBinary, cli, cliJson, readStderrUntil, type Server, startServer, workspace } from "./cli-helpers";
@@ -17,6 +17,8 @@ let binary = "";
 beforeAll(() => {
   binary = buildBinary(buildDir);
 });
+// The binary is 100+ MB: removed as soon as the file is done, not left to the end of the run.
+afterAll(() => rmSync(buildDir, { recursive: true, force: true }));
 
 /** One request on a connection of its own. */
 async function fresh(base: string, path: string, init: RequestInit = {}): Promise<Response> {

@@ -1,8 +1,9 @@
 // Memory shared by the worker processes of one `serve --workers N`: a file mapped MAP_SHARED by
 // every worker (Bun.mmap), read and written with Atomics. It holds what must be one value across
 // the workers however a request is routed: how many workers are up, the locks of the jobs, the
-// accounts' daily counts and the keys' burst buckets. The supervisor creates the file (owner-only,
-// in a private temporary folder) and removes it when it stops.
+// accounts' daily counts and the keys' burst buckets. The supervisor creates the file owner-only
+// in a private temporary folder and removes both at once: the workers inherit its open descriptor
+// and map it through /proc/self/fd, so nothing is left behind however the processes end.
 import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,16 +36,23 @@ const HEADER_BYTES = HEADER_WORDS * 4 + JOB_LOCKS * 4;
 const TABLE_BYTES = TABLE_SLOTS * SLOT_BYTES;
 export const REGION_BYTES = HEADER_BYTES + TABLES * TABLE_BYTES;
 
-/** Creates the file of a new region; returns its path and a function removing it. */
-export function createRegionFile(): { path: string; remove(): void } {
+/** The descriptor a worker finds the region's file at (the supervisor passes it as the fourth stdio entry). */
+export const WORKER_REGION_FD = 3;
+
+/** A new region: its file is already removed; `fd` keeps it open for the workers to inherit. */
+export function createRegion(): { region: SharedRegion; fd: number; close(): void } {
   const dir = mkdtempSync(join(tmpdir(), "trustlist-workers-"));
   const path = join(dir, "shared");
-  const fd = openSync(path, "wx", 0o600);
-  ftruncateSync(fd, REGION_BYTES);
-  closeSync(fd);
-  const region = new SharedRegion(path);
+  let fd: number;
+  try {
+    fd = openSync(path, "wx+", 0o600);
+    ftruncateSync(fd, REGION_BYTES);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const region = new SharedRegion(`/proc/self/fd/${fd}`);
   Atomics.store(region.ints, 0, MAGIC);
-  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return { region, fd, close: () => closeSync(fd) };
 }
 
 /** A 64-bit hash of an id as two Int32 words, never both zero (zero marks an empty slot). */
@@ -63,6 +71,8 @@ export class SharedRegion {
     if (bytes.byteLength < REGION_BYTES) throw new Error(`shared memory file ${path} is too small`);
     this.ints = new Int32Array(bytes.buffer, bytes.byteOffset, REGION_BYTES / 4);
     this.doubles = new Float64Array(bytes.buffer, bytes.byteOffset, REGION_BYTES / 8);
+    const magic = Atomics.load(this.ints, 0);
+    if (magic !== 0 && magic !== MAGIC) throw new Error(`${path} is not the shared memory of this trustlist's workers`);
   }
 
   get workersUp(): number {

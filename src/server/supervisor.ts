@@ -16,7 +16,7 @@ import { createRuntime } from "../runtime";
 import { createServices } from "../services";
 import { announce, firstStartKey } from "./first-start";
 import { lockDatabaseFile } from "./serve-lock";
-import { createRegionFile, SharedRegion } from "./shared-memory";
+import { createRegion, WORKER_REGION_FD } from "./shared-memory";
 import { GATHER_TIMEOUT_MS, jobLocks, lineAtomicStdout, WORKER_NUMBER_ENV, WORKER_SHARED_ENV, type WorkerMessage } from "./worker";
 
 /** How long the first workers may take to listen. */
@@ -52,8 +52,8 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
   const runtime = await createRuntime({ store, config, log });
   const services = createServices(runtime);
   const firstKey = await firstStartKey(services);
-  const shared = createRegionFile();
-  const region = new SharedRegion(shared.path);
+  const shared = createRegion();
+  const { region } = shared;
   const checkpointer =
     store.dialect === "sqlite" ? new Checkpointer(store, { onError: (message) => log.error("checkpointer failed", { message }) }) : null;
   // The fleet jobs' scheduler; the app is never served (workers answer every request).
@@ -77,7 +77,7 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
     TRUSTLIST_TRUST_PROXY: String(config.trustProxy),
     TRUSTLIST_ACCESS_LOG: config.accessLog ? "on" : "off",
     TRUSTLIST_WORKERS: "1",
-    [WORKER_SHARED_ENV]: shared.path,
+    [WORKER_SHARED_ENV]: `/proc/self/fd/${WORKER_REGION_FD}`,
   };
 
   const onMessage = (number: number, message: WorkerMessage) => {
@@ -127,7 +127,7 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
   const spawn = (number: number) => {
     const proc = Bun.spawn([...entry, "serve"], {
       env: { ...env, [WORKER_NUMBER_ENV]: String(number) },
-      stdio: ["ignore", "inherit", "inherit"],
+      stdio: ["ignore", "inherit", "inherit", shared.fd],
       ipc: (message) => onMessage(number, message as WorkerMessage),
     });
     const slot: Slot = { proc, startedAt: performance.now(), ready: false };
@@ -165,7 +165,7 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
     await checkpointer?.stop();
     log.flush();
     await store.close();
-    shared.remove();
+    shared.close();
     lock?.release();
   };
 
