@@ -3,12 +3,14 @@
 // Each test app gets a database of its own: a SQLite file in its temporary folder, or a new
 // PostgreSQL database cloned from a template migrated once per test process.
 import { afterAll, describe, test } from "bun:test";
+import { Database as SqliteConnection } from "bun:sqlite";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
 import type { OpenOptions } from "../src/db/client";
 import { type Database, openDatabase } from "../src/db/database";
+import { CHANGES_CHANNEL } from "../src/db/postgres";
 
 export const backend: "sqlite" | "postgres" = process.env.TRUSTLIST_TEST_DB === "postgres" ? "postgres" : "sqlite";
 
@@ -113,4 +115,46 @@ export function databasesOfThisFile() {
       return { database, location };
     },
   };
+}
+
+/**
+ * Runs `statement` (parameters as $1, $2, …) on a connection of its own, as another process that
+ * writes with plain SQL would (an operator's shell, an older build): on PostgreSQL its commit is
+ * announced without saying what it wrote, so every cache falls back to checking for itself.
+ */
+export async function writeAsAnotherProcess(location: string, statement: string, params: Array<string | number> = []): Promise<void> {
+  if (backend === "sqlite") {
+    const other = new SqliteConnection(location);
+    try {
+      other.run(statement, params);
+    } finally {
+      other.close();
+    }
+    return;
+  }
+  const other = new SQL(location, { max: 1 });
+  try {
+    await other.begin(async (tx) => {
+      await tx.unsafe(statement, params);
+      await tx`SELECT pg_notify(${CHANGES_CHANNEL}, ${JSON.stringify({ from: "another-process", notes: null })})`;
+    });
+  } finally {
+    await other.close();
+  }
+}
+
+/**
+ * Retries `expectation` until it holds (about 2 s at most): another instance's commit reaches a
+ * PostgreSQL instance by notification, a moment after it commits; on SQLite the next request sees it.
+ */
+export async function eventually(expectation: () => Promise<void> | void): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await expectation();
+      return;
+    } catch (error) {
+      if (attempt >= 100) throw error;
+      await Bun.sleep(20);
+    }
+  }
 }

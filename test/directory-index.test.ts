@@ -1,10 +1,13 @@
 // The in-memory directory index against a plain reading of the same rows: the same matches for
 // every query, and every page in exactly the order SQLite's ORDER BY gives, for every sort, with
-// heavy ties (most creators have no vouches or deals) and with rows written in any order.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+// heavy ties (most creators have no vouches or deals) and with rows written in any order. It writes
+// and reads creators with SQLite's own statements, so it runs on SQLite only; test/directory-store.test.ts
+// runs the index on both databases.
+import { afterAll, beforeAll, expect } from "bun:test";
 import { createMetaStore } from "../src/db/meta-store";
-import type { ExternalChanges } from "../src/db/changes";
+import { createCreatorsStore } from "../src/modules/creators/store";
 import { DirectoryIndex } from "../src/modules/public/directory-index";
+import { backend, sqliteOnly } from "./backend";
 import { createTestApp, type TestApp } from "./helpers";
 
 let t: TestApp;
@@ -12,6 +15,7 @@ let index: DirectoryIndex;
 const WORDS = ["forge", "pixel", "studio", "the", "crimson", "blox", "realm", "owl", "ninja", "craft"];
 
 beforeAll(async () => {
+  if (backend !== "sqlite") return;
   t = await createTestApp();
   const sqlite = t.sqlite;
   let seed = 7;
@@ -31,14 +35,14 @@ beforeAll(async () => {
       insert.run(id, `maker${i}`, 1_000 * random(500), 50 + random(120), random(4) === 0 ? random(5) : 0, random(6) === 0 ? random(3) : 0, text, random(2) ? "discord" : "discord,roblox");
     }
   })();
-  index = new DirectoryIndex(sqlite, t.runtime.store.changes as ExternalChanges, createMetaStore(t.runtime.store));
+  index = new DirectoryIndex(createCreatorsStore(t.runtime.store), t.runtime.store.changes, createMetaStore(t.runtime.store));
   await index.refresh();
 });
-afterAll(() => t.close());
+afterAll(() => t?.close());
 
 const ORDER = { newest: "created_at DESC, id", trust: "trust_score DESC, id", vouches: "vouch_count DESC, id", deals: "deal_count DESC, id" } as const;
 
-test("matches and pages agree with SQL for every sort, page size and offset", () => {
+sqliteOnly("matches and pages agree with SQL for every sort, page size and offset", () => {
   const sqlite = t.sqlite;
   const rows = sqlite.query<{ rowid: number; search_text: string; platforms: string }, []>("SELECT rowid, search_text, platforms FROM creators").all();
   for (const q of ["forge", "the", "pixel studio", "owl craft", "crimson9", "maker12", "zzz"]) {
@@ -64,7 +68,7 @@ test("matches and pages agree with SQL for every sort, page size and offset", ()
 });
 
 /** Every page of `query` for prefixes and platforms, against SQL's ORDER BY on the same filter. */
-function expectQueriesAgree(app: TestApp, dirIndex: DirectoryIndex) {
+async function expectQueriesAgree(app: TestApp, dirIndex: DirectoryIndex) {
   const sqlite = app.sqlite;
   for (const prefix of ["", "m", "maker1", "maker2", "x"]) {
     for (const platform of [null, "roblox", "discord"]) {
@@ -76,7 +80,7 @@ function expectQueriesAgree(app: TestApp, dirIndex: DirectoryIndex) {
           .all(prefix, platform ?? "")
           .map((r) => r.rowid);
         for (const [offset, limit] of [[0, 24], [24, 24], [0, 100], [976, 24]] as const) {
-          const page = dirIndex.query(prefix, platform, sort, offset, limit, 1000);
+          const page = (await dirIndex.query(prefix, platform, sort, offset, limit, 1000))!;
           expect(page.total, `${prefix} ${platform} ${sort}`).toBe(all.length);
           expect(page.rowids, `${prefix} ${platform} ${sort} ${offset}+${limit}`).toEqual(all.slice(offset, offset + limit));
         }
@@ -85,11 +89,11 @@ function expectQueriesAgree(app: TestApp, dirIndex: DirectoryIndex) {
   }
 }
 
-test("handle prefixes and platforms, through query(), agree with SQL: ids out of slot order", () => {
-  expectQueriesAgree(t, index);
+sqliteOnly("handle prefixes and platforms, through query(), agree with SQL: ids out of slot order", async () => {
+  await expectQueriesAgree(t, index);
 });
 
-test("the same with ids ascending with slots (ties broken by slot), and after changes", async () => {
+sqliteOnly("the same with ids ascending with slots (ties broken by slot), and after changes", async () => {
   const ordered = await createTestApp();
   try {
     const sqlite = ordered.sqlite;
@@ -100,22 +104,22 @@ test("the same with ids ascending with slots (ties broken by slot), and after ch
     sqlite.transaction(() => {
       for (let i = 0; i < 2500; i++) insert.run(`crt_${String(i).padStart(6, "0")}`, `maker${i}`, 1_000 * (i % 40), 50 + (i % 7), i % 5 === 0 ? i % 3 : 0, i % 3 ? "discord" : "discord,roblox");
     })();
-    const orderedIndex = new DirectoryIndex(sqlite, ordered.runtime.store.changes as ExternalChanges, createMetaStore(ordered.runtime.store));
+    const orderedIndex = new DirectoryIndex(createCreatorsStore(ordered.runtime.store), ordered.runtime.store.changes, createMetaStore(ordered.runtime.store));
     await orderedIndex.refresh();
     expect((orderedIndex as unknown as { idsFollowSlots: boolean }).idsFollowSlots).toBe(true);
-    expectQueriesAgree(ordered, orderedIndex);
+    await expectQueriesAgree(ordered, orderedIndex);
     // A change empties the kept windows: the next query sees the new order.
     sqlite.run("UPDATE creators SET vouch_count = 99 WHERE handle = 'maker2499'");
     orderedIndex.markDirty("crt_002499");
     await orderedIndex.refresh();
-    expect(orderedIndex.query("", "discord", "vouches", 0, 1, 1000).rowids).toEqual([2500]);
-    expectQueriesAgree(ordered, orderedIndex);
+    expect((await orderedIndex.query("", "discord", "vouches", 0, 1, 1000))!.rowids).toEqual([2500]);
+    await expectQueriesAgree(ordered, orderedIndex);
   } finally {
     ordered.close();
   }
 });
 
-test("directory queries that come while the index builds are answered from SQLite at once, as the index answers them", async () => {
+sqliteOnly("directory queries that come while the index builds are answered from SQLite at once, as the index answers them", async () => {
   // The service's own index is not built yet (nothing has asked the directory).
   const service = t.services.public;
   const queries = [

@@ -3,19 +3,15 @@
 // (directory totals and filters, the referral leaderboard) is exact from the next request after
 // any write, this process's or another's.
 import { describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { MAX_DIRECTORY_ROWS } from "../src/modules/public/service";
+import { eventually, writeAsAnotherProcess } from "./backend";
 import { expectEnvelope } from "./helpers";
 import { publicKit } from "./public-kit";
 
 const kit = publicKit();
 const { get, write, creator, link } = kit;
-/** Another process's connection to the same file (the CLI, an import). */
-const otherProcess = (sql: string, ...params: Array<string | number>) => {
-  const db = new Database(kit.t.dbPath);
-  db.run(sql, params);
-  db.close();
-};
+/** Another process's connection to the same database, writing plain SQL. */
+const otherProcess = (sql: string, ...params: Array<string | number>) => writeAsAnotherProcess(kit.t.dbPath, sql, params);
 
 describe("directory paging", () => {
   test(`page x limit past ${MAX_DIRECTORY_ROWS} is 422 asking for a narrower query; up to it pages answer`, async () => {
@@ -54,10 +50,10 @@ describe("directory paging", () => {
     await creator("ab5");
     await link("ab5", { provider: "roblox", provider_user_id: "555" });
     expect(await handles("q=ab&platform=roblox")).toEqual(["ab1", "ab5"]);
-    otherProcess(
+    await otherProcess(
       "INSERT INTO creators (id, handle, verification_level, karma, joined_at, created_at, updated_at, trust_computed_at, search_text, platforms) VALUES ('crt_other', 'ab6', 0, 0, 0, 0, 0, 0, 'ab6', 'roblox')",
     );
-    expect(await handles("q=ab&platform=roblox")).toEqual(["ab1", "ab5", "ab6"]);
+    await eventually(async () => expect(await handles("q=ab&platform=roblox")).toEqual(["ab1", "ab5", "ab6"]));
     // The order follows score changes too: a vouch puts ac3 first among roblox creators by vouches.
     expect((await get("/v1/public/directory?platform=roblox&sort=vouches&limit=1")).body.items[0].handle).not.toBe("ac3");
     await write("POST", "/v1/partner/vouches", { from: "zz4", to: "ac3" });
@@ -79,8 +75,8 @@ describe("referral leaderboard", () => {
       [1, "alice", 1],
       [1, "bob", 1],
     ]);
-    const idOf = (handle: string) => kit.t.services.creators.findNow(handle)!.id;
-    otherProcess("INSERT INTO referrals (referred_id, referrer_id, created_at) VALUES (?, ?, ?)", idOf("r3"), idOf("alice"), kit.t.clock.now());
+    const idOf = async (handle: string) => (await kit.t.services.creators.find(handle))!.id;
+    await otherProcess("INSERT INTO referrals (referred_id, referrer_id, created_at) VALUES ($1, $2, $3)", await idOf("r3"), await idOf("alice"), kit.t.clock.now());
     expect(await board()).toEqual([
       [1, "alice", 2],
       [2, "bob", 1],

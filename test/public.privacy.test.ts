@@ -5,8 +5,8 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TransferService } from "../src/modules/transfer/service";
-import { publicKit } from "./public-kit";
 import { backend } from "./backend";
+import { publicKit } from "./public-kit";
 
 const kit = publicKit();
 const { getText: get, write, creator, link, entry } = kit;
@@ -164,7 +164,7 @@ describe("the suggestion pool", () => {
     const file = join(kit.t.dir, "import.jsonl");
     writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
     await new TransferService(kit.t.runtime.store, kit.t.services, kit.t.clock, { rebuildIndexesFromBytes: 0 }).importFile(file);
-    kit.t.services.public.refreshGramCounts();
+    await kit.t.services.public.refreshGramCounts();
     // SQLite's full-text index agrees with its table after the bulk rebuild.
     if (backend === "sqlite") kit.t.sqlite.run("INSERT INTO search_names_fts(search_names_fts) VALUES ('integrity-check')");
     expect(await suggestions("confirmedcrok")).toContain("confirmedcrook");

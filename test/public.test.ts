@@ -1,8 +1,8 @@
 // The keyless surface: unified search with suggestions, trust tiers, resolve, the directory, vouches,
 // public counters, the badge, and the per-IP limits that guard them.
 import { beforeEach, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { LEADERBOARD_IP_RULE, PUBLIC_IP_RULE } from "../src/http/limits";
+import { eventually, writeAsAnotherProcess } from "./backend";
 import { expectEnvelope } from "./helpers";
 import { publicKit } from "./public-kit";
 
@@ -344,10 +344,13 @@ describe("the directory index stays in step with the database", () => {
       ["charlie", 100],
     ]);
 
-    // Another connection (the CLI, an import) writes directly: seen without any call through the app.
-    const other = new Database(kit.t.dbPath);
-    other.run("UPDATE creators SET display_name = 'Crimson Delta', search_text = 'charlie crimson delta' WHERE handle = 'charlie'");
-    other.close();
-    expect((await get("/v1/public/directory?q=crimson%20delta")).body.items.map((i: any) => i.handle)).toEqual(["charlie"]);
+    // Another connection writes directly, without saying what: seen without any call through the app.
+    await writeAsAnotherProcess(
+      kit.t.dbPath,
+      "UPDATE creators SET display_name = 'Crimson Delta', search_text = 'charlie crimson delta' WHERE handle = 'charlie'",
+    );
+    await eventually(async () => {
+      expect((await get("/v1/public/directory?q=crimson%20delta")).body.items.map((i: any) => i.handle)).toEqual(["charlie"]);
+    });
   });
 });

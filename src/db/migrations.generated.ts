@@ -10,6 +10,7 @@ import sqlite7 from "../../migrations/0007_suggestion_pool.sql" with { type: "te
 import sqlite8 from "../../migrations/0008_idempotency_keys.sql" with { type: "text" };
 import postgres0 from "../../migrations/postgres/0000_init.sql" with { type: "text" };
 import postgres1 from "../../migrations/postgres/0001_search_names.sql" with { type: "text" };
+import postgres2 from "../../migrations/postgres/0002_row_order.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -33,4 +34,5 @@ export const embeddedMigrations: EmbeddedMigration[] = [
 export const embeddedPostgresMigrations: EmbeddedMigration[] = [
   { tag: "0000_init", when: 1795444214373, breakpoints: true, sql: postgres0 },
   { tag: "0001_search_names", when: 1795444229759, breakpoints: true, sql: postgres1 },
+  { tag: "0002_row_order", when: 1795459163256, breakpoints: true, sql: postgres2 },
 ];

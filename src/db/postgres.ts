@@ -19,7 +19,7 @@ import { drizzleMigrations, type OpenOptions, planMigrations, type SchemaVersion
 import { embeddedPostgresMigrations } from "./migrations.generated";
 
 /** The channel every instance listens on; the payload is the committing instance's id. */
-const CHANGES_CHANNEL = "trustlist_changes";
+export const CHANGES_CHANNEL = "trustlist_changes";
 /** Key of the advisory lock that serialises migrations across instances. */
 const MIGRATION_LOCK = 7_305_114_201;
 /** How long a write may wait for a row lock another instance holds before answering `busy`. */

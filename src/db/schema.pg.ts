@@ -178,6 +178,8 @@ export const creators = pgTable(
   "creators",
   {
     id: text("id").primaryKey(),
+    /** Insertion order, playing SQLite's rowid for the in-memory directory index (a dense integer key). */
+    seq: bigint("seq", { mode: "number" }).notNull().unique().generatedAlwaysAsIdentity(),
     /** Lower-case, `[a-z0-9_.]{2,32}`. */
     handle: text("handle").notNull().unique(),
     displayName: text("display_name"),
@@ -211,6 +213,8 @@ export const creators = pgTable(
     index("creators_trust_idx").on(sql`${table.trustScore} DESC`, table.id),
     index("creators_vouches_idx").on(sql`${table.vouchCount} DESC`, table.id),
     index("creators_deals_idx").on(sql`${table.dealCount} DESC`, table.id),
+    // Handle prefixes (the directory's short q) as LIKE 'p%', whatever the database's collation.
+    index("creators_handle_prefix_idx").on(table.handle.op("text_pattern_ops")),
   ],
 );
 
@@ -297,6 +301,11 @@ export const reviews = pgTable(
 export const referrals = pgTable(
   "referrals",
   {
+    /**
+     * Insertion order, playing SQLite's rowid for the referral leaderboard, which reads the rows past
+     * the last one it read. Inserts take a table lock (network store), so values commit in order.
+     */
+    seq: bigint("seq", { mode: "number" }).notNull().unique().generatedAlwaysAsIdentity(),
     referredId: text("referred_id")
       .primaryKey()
       .references(() => creators.id),

@@ -45,6 +45,13 @@ export type ChangeRow = EntryRow & { seq: number; type: ChangeType; entry_id: st
 
 export type SubjectKey = [provider: string, providerUserId: string];
 
+/** An account named by active entries, with the username one of them gives it. */
+export interface SubjectName {
+  provider: Provider;
+  provider_user_id: string;
+  username: string | null;
+}
+
 export interface BlacklistStore {
   readonly dialect: Database["dialect"];
   /** One write transaction (a write inside a write joins it). */
@@ -71,6 +78,17 @@ export interface BlacklistStore {
   rowsAfter(position: number, limit: number): Promise<Array<{ position: number; provider: string; provider_user_id: string }> | null>;
   /** Active confirmed entries unexpired at `now` (the public counters; SQLite counts in slices). */
   countListed(now: number): Promise<number>;
+  /**
+   * Accounts with an active entry unexpired at `now` whose username, without case, is
+   * `lowerUsername` (keyless search; src/modules/public/disclosure.ts decides what they may show).
+   * SQLite answers without a promise.
+   */
+  subjectsByUsername(lowerUsername: string, now: number, limit: number): SubjectName[] | Promise<SubjectName[]>;
+  /**
+   * The username the newest active entry unexpired at `now` gives an account (one that gives one
+   * first), or null when it has no such entry. SQLite answers without a promise.
+   */
+  subjectName(provider: string, id: string, now: number): SubjectName | null | Promise<SubjectName | null>;
 }
 
 export function createBlacklistStore(database: Database): BlacklistStore {
@@ -92,6 +110,8 @@ export class SqliteBlacklistStore implements BlacklistStore {
   private readonly subjectsAfterRows: Statement<SubjectKey, [string, string, number]>;
   private readonly rowsAfterRows: Statement<{ position: number; provider: string; provider_user_id: string }, [number, number]>;
   private readonly maxRowid: Statement<{ n: number | null }, []>;
+  private readonly subjectsByUsernameRows: Statement<SubjectName, [string, number, number]>;
+  private readonly subjectNameRow: Statement<SubjectName, [string, string, number]>;
 
   constructor(private readonly store: Store) {
     const db = (this.sqlite = store.sqlite);
@@ -139,6 +159,15 @@ export class SqliteBlacklistStore implements BlacklistStore {
        WHERE rowid > ?1 AND status = 'active' ORDER BY rowid LIMIT ?2`,
     );
     this.maxRowid = db.prepare("SELECT max(rowid) AS n FROM blacklist_entries");
+    this.subjectsByUsernameRows = db.prepare(
+      `SELECT DISTINCT provider, provider_user_id, username FROM blacklist_entries INDEXED BY blacklist_username_idx
+       WHERE lower(username) = ?1 AND status = 'active' AND (expires_at IS NULL OR expires_at > ?2) LIMIT ?3`,
+    );
+    this.subjectNameRow = db.prepare(
+      `SELECT provider, provider_user_id, username FROM blacklist_entries
+       WHERE provider = ?1 AND provider_user_id = ?2 AND status = 'active' AND (expires_at IS NULL OR expires_at > ?3)
+       ORDER BY username IS NULL, issued_at DESC LIMIT 1`,
+    );
   }
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {
@@ -229,6 +258,14 @@ export class SqliteBlacklistStore implements BlacklistStore {
 
   countListed(now: number): Promise<number> {
     return countInSlices(this.store.sqlite, "blacklist_entries", "status = 'active' AND watchlist = 0 AND (expires_at IS NULL OR expires_at > ?3)", now);
+  }
+
+  subjectsByUsername(lowerUsername: string, now: number, limit: number): SubjectName[] {
+    return this.subjectsByUsernameRows.all(lowerUsername, now, limit);
+  }
+
+  subjectName(provider: string, id: string, now: number): SubjectName | null {
+    return this.subjectNameRow.get(provider, id, now);
   }
 
   /** Rows ever stored (the largest rowid): a free upper bound of the table's size. */
@@ -394,6 +431,22 @@ export class PostgresBlacklistStore implements BlacklistStore {
       SELECT count(*)::int AS n FROM blacklist_entries
       WHERE status = 'active' AND NOT watchlist AND (expires_at IS NULL OR expires_at > ${now})`;
     return row.n as number;
+  }
+
+  async subjectsByUsername(lowerUsername: string, now: number, limit: number): Promise<SubjectName[]> {
+    const rows = await this.database.sql()`
+      SELECT DISTINCT provider, provider_user_id, username FROM blacklist_entries
+      WHERE lower(username) = ${lowerUsername} AND status = 'active' AND (expires_at IS NULL OR expires_at > ${now}::bigint)
+      LIMIT ${limit}`;
+    return rows as SubjectName[];
+  }
+
+  async subjectName(provider: string, id: string, now: number): Promise<SubjectName | null> {
+    const [row] = await this.database.sql()`
+      SELECT provider, provider_user_id, username FROM blacklist_entries
+      WHERE provider = ${provider} AND provider_user_id = ${id} AND status = 'active' AND (expires_at IS NULL OR expires_at > ${now}::bigint)
+      ORDER BY username IS NULL, issued_at DESC LIMIT 1`;
+    return (row as SubjectName | undefined) ?? null;
   }
 }
 

@@ -1,21 +1,24 @@
 // The creators' tables on PostgreSQL through Bun.SQL. Every statement runs on `database.sql()`, so
 // it joins the caller's transaction. int8 columns arrive as strings and flags as booleans: the
-// row mappers give the service the same shapes as SQLite.
+// row mappers give the service the same shapes as SQLite. Every write to creators is noted under
+// CREATORS_NOTE for the other instances' directory indexes.
 import { asUniqueViolation } from "../../db/errors";
 import type { PostgresDatabase } from "../../db/postgres";
-import type {
-  CreatorOrder,
-  CreatorScan,
-  ConnectionFields,
-  ConnectionRow,
-  CreatorRow,
-  CreatorsStore,
-  NewConnection,
-  NewCreator,
-  PenaltyRow,
-  ProfileFields,
-  ScoreBasis,
-  TrustFields,
+import {
+  CREATORS_NOTE,
+  type CreatorOrder,
+  type CreatorScan,
+  type ConnectionFields,
+  type ConnectionRow,
+  type CreatorRow,
+  type CreatorsStore,
+  type DirectoryIndexRow,
+  type NewConnection,
+  type NewCreator,
+  type PenaltyRow,
+  type ProfileFields,
+  type ScoreBasis,
+  type TrustFields,
 } from "./store";
 
 // biome-ignore lint/suspicious/noExplicitAny: driver rows are untyped
@@ -23,7 +26,7 @@ type Raw = any;
 
 function creatorRow(r: Raw): CreatorRow {
   return {
-    rowid: 0,
+    rowid: Number(r.seq),
     id: r.id,
     handle: r.handle,
     display_name: r.display_name,
@@ -63,6 +66,24 @@ function connectionRow(r: Raw): ConnectionRow {
   };
 }
 
+function indexRow(r: Raw): DirectoryIndexRow {
+  return {
+    rowid: Number(r.seq),
+    id: r.id,
+    search_text: r.search_text,
+    created_at: Number(r.created_at),
+    trust_score: r.trust_score,
+    vouch_count: r.vouch_count,
+    deal_count: r.deal_count,
+    platforms: r.platforms,
+  };
+}
+
+/** A LIKE pattern for strings starting with `prefix` (its wildcards and the escape taken literally). */
+function startsWith(prefix: string): string {
+  return `${prefix.replace(/[\\%_]/g, "\\$&")}%`;
+}
+
 export class PostgresCreatorsStore implements CreatorsStore {
   constructor(private readonly database: PostgresDatabase) {}
 
@@ -94,6 +115,7 @@ export class PostgresCreatorsStore implements CreatorsStore {
     } catch (error) {
       throw asUniqueViolation(error) ?? error;
     }
+    this.database.note(CREATORS_NOTE, c.id);
   }
 
   async updateProfile(id: string, f: ProfileFields, now: number): Promise<void> {
@@ -101,6 +123,7 @@ export class PostgresCreatorsStore implements CreatorsStore {
       UPDATE creators SET display_name = ${f.display_name}, verification_level = ${f.verification_level}, karma = ${f.karma},
         joined_at = ${f.joined_at}, avatar_r2_key = ${f.avatar_r2_key}, updated_at = ${now}
       WHERE id = ${id}`;
+    this.database.note(CREATORS_NOTE, id);
   }
 
   async connectionByAccount(provider: string, accountId: string): Promise<ConnectionRow | null> {
@@ -175,6 +198,7 @@ export class PostgresCreatorsStore implements CreatorsStore {
         verified_connections = ${t.verified_connections}, vouch_count = ${t.vouch_count}, deal_count = ${t.deal_count},
         review_count = ${t.review_count}, review_sum = ${t.review_sum}, search_text = ${t.search_text}, platforms = ${t.platforms}
       WHERE id = ${id}`;
+    this.database.note(CREATORS_NOTE, id);
   }
 
   async writeSnapshot(id: string, day: string, score: number): Promise<void> {
@@ -211,11 +235,10 @@ export class PostgresCreatorsStore implements CreatorsStore {
 
   async scanCreators(scan: CreatorScan, order: CreatorOrder, limit: number, offset: number): Promise<{ total: number; rows: CreatorRow[] }> {
     const sql = this.sql;
-    // '~' sorts after every character a handle may hold.
     const where = sql`
       (${scan.text}::text IS NULL OR strpos(search_text, ${scan.text}::text) > 0)
       AND (${scan.words}::text[] IS NULL OR NOT EXISTS (SELECT 1 FROM unnest(${scan.words}::text[]) w WHERE strpos(search_text, w) = 0))
-      AND (${scan.handlePrefix}::text IS NULL OR (handle >= ${scan.handlePrefix}::text AND handle < ${scan.handlePrefix}::text || '~'))
+      AND (${scan.handlePrefix}::text IS NULL OR handle LIKE ${scan.handlePrefix === null ? null : startsWith(scan.handlePrefix)}::text)
       AND (${scan.platform}::text IS NULL OR strpos(',' || platforms || ',', ',' || ${scan.platform}::text || ',') > 0)`;
     const [{ n: total }] = await sql`SELECT count(*)::int AS n FROM creators WHERE ${where}`;
     if (offset >= total) return { total, rows: [] };
@@ -238,5 +261,38 @@ export class PostgresCreatorsStore implements CreatorsStore {
   async countVerified(): Promise<number> {
     const [row] = await this.sql`SELECT count(*)::int AS n FROM creators WHERE verification_level >= 1`;
     return row.n as number;
+  }
+
+  async indexRowsAfter(rowid: number, limit: number): Promise<DirectoryIndexRow[]> {
+    const rows = await this.sql`
+      SELECT seq, id, search_text, created_at, trust_score, vouch_count, deal_count, platforms
+      FROM creators WHERE seq > ${rowid} ORDER BY seq LIMIT ${limit}`;
+    return rows.map(indexRow);
+  }
+
+  async indexRowsByIds(ids: string[]): Promise<DirectoryIndexRow[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.sql`
+      SELECT seq, id, search_text, created_at, trust_score, vouch_count, deal_count, platforms
+      FROM creators WHERE id = ANY(${ids}::text[])`;
+    return rows.map(indexRow);
+  }
+
+  /** LIKE on the handle's text_pattern_ops index: a prefix range whatever the database's collation. */
+  async rowidsByHandlePrefix(prefix: string): Promise<number[]> {
+    const rows = await this.sql`SELECT seq FROM creators WHERE handle LIKE ${startsWith(prefix)}`;
+    return rows.map((row: Raw) => Number(row.seq));
+  }
+
+  async creatorsByRowids(rowids: number[]): Promise<CreatorRow[]> {
+    if (rowids.length === 0) return [];
+    const rows = await this.sql`SELECT * FROM creators WHERE seq = ANY(${rowids}::bigint[])`;
+    return rows.map(creatorRow);
+  }
+
+  async publicConnectionsByUsername(lowerUsername: string, limit: number): Promise<ConnectionRow[]> {
+    const rows = await this.sql`
+      SELECT * FROM connections WHERE lower(provider_username) = ${lowerUsername} AND public ORDER BY id LIMIT ${limit}`;
+    return rows.map(connectionRow);
   }
 }

@@ -10,6 +10,7 @@ import {
   type ConnectionRow,
   type CreatorRow,
   type CreatorsStore,
+  type DirectoryIndexRow,
   emptyScoreBasis,
   type NewConnection,
   type NewCreator,
@@ -65,6 +66,11 @@ export class SqliteCreatorsStore implements CreatorsStore {
   private readonly snapshotOnOrBefore: Statement<{ score: number }, [string, string]>;
   private readonly oldestSnapshot: Statement<{ score: number }, [string]>;
   private readonly idsAfter: Statement<{ id: string }, [string, number]>;
+  private readonly indexRowsAfterStatement: Statement<DirectoryIndexRow, [number, number]>;
+  private readonly indexRowsByIdsStatement: Statement<DirectoryIndexRow, [string]>;
+  private readonly rowidsByHandlePrefixStatement: Statement<{ rowid: number }, [string, string]>;
+  private readonly creatorsByRowidsStatement: Statement<CreatorRow, [string]>;
+  private readonly publicConnectionsByUsernameStatement: Statement<ConnectionRow, [string, number]>;
 
   constructor(private readonly store: Store) {
     const db = (this.sqlite = store.sqlite);
@@ -132,6 +138,16 @@ export class SqliteCreatorsStore implements CreatorsStore {
     );
     this.oldestSnapshot = db.prepare("SELECT score FROM trust_snapshots WHERE creator_id = ? ORDER BY day LIMIT 1");
     this.idsAfter = db.prepare("SELECT id FROM creators WHERE id > ? ORDER BY id LIMIT ?");
+    const indexColumns = "rowid, id, search_text, created_at, trust_score, vouch_count, deal_count, platforms";
+    this.indexRowsAfterStatement = db.prepare(`SELECT ${indexColumns} FROM creators WHERE rowid > ? ORDER BY rowid LIMIT ?`);
+    this.indexRowsByIdsStatement = db.prepare(`SELECT ${indexColumns} FROM creators WHERE id IN (SELECT value FROM json_each(?))`);
+    // '~' sorts after every character a handle may hold.
+    this.rowidsByHandlePrefixStatement = db.prepare("SELECT rowid FROM creators WHERE handle >= ?1 AND handle < ?2");
+    this.creatorsByRowidsStatement = db.prepare("SELECT rowid, * FROM creators WHERE rowid IN (SELECT value FROM json_each(?))");
+    this.publicConnectionsByUsernameStatement = db.prepare(
+      `SELECT * FROM connections INDEXED BY connections_username_idx
+       WHERE lower(provider_username) = ? AND public ORDER BY id LIMIT ?`,
+    );
   }
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {
@@ -308,5 +324,25 @@ export class SqliteCreatorsStore implements CreatorsStore {
 
   countVerified(): Promise<number> {
     return countInSlices(this.sqlite, "creators", "verification_level >= 1");
+  }
+
+  indexRowsAfter(rowid: number, limit: number): DirectoryIndexRow[] {
+    return this.indexRowsAfterStatement.all(rowid, limit);
+  }
+
+  indexRowsByIds(ids: string[]): DirectoryIndexRow[] {
+    return this.indexRowsByIdsStatement.all(JSON.stringify(ids));
+  }
+
+  rowidsByHandlePrefix(prefix: string): number[] {
+    return this.rowidsByHandlePrefixStatement.all(prefix, `${prefix}~`).map((row) => row.rowid);
+  }
+
+  creatorsByRowids(rowids: number[]): CreatorRow[] {
+    return this.creatorsByRowidsStatement.all(JSON.stringify(rowids));
+  }
+
+  publicConnectionsByUsername(lowerUsername: string, limit: number): ConnectionRow[] {
+    return this.publicConnectionsByUsernameStatement.all(lowerUsername, limit);
   }
 }

@@ -14,7 +14,7 @@ import type { TrustBand } from "./trust";
 export type Awaitable<T> = T | Promise<T>;
 
 export interface CreatorRow {
-  /** SQLite's rowid (the directory index keys on it); 0 on PostgreSQL, which has none. */
+  /** The directory index's key: SQLite's rowid, PostgreSQL's `seq` (both dense, in insertion order). */
   rowid: number;
   id: string;
   handle: string;
@@ -115,6 +115,12 @@ export interface CreatorScan {
   platform: string | null;
 }
 
+/** What the in-memory directory index holds of one creator, keyed by `rowid`. */
+export type DirectoryIndexRow = Pick<
+  CreatorRow,
+  "rowid" | "id" | "search_text" | "created_at" | "trust_score" | "vouch_count" | "deal_count" | "platforms"
+>;
+
 export interface CreatorsStore {
   /** One transaction (joins the caller's when inside one). */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
@@ -152,7 +158,29 @@ export interface CreatorsStore {
   scanCreators(scan: CreatorScan, order: CreatorOrder, limit: number, offset: number): Promise<{ total: number; rows: CreatorRow[] }>;
   /** Creators verified at level 1 or more (the public counters; SQLite counts in slices). */
   countVerified(): Promise<number>;
+
+  // The directory index's reads, keyed by `rowid` (SQLite's rowid, PostgreSQL's seq).
+  /** Index rows past `rowid`, in rowid order. */
+  indexRowsAfter(rowid: number, limit: number): Awaitable<DirectoryIndexRow[]>;
+  /** Index rows of the creators `ids` names, in no particular order (unknown ones left out). */
+  indexRowsByIds(ids: string[]): Awaitable<DirectoryIndexRow[]>;
+  /** Rowids of the creators whose handle starts with `prefix`, read from the handle index. */
+  rowidsByHandlePrefix(prefix: string): Awaitable<number[]>;
+  /** The creators of `rowids`, in no particular order (unknown ones left out). */
+  creatorsByRowids(rowids: number[]): Awaitable<CreatorRow[]>;
+
+  /**
+   * Public connections whose username, without case, is `lowerUsername`, in id order (keyless
+   * search and resolve; src/modules/public/disclosure.ts decides what they may show).
+   */
+  publicConnectionsByUsername(lowerUsername: string, limit: number): Awaitable<ConnectionRow[]>;
 }
+
+/**
+ * The notification topic of creators a PostgreSQL commit inserted or updated, by id: the PostgreSQL
+ * store notes every write to creators, so the directory index of another instance re-reads just those.
+ */
+export const CREATORS_NOTE = "creators.changed";
 
 export function createCreatorsStore(database: Database): CreatorsStore {
   return database.dialect === "sqlite" ? new SqliteCreatorsStore(database) : new PostgresCreatorsStore(database);

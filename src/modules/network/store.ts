@@ -52,6 +52,13 @@ export interface ReceivedVouchRow {
   avatar_r2_key: string | null;
 }
 
+/** A referral in storing order (`position`: SQLite's rowid, PostgreSQL's seq), with the referrer's handle. */
+export interface StoredReferral {
+  position: number;
+  handle: string;
+  created_at: number;
+}
+
 export interface ServerRow {
   name: string | null;
   created_at: number;
@@ -80,6 +87,13 @@ export interface NetworkStore {
   countCompletedDeals(): Promise<number>;
   /** Servers registered (the public counters). */
   countServers(): Promise<number>;
+  /**
+   * The position of the last referral stored, 0 when none. Referrals are only ever inserted, in
+   * position order as they commit, so it moves with every new one (the referral leaderboard).
+   */
+  lastReferralPosition(): Awaitable<number>;
+  /** Referrals stored past `position`, in position order. */
+  referralsAfter(position: number, limit: number): Awaitable<StoredReferral[]>;
 }
 
 export function createNetworkStore(database: Database): NetworkStore {
@@ -107,6 +121,8 @@ export class SqliteNetworkStore implements NetworkStore {
   private readonly insertServerStatement: Statement;
   private readonly renameServerStatement: Statement;
   private readonly deleteServerStatement: Statement;
+  private readonly lastReferralStatement: Statement<{ n: number }, []>;
+  private readonly referralsAfterStatement: Statement<StoredReferral, [number, number]>;
 
   constructor(private readonly store: Store) {
     const db = store.sqlite;
@@ -139,6 +155,11 @@ export class SqliteNetworkStore implements NetworkStore {
     );
     this.renameServerStatement = db.prepare("UPDATE servers SET name = ?3 WHERE platform = ?1 AND server_id = ?2");
     this.deleteServerStatement = db.prepare("DELETE FROM servers WHERE platform = ? AND server_id = ?");
+    this.lastReferralStatement = db.prepare("SELECT coalesce(max(rowid), 0) AS n FROM referrals");
+    this.referralsAfterStatement = db.prepare(
+      `SELECT r.rowid AS position, c.handle, r.created_at FROM referrals r JOIN creators c ON c.id = r.referrer_id
+       WHERE r.rowid > ? ORDER BY r.rowid LIMIT ?`,
+    );
   }
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {
@@ -206,6 +227,15 @@ export class SqliteNetworkStore implements NetworkStore {
   async countServers(): Promise<number> {
     return this.store.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM servers").get()!.n;
   }
+
+  /** One writer at a time: rowids commit in order. */
+  lastReferralPosition(): number {
+    return this.lastReferralStatement.get()!.n;
+  }
+
+  referralsAfter(position: number, limit: number): StoredReferral[] {
+    return this.referralsAfterStatement.all(position, limit);
+  }
 }
 
 async function translatedAsync<T>(work: Promise<T>): Promise<T> {
@@ -268,9 +298,18 @@ export class PostgresNetworkStore implements NetworkStore {
       VALUES (${r.id}, ${r.deal_id}, ${r.from_creator_id}, ${r.to_creator_id}, ${r.rating}, ${r.created_at})`);
   }
 
+  /**
+   * Several instances insert at once, and a seq drawn first could commit last, behind a reader
+   * that has moved past it: the table lock (which reads do not wait for) makes referrals commit in
+   * seq order, as SQLite's single writer does with rowids. Referrals are one per new creator, so
+   * taking turns costs nothing that matters.
+   */
   async insertReferral(referredId: string, referrerId: string, createdAt: number): Promise<void> {
-    await translatedAsync(this.sql`
-      INSERT INTO referrals (referred_id, referrer_id, created_at) VALUES (${referredId}, ${referrerId}, ${createdAt})`);
+    await this.database.write(async () => {
+      await this.sql`LOCK TABLE referrals IN SHARE ROW EXCLUSIVE MODE`;
+      await translatedAsync(this.sql`
+        INSERT INTO referrals (referred_id, referrer_id, created_at) VALUES (${referredId}, ${referrerId}, ${createdAt})`);
+    });
   }
 
   async serverById(platform: string, serverId: string): Promise<ServerRow | null> {
@@ -308,6 +347,22 @@ export class PostgresNetworkStore implements NetworkStore {
   async countServers(): Promise<number> {
     const [row] = await this.sql`SELECT count(*)::int AS n FROM servers`;
     return row.n as number;
+  }
+
+  async lastReferralPosition(): Promise<number> {
+    const [row] = await this.sql`SELECT coalesce(max(seq), 0) AS n FROM referrals`;
+    return Number(row.n);
+  }
+
+  async referralsAfter(position: number, limit: number): Promise<StoredReferral[]> {
+    const rows = await this.sql`
+      SELECT r.seq, c.handle, r.created_at FROM referrals r JOIN creators c ON c.id = r.referrer_id
+      WHERE r.seq > ${position} ORDER BY r.seq LIMIT ${limit}`;
+    return rows.map((row: { seq: string; handle: string; created_at: string }) => ({
+      position: Number(row.seq),
+      handle: row.handle,
+      created_at: Number(row.created_at),
+    }));
   }
 }
 

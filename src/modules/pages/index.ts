@@ -152,7 +152,7 @@ export function pageRoutes(runtime: Runtime, services: Services) {
           q,
           search,
           searchError,
-          creatorHandle: search ? (creators.findNow(search.query)?.handle ?? null) : null,
+          creatorHandle: search ? ((await creators.find(search.query))?.handle ?? null) : null,
           stats: await publicService.publicStats(),
           directory: { filter, sort, platform, page: directory, lastPage },
         });
@@ -165,7 +165,7 @@ export function pageRoutes(runtime: Runtime, services: Services) {
       if (refused) return refused;
       const { params, set } = ctx;
       const requested = safeDecode(params.handle);
-      const row = creators.findNow(requested);
+      const row = await creators.find(requested);
       if (!row) {
         const shown = requested.trim().replace(/^@/, "").slice(0, 64);
         return htmlResponse(set, notFoundPage(paths, shown), 404, CACHE.page);
@@ -177,7 +177,7 @@ export function pageRoutes(runtime: Runtime, services: Services) {
       const body = profilePage(paths, {
         profile: creators.toProfile(row),
         trust: await creators.trust(row.handle),
-        links: publicService.linkedAccounts(row),
+        links: await publicService.linkedAccounts(row),
         vouches: await publicService.vouches(row.handle, { limit: 20, offset: 0 }),
         baseUrl: runtime.config.baseUrl,
       });

@@ -3,27 +3,21 @@
 // sorting its matches meant a row lookup each; with 16 requests in flight on one thread that
 // alone put the p99 past 15 ms. Here each creator's haystack and sort keys sit in arrays, the
 // query's rarest trigram names the candidates, `includes` confirms them, and a bounded selection
-// picks the page. SQLite stays the truth: writes only mark creators dirty, and they are re-read
-// (committed state) before the next query; when another process has written to creators (the
-// store's change notifier announced a commit and the `creators_version` counter moved), the index
-// is rebuilt, in slices so requests keep flowing.
-import type { Database, Statement } from "bun:sqlite";
-import type { ExternalChanges } from "../../db/changes";
+// picks the page. The database stays the truth, read through the creators store on SQLite and
+// PostgreSQL alike, creators keyed by `rowid` (SQLite's rowid, PostgreSQL's seq): writes only mark
+// creators dirty, and they are re-read (committed state) before the next query. Another instance's
+// commit on PostgreSQL names the creators it wrote (CREATORS_NOTE), and just those are re-read;
+// when a commit does not say (SQLite's other processes, a PostgreSQL commit too big to list them)
+// and the `creators_version` counter moved, the index is rebuilt, in slices so requests keep flowing.
+import type { ChangeNotifier } from "../../db/changes";
 import type { MetaStore } from "../../db/meta-store";
+import { CREATORS_NOTE, type CreatorsStore, type DirectoryIndexRow } from "../creators/store";
 import { yieldToRequests } from "../../yield";
 
 export type DirectorySortKey = "newest" | "trust" | "vouches" | "deals";
 
-interface IndexRow {
-  rowid: number;
-  id: string;
-  search_text: string;
-  created_at: number;
-  trust_score: number;
-  vouch_count: number;
-  deal_count: number;
-  platforms: string;
-}
+/** The creators store's reads the index is filled and kept fresh with. */
+export type DirectoryRows = Pick<CreatorsStore, "indexRowsAfter" | "indexRowsByIds" | "rowidsByHandlePrefix">;
 
 /** Above this many slots appended for creators already indexed, the postings are rebuilt. */
 const STALE_POSTINGS_LIMIT = 50_000;
@@ -87,23 +81,29 @@ export class DirectoryIndex {
   /** This process changed creators in the transaction now open. */
   private ownWrite = false;
   private building: Promise<void> | null = null;
+  private rereading: Promise<void> | null = null;
+  /** Moves with every build, which gives creators new slots. */
+  private generation = 0;
   private readonly dirty = new Set<string>();
-  private readonly rowsAfter: Statement<IndexRow, [number, number]>;
-  private readonly rowById: Statement<IndexRow, [string]>;
-  private readonly rowidsByHandlePrefix: Statement<{ rowid: number }, [string, string]>;
   /** The counter as of everything the index reflects or has marked dirty. */
   private lastCreatorsVersion = "";
   /** After another process committed: whether it moved the creators counter (awaited by the next refresh). */
   private creatorsCheck: Promise<boolean> | null = null;
 
   constructor(
-    sqlite: Database,
-    changes: ExternalChanges,
+    private readonly rows: DirectoryRows,
+    changes: ChangeNotifier,
     private readonly meta: MetaStore,
   ) {
-    // Every write moves the counter, this process's own too; those are recorded as they commit
-    // (below), so a moved counter here is another process's change to creators.
-    changes.onExternalCommit(() => {
+    changes.onExternalCommit((notes) => {
+      if (notes !== null) {
+        // The creators the commit wrote (none when the topic is absent): re-read before the next query.
+        const ids = (notes[CREATORS_NOTE] as string[] | undefined) ?? [];
+        if (this.built || this.building) for (const id of ids) this.dirty.add(id);
+        return;
+      }
+      // Every write moves the counter, this process's own too; those are recorded as they commit
+      // (below), so a moved counter here is another process's change to creators.
       // Compared with the counter as this index knew it now, before a write of its own moves it.
       const known = this.lastCreatorsVersion;
       const earlier = this.creatorsCheck;
@@ -115,15 +115,16 @@ export class DirectoryIndex {
     changes.onOwnCommit(() => {
       if (!this.ownWrite) return;
       this.ownWrite = false;
-      // On SQLite the read itself runs here, before COMMIT; only the assignment waits a microtask.
-      void this.readCreatorsVersion().then((version) => {
-        this.lastCreatorsVersion = version;
-      });
+      // The read itself starts here, before COMMIT (on PostgreSQL inside the transaction); only
+      // the assignment waits. A failed read leaves the older value: the next moved counter rebuilds.
+      // On PostgreSQL the read may also take in another instance's commit whose notification is
+      // still on its way; that matters only for a commit too big to name its creators (notes null).
+      void this.readCreatorsVersion()
+        .then((version) => {
+          this.lastCreatorsVersion = version;
+        })
+        .catch(() => {});
     });
-    const columns = "rowid, id, search_text, created_at, trust_score, vouch_count, deal_count, platforms";
-    this.rowsAfter = sqlite.prepare(`SELECT ${columns} FROM creators WHERE rowid > ? ORDER BY rowid LIMIT ?`);
-    this.rowById = sqlite.prepare(`SELECT ${columns} FROM creators WHERE id = ?`);
-    this.rowidsByHandlePrefix = sqlite.prepare("SELECT rowid FROM creators WHERE handle >= ? AND handle < ?");
   }
 
   /** Whether queries can be answered now: the index is built and no (re)build is under way. */
@@ -161,16 +162,31 @@ export class DirectoryIndex {
       });
     }
     if (this.building) await this.building;
-    if (this.dirty.size > 0) {
-      // A job that rewrites many creators (the daily trust refresh) can leave tens of thousands
-      // dirty: they are re-read a slice at a time. Creators marked meanwhile join the same set.
-      let reread = 0;
+    // One re-read at a time for every caller: a query waits for creators another caller took out of
+    // the set and is still reading.
+    while (this.dirty.size > 0 || this.rereading) {
+      this.rereading ??= this.rereadDirty().finally(() => {
+        this.rereading = null;
+      });
+      await this.rereading;
+    }
+  }
+
+  /**
+   * A job that rewrites many creators (the daily trust refresh) can leave tens of thousands dirty:
+   * they are re-read a slice at a time. Creators marked meanwhile join the same set.
+   */
+  private async rereadDirty(): Promise<void> {
+    while (this.dirty.size > 0) {
+      const ids: string[] = [];
       for (const id of this.dirty) {
         this.dirty.delete(id);
-        const row = this.rowById.get(id);
-        if (row) this.put(row);
-        if (++reread % BUILD_SLICE === 0) await yieldToRequests();
+        if (ids.push(id) === BUILD_SLICE) break;
       }
+      // In rowid order, so creators new to the index take slots in the order they were made.
+      const rows = await this.rows.indexRowsByIds(ids);
+      for (const row of rows.sort((a, b) => a.rowid - b.rowid)) this.put(row);
+      if (this.dirty.size > 0) await yieldToRequests();
     }
   }
 
@@ -187,19 +203,18 @@ export class DirectoryIndex {
   }
 
   /**
-   * Slots whose handle starts with `prefix` ("" is every creator), optionally only creators on
-   * `platform`. The handles come from SQLite's handle index, which answers a prefix without reading
-   * every handle. Call `refresh` first.
+   * Slots of `handleRowids` (null: every creator), optionally only creators on `platform`. The
+   * rowids of a handle prefix come from the database's handle index, which answers a prefix without
+   * reading every handle. Call `refresh` first.
    */
-  filter(prefix: string, platform: string | null): number[] {
+  filter(handleRowids: number[] | null, platform: string | null): number[] {
     const on = this.platformFilter(platform);
     const out: number[] = [];
-    if (prefix === "") {
+    if (handleRowids === null) {
       for (let slot = 0; slot < this.rowids.length; slot++) if (on === null || on[this.platformIds[slot]!]) out.push(slot);
       return out;
     }
-    // '~' sorts after every character a handle may hold.
-    for (const { rowid } of this.rowidsByHandlePrefix.all(prefix, `${prefix}~`)) {
+    for (const rowid of handleRowids) {
       const slot = rowid < this.slotByRowid.length ? this.slotByRowid[rowid]! - 1 : -1;
       if (slot >= 0 && (on === null || on[this.platformIds[slot]!])) out.push(slot);
     }
@@ -217,14 +232,32 @@ export class DirectoryIndex {
   /**
    * One page (`offset` + `limit` within `window`) of the creators matching `text` (3+ characters:
    * `match`; shorter: a handle prefix, `filter`) on `platform`, in the order of `sort`, with how
-   * many match in all. Call `refresh` first.
+   * many match in all. Call `refresh` first. Null when the index was rebuilt while a handle prefix
+   * was read (its slots changed): the caller answers from the store instead.
    */
-  query(text: string, platform: string | null, sort: DirectorySortKey, offset: number, limit: number, window: number): { total: number; rowids: number[] } {
+  async query(
+    text: string,
+    platform: string | null,
+    sort: DirectorySortKey,
+    offset: number,
+    limit: number,
+    window: number,
+  ): Promise<{ total: number; rowids: number[] } | null> {
     const key = `${sort}\u0000${platform ?? ""}\u0000${text}`;
     const end = Math.min(offset + limit, window);
     let kept = this.windows.get(key);
     if (!kept || kept.ordered.length < Math.min(end, kept.total)) {
-      const matches = [...text].length >= 3 ? this.match(text, platform) : this.filter(text, platform);
+      let matches: number[];
+      if ([...text].length >= 3) {
+        matches = this.match(text, platform);
+      } else {
+        const generation = this.generation;
+        const handleRowids = text === "" ? null : await this.rows.rowidsByHandlePrefix(text);
+        if (generation !== this.generation || !this.ready) return null;
+        matches = this.filter(handleRowids, platform);
+        // A re-read creator meanwhile emptied the kept windows.
+        kept = this.windows.get(key);
+      }
       if (kept) this.windowSlots -= kept.ordered.length;
       else this.windows.set(key, (kept = { total: 0, ordered: [] }));
       kept.total = matches.length;
@@ -329,6 +362,7 @@ export class DirectoryIndex {
   }
 
   private async build() {
+    this.generation++;
     // Changes made during the build are marked dirty and re-read after it.
     this.dirty.clear();
     this.stale = false;
@@ -345,7 +379,7 @@ export class DirectoryIndex {
     this.built = false;
     let after = 0;
     for (;;) {
-      const rows = this.rowsAfter.all(after, BUILD_SLICE);
+      const rows = await this.rows.indexRowsAfter(after, BUILD_SLICE);
       for (const row of rows) this.put(row);
       if (rows.length < BUILD_SLICE) break;
       after = rows[rows.length - 1]!.rowid;
@@ -361,7 +395,7 @@ export class DirectoryIndex {
     return (await this.meta.value("creators_version")) ?? "";
   }
 
-  private put(row: IndexRow) {
+  private put(row: DirectoryIndexRow) {
     this.windows.clear();
     this.windowSlots = 0;
     const stored = row.rowid < this.slotByRowid.length ? this.slotByRowid[row.rowid]! : 0;

@@ -1,8 +1,7 @@
 // The creator directory: pages of creators by a sort, filtered by a fuzzy `q` and a platform,
 // answered from the in-memory directory index (directory-index.ts) once it is built.
-import type { Database, Statement } from "bun:sqlite";
 import { iso } from "../../clock";
-import type { ExternalChanges } from "../../db/changes";
+import type { ChangeNotifier } from "../../db/changes";
 import type { MetaStore } from "../../db/meta-store";
 import { unprocessable } from "../../errors";
 import type { CreatorRow, CreatorsService } from "../creators/service";
@@ -27,15 +26,13 @@ export type DirectoryPage = typeof DirectoryPageSchema.static;
 
 export class PublicDirectory {
   private readonly index: DirectoryIndex;
-  private readonly creatorsByRowid: Statement<CreatorRow, [string]>;
-  /** The creators module's store: the unfiltered directory's pages and how many creators there are. */
+  /** The creators module's store: the index's rows, the pages' creators and the unfiltered directory. */
   private readonly creators: CreatorsStore;
 
-  constructor(db: Database, changes: ExternalChanges, meta: MetaStore, creators: CreatorsService) {
-    this.index = new DirectoryIndex(db, changes, meta);
-    creators.onChange((id) => this.index.markDirty(id));
+  constructor(changes: ChangeNotifier, meta: MetaStore, creators: CreatorsService) {
     this.creators = creators.store;
-    this.creatorsByRowid = db.prepare("SELECT rowid, * FROM creators WHERE rowid IN (SELECT value FROM json_each(?))");
+    this.index = new DirectoryIndex(this.creators, changes, meta);
+    creators.onChange((id) => this.index.markDirty(id));
   }
 
   /**
@@ -45,7 +42,7 @@ export class PublicDirectory {
    * drake"), or, when that finds nothing, every word of three characters or more in any order. A
    * shorter `q` is a handle prefix. Any filter (`q`, `platform`) is answered from that index (which
    * keeps each recent query's ordered first rows until the next change); the unfiltered list walks
-   * the sort's index in SQLite, at most MAX_DIRECTORY_ROWS entries.
+   * the sort's index in the database, at most MAX_DIRECTORY_ROWS entries.
    */
   async page(options: { q?: string; sort?: DirectorySort; page?: number; limit?: number; platform?: string }): Promise<DirectoryPage> {
     const sort = options.sort ?? "newest";
@@ -60,22 +57,26 @@ export class PublicDirectory {
     const platform = options.platform ?? null;
     const offset = (page - 1) * limit;
     const refreshed = this.index.refresh();
+    const scanned = () => this.fromStore(text, platform, sort, offset, Math.min(limit, MAX_DIRECTORY_ROWS - offset));
     let total: number;
     let rows: CreatorRow[];
     if (!this.index.ready) {
       // The index is being built (about 1.5 s at 100k creators after a start): nobody waits for
-      // it; SQLite answers meanwhile, scanning the creators (20-40 ms a query at 100k).
+      // it; the database answers meanwhile, scanning the creators (20-40 ms a query at 100k on SQLite).
       refreshed.catch(() => {}); // a failed build is retried by the next query
-      ({ total, rows } = await this.fromSqlite(text, platform, sort, offset, Math.min(limit, MAX_DIRECTORY_ROWS - offset)));
+      ({ total, rows } = await scanned());
     } else if ((await refreshed, text === "" && platform === null)) {
       total = this.index.size;
       rows = offset < total ? await this.creators.creatorsInOrder(sort, limit, offset) : [];
     } else {
-      const found = this.index.query(text, platform, sort, offset, limit, MAX_DIRECTORY_ROWS);
-      total = found.total;
-      const rowids = found.rowids;
-      const byRowid = new Map(this.creatorsByRowid.all(JSON.stringify(rowids)).map((row) => [row.rowid, row]));
-      rows = rowids.flatMap((rowid) => byRowid.get(rowid) ?? []);
+      const found = await this.index.query(text, platform, sort, offset, limit, MAX_DIRECTORY_ROWS);
+      if (found === null) {
+        ({ total, rows } = await scanned());
+      } else {
+        total = found.total;
+        const byRowid = new Map((await this.creators.creatorsByRowids(found.rowids)).map((row) => [row.rowid, row]));
+        rows = found.rowids.flatMap((rowid) => byRowid.get(rowid) ?? []);
+      }
     }
     const totalPages = Math.ceil(total / limit);
     return {
@@ -90,8 +91,8 @@ export class PublicDirectory {
     };
   }
 
-  /** The directory index's answer read from SQLite, for queries that come while it builds. */
-  private async fromSqlite(text: string, platform: string | null, sort: DirectorySort, offset: number, limit: number) {
+  /** The directory index's answer read from the database, for queries that come while it builds. */
+  private async fromStore(text: string, platform: string | null, sort: DirectorySort, offset: number, limit: number) {
     if (text === "" && platform === null) {
       return { total: await this.creators.countCreators(), rows: await this.creators.creatorsInOrder(sort, limit, offset) };
     }

@@ -1,18 +1,19 @@
 // What a keyless answer may reveal about platform accounts (SPEC section 4, "Privacy of keyless
 // answers"): an account's platform, id or username only when the query itself names it (its id,
 // or the username an entry or a public link gives it), or when it is a creator's public linked
-// account. Every account a keyless route shows comes from this file: it holds the public module's
-// only reads of connections and of entry subjects, and it alone builds search hits and resolves a
+// account. Every account a keyless route shows comes from this file: it alone asks the owning stores
+// for connections (creators) and entry subjects (blacklist), builds search hits and resolves a
 // linked account, so a new route or search path cannot show a private link by forgetting a filter.
 // The public profile pages (/u/{handle}) list a creator's linked accounts from here too.
 // An entry that names a creator (its `creator` field, or one of the creator's private accounts)
 // shows through the creator's profile hit and `blacklisted` only, never through its subject.
 // (The directory shows `creators.search_text` and `platforms`, which the creators service builds
 // from public links only; the suggestion pool's rule is in migration 0007.)
-import type { Database, Statement } from "bun:sqlite";
 import { PROVIDERS, type Provider } from "../../db/schema";
 import { type BlacklistService, isProvider, normalizeAccountId } from "../blacklist/service";
+import type { BlacklistStore } from "../blacklist/store";
 import type { CreatorRow } from "../creators/service";
+import type { ConnectionRow, CreatorsStore } from "../creators/store";
 import type { PublicCheckHit as PublicCheckHitSchema } from "./model";
 
 /** Most hits one search answers; a common username could otherwise name hundreds of accounts. */
@@ -26,8 +27,6 @@ interface Account {
   username: string | null;
 }
 
-type PublicLink = { provider: Provider; provider_user_id: string; provider_username: string | null; creator_id: string };
-
 /** A creator's public linked account as its profile page shows it. */
 export interface PublicLinkedAccount {
   provider: Provider;
@@ -37,39 +36,22 @@ export interface PublicLinkedAccount {
   verified_at: number | null;
 }
 
+/** The stores that own the accounts a keyless answer may show. */
+export interface AccountStores {
+  creators: CreatorsStore;
+  blacklist: BlacklistStore;
+}
+
 export class PublicAccounts {
-  private readonly publicLinksOf: Statement<PublicLink, [string]>;
-  private readonly privateLinksOf: Statement<{ provider: Provider; provider_user_id: string }, [string]>;
-  private readonly linkedAccountsOf: Statement<PublicLinkedAccount, [string]>;
-  private readonly publicLinksByUsername: Statement<PublicLink, [string, number]>;
-  private readonly publicLinkByAccount: Statement<PublicLink, [string, string]>;
-  private readonly subjectsByUsername: Statement<Account, [string, number, number]>;
-  private readonly subjectById: Statement<{ username: string | null }, [string, string, number]>;
+  private readonly creators: CreatorsStore;
+  private readonly entries: BlacklistStore;
 
   constructor(
-    db: Database,
+    stores: AccountStores,
     private readonly blacklist: BlacklistService,
   ) {
-    const linkColumns = "provider, provider_user_id, provider_username, creator_id";
-    this.publicLinksOf = db.prepare(`SELECT ${linkColumns} FROM connections WHERE creator_id = ? AND public ORDER BY created_at, id`);
-    this.privateLinksOf = db.prepare("SELECT provider, provider_user_id FROM connections WHERE creator_id = ? AND NOT public");
-    this.linkedAccountsOf = db.prepare(
-      "SELECT provider, provider_user_id, provider_username, provider_url, verified_at FROM connections WHERE creator_id = ? AND public ORDER BY created_at, id",
-    );
-    this.publicLinksByUsername = db.prepare(
-      `SELECT ${linkColumns} FROM connections INDEXED BY connections_username_idx
-       WHERE lower(provider_username) = ? AND public ORDER BY id LIMIT ?`,
-    );
-    this.publicLinkByAccount = db.prepare(`SELECT ${linkColumns} FROM connections WHERE provider = ? AND provider_user_id = ? AND public`);
-    this.subjectsByUsername = db.prepare(
-      `SELECT DISTINCT provider, provider_user_id AS id, username FROM blacklist_entries INDEXED BY blacklist_username_idx
-       WHERE lower(username) = ?1 AND status = 'active' AND (expires_at IS NULL OR expires_at > ?2) LIMIT ?3`,
-    );
-    this.subjectById = db.prepare(
-      `SELECT username FROM blacklist_entries WHERE provider = ?1 AND provider_user_id = ?2 AND status = 'active'
-         AND (expires_at IS NULL OR expires_at > ?3)
-       ORDER BY username IS NULL, issued_at DESC LIMIT 1`,
-    );
+    this.creators = stores.creators;
+    this.entries = stores.blacklist;
   }
 
   /**
@@ -80,10 +62,11 @@ export class PublicAccounts {
    * handle, that creator's private accounts never show, even when an entry gives one of them the
    * handle as its username: the answer would otherwise tie the private account to the creator.
    */
-  hits(query: string, creator: CreatorRow | null, now: number): PublicCheckHit[] {
+  async hits(query: string, creator: CreatorRow | null, now: number): Promise<PublicCheckHit[]> {
     const lower = query.toLowerCase();
     const accounts = new Map<string, Account>();
-    const hidden = new Set(creator ? this.privateLinksOf.all(creator.id).map((c) => `${c.provider}\u0000${c.provider_user_id}`) : []);
+    const links = creator ? await this.creators.connectionsOf(creator.id) : [];
+    const hidden = new Set(links.filter((c) => !c.public).map((c) => `${c.provider}\u0000${c.provider_user_id}`));
     const add = (provider: Provider, id: string, username: string | null) => {
       if (accounts.size >= MAX_HITS) return;
       const key = `${provider}\u0000${id}`;
@@ -92,21 +75,22 @@ export class PublicAccounts {
       if (!known) accounts.set(key, { provider, id, username });
       else if (known.username === null && username !== null) known.username = username;
     };
-    if (creator) for (const c of this.publicLinksOf.all(creator.id)) add(c.provider, c.provider_user_id, c.provider_username);
-    for (const c of this.publicLinksByUsername.all(lower, MAX_HITS)) add(c.provider, c.provider_user_id, c.provider_username);
-    for (const s of this.subjectsByUsername.all(lower, now, MAX_HITS)) add(s.provider, s.id, s.username);
+    for (const c of links) if (c.public) add(c.provider, c.provider_user_id, c.provider_username);
+    for (const c of await this.creators.publicConnectionsByUsername(lower, MAX_HITS)) add(c.provider, c.provider_user_id, c.provider_username);
+    for (const s of await this.entries.subjectsByUsername(lower, now, MAX_HITS)) add(s.provider, s.provider_user_id, s.username);
     for (const provider of PROVIDERS) {
       const id = normalizeAccountId(provider, query);
       if (id === null) continue;
-      const link = this.publicLinkByAccount.get(provider, id);
+      const link = await this.publicLinkByAccount(provider, id);
       if (link) add(provider, id, link.provider_username);
       if (this.blacklist.subjects.mightContain(provider, id)) {
-        const subject = this.subjectById.get(provider, id, now);
+        const subject = await this.entries.subjectName(provider, id, now);
         if (subject) add(provider, id, subject.username);
       }
     }
 
-    const hits = [...accounts.values()].map((account) => this.hit(account, now));
+    const hits: PublicCheckHit[] = [];
+    for (const account of accounts.values()) hits.push(await this.hit(account, now));
     if (creator && (hits.length === 0 || (creator.blacklisted && !hits.some((h) => h.banned)))) {
       hits.push({
         platform: "trustlist",
@@ -124,8 +108,8 @@ export class PublicAccounts {
     return hits;
   }
 
-  private hit(account: Account, now: number): PublicCheckHit {
-    const { hit, highRisk, watchlist } = this.blacklist.verdict(account.provider, account.id, "all", now);
+  private async hit(account: Account, now: number): Promise<PublicCheckHit> {
+    const { hit, highRisk, watchlist } = await this.blacklist.verdictOf(account.provider, account.id, "all", now);
     return {
       platform: account.provider,
       username: account.username,
@@ -140,23 +124,38 @@ export class PublicAccounts {
     };
   }
 
+  /** The link of one platform account when it is public; a private one is as good as unknown here. */
+  private async publicLinkByAccount(provider: Provider, id: string): Promise<ConnectionRow | null> {
+    const link = await this.creators.connectionByAccount(provider, id);
+    return link?.public ? link : null;
+  }
+
   /** A creator's public linked accounts, oldest first: what its public profile page lists. */
-  linkedAccounts(creatorId: string): PublicLinkedAccount[] {
-    return this.linkedAccountsOf.all(creatorId);
+  async linkedAccounts(creatorId: string): Promise<PublicLinkedAccount[]> {
+    return (await this.creators.connectionsOf(creatorId))
+      .filter((c) => c.public)
+      .map(({ provider, provider_user_id, provider_username, provider_url, verified_at }) => ({
+        provider,
+        provider_user_id,
+        provider_username,
+        provider_url,
+        verified_at,
+      }));
   }
 
   /** The id of the creator a public link belongs to, by provider and id or by username. */
-  creatorIdOf(provider: string | undefined, id: string | undefined, username: string | undefined): string | null {
+  async creatorIdOf(provider: string | undefined, id: string | undefined, username: string | undefined): Promise<string | null> {
     if (provider !== undefined && !isProvider(provider)) return null;
     if (id) {
       for (const p of provider ? [provider] : PROVIDERS) {
         const normalized = normalizeAccountId(p, id);
-        const link = normalized === null ? null : this.publicLinkByAccount.get(p, normalized);
+        const link = normalized === null ? null : await this.publicLinkByAccount(p, normalized);
         if (link) return link.creator_id;
       }
       return null;
     }
     if (!username) return null;
-    return this.publicLinksByUsername.all(username, 50).find((c) => !provider || c.provider === provider)?.creator_id ?? null;
+    const links = await this.creators.publicConnectionsByUsername(username, 50);
+    return links.find((c) => !provider || c.provider === provider)?.creator_id ?? null;
   }
 }

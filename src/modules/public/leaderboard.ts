@@ -1,14 +1,15 @@
 // The referral leaderboard from counts held in memory. Grouping every referral on each call cost
 // 36-61 ms at 50k creators (one JavaScript thread, every other request waiting); here each
-// referral is read once, and a call costs one indexed read (the table's last rowid) plus, after a
-// write, one pass over the referrers to pick the top 25.
+// referral is read once, and a call costs one indexed read (the table's last position: SQLite's
+// rowid, PostgreSQL's seq) plus, after a write, one pass over the referrers to pick the top 25.
 //
-// Freshness: exact. Referrals are only ever inserted (no update or delete touches the table), so
-// its largest rowid moves with every referral any process writes: a call that finds it moved reads
-// the new rows (rowid greater than the last one read) before answering, so a referral shows from
-// the next request on, whether this server, the CLI or an import wrote it. Handles never change,
+// Freshness: exact. Referrals are only ever inserted (no update or delete touches the table), in
+// position order as they commit (the network store sees to it on PostgreSQL), so the last position
+// moves with every referral any process or instance writes: a call that finds it moved reads the
+// new rows (past the last one read) before answering, so a referral shows from the next request
+// on, whether this server, another instance, the CLI or an import wrote it. Handles never change,
 // so counts are kept by handle. The month's counts restart when the UTC month turns.
-import type { Database, Statement } from "bun:sqlite";
+import type { NetworkStore } from "../network/store";
 import { yieldToRequests } from "../../yield";
 import type { ReferralLeaderboard as ReferralLeaderboardSchema } from "./model";
 
@@ -31,23 +32,16 @@ const REFERRAL_TIERS = [
 type Leaders = ReferralLeaderboard["leaders"];
 
 export class ReferralCounts {
-  private readonly lastRowid: Statement<{ n: number }, []>;
-  private readonly rowsAfter: Statement<{ rowid: number; handle: string; created_at: number }, [number, number]>;
   private readonly all = new Map<string, number>();
   private readonly month = new Map<string, number>();
   private monthStart = -1;
-  private readRowid = 0;
+  private readPosition = 0;
   private catchingUp: Promise<void> | null = null;
   /** The answer per period, valid while nothing was read since. */
   private readonly answers = new Map<LeaderboardPeriod, Leaders>();
 
-  constructor(db: Database) {
-    this.lastRowid = db.prepare("SELECT coalesce(max(rowid), 0) AS n FROM referrals");
-    this.rowsAfter = db.prepare(
-      `SELECT r.rowid, c.handle, r.created_at FROM referrals r JOIN creators c ON c.id = r.referrer_id
-       WHERE r.rowid > ? ORDER BY r.rowid LIMIT ?`,
-    );
-  }
+  /** `referrals`: the network module's store, which owns the table. */
+  constructor(private readonly referrals: NetworkStore) {}
 
   /** The top referrers of `period` (the UTC month holding `now`, or all time). */
   async leaders(period: LeaderboardPeriod, now: number): Promise<Leaders> {
@@ -57,15 +51,19 @@ export class ReferralCounts {
         continue;
       }
       const start = monthStart(now);
-      if (start !== this.monthStart) {
+      if (start > this.monthStart) {
         // A new month: every referral is read again, so the month's counts hold only its own.
         this.all.clear();
         this.month.clear();
         this.answers.clear();
-        this.readRowid = 0;
+        this.readPosition = 0;
         this.monthStart = start;
       }
-      if (this.lastRowid.get()!.n <= this.readRowid) break;
+      const month = this.monthStart;
+      const last = await this.referrals.lastReferralPosition();
+      // Another call may have started catching up, or a new month, while the read was out.
+      if (this.catchingUp || this.monthStart !== month) continue;
+      if (last <= this.readPosition) break;
       this.catchingUp = this.catchUp().finally(() => {
         this.catchingUp = null;
       });
@@ -81,13 +79,13 @@ export class ReferralCounts {
   /** Reads referrals past the last one read, a slice at a time with requests served in between. */
   private async catchUp(): Promise<void> {
     for (;;) {
-      const rows = this.rowsAfter.all(this.readRowid, CATCH_UP_SLICE);
+      const rows = await this.referrals.referralsAfter(this.readPosition, CATCH_UP_SLICE);
       for (const row of rows) {
         this.all.set(row.handle, (this.all.get(row.handle) ?? 0) + 1);
         if (row.created_at >= this.monthStart) this.month.set(row.handle, (this.month.get(row.handle) ?? 0) + 1);
       }
       if (rows.length > 0) {
-        this.readRowid = rows[rows.length - 1]!.rowid;
+        this.readPosition = rows[rows.length - 1]!.position;
         this.answers.clear();
       }
       if (rows.length < CATCH_UP_SLICE) return;

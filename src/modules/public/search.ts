@@ -36,7 +36,7 @@ export class PublicSearch {
     if (query.length > MAX_QUERY_LENGTH) throw invalid(`q is longer than ${MAX_QUERY_LENGTH} characters.`);
     const lower = query.toLowerCase();
     const now = this.clock.now();
-    const platforms = this.accounts.hits(query, this.creators.findNow(lower), now);
+    const platforms = await this.accounts.hits(query, await this.creators.find(lower), now);
     const found = platforms.length > 0;
     // A numeric id that matched nothing has no "close" names: neighbouring ids mean nothing.
     const suggestions = found || /^\d+$/.test(lower) ? [] : await this.suggest(lower);

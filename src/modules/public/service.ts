@@ -40,19 +40,18 @@ export class PublicService {
   private readonly network: NetworkStore;
 
   constructor(
-    store: Database,
+    database: Database,
     private readonly clock: Clock,
     blacklist: BlacklistService,
     private readonly creators: CreatorsService,
   ) {
-    if (store.dialect !== "sqlite") throw new Error("The public module runs on SQLite only for now.");
-    const db = store.sqlite;
-    this.accounts = new PublicAccounts(db, blacklist);
-    this.referrals = new ReferralCounts(db);
-    this.searcher = new PublicSearch(createSearchNamesStore(store), clock, this.accounts, creators);
-    this.directoryPages = new PublicDirectory(db, store.changes, createMetaStore(store), creators);
-    this.network = createNetworkStore(store);
-    this.counters = new PublicCounters({ creators: creators.store, blacklist: createBlacklistStore(store), network: this.network }, clock);
+    const entries = createBlacklistStore(database);
+    this.network = createNetworkStore(database);
+    this.accounts = new PublicAccounts({ creators: creators.store, blacklist: entries }, blacklist);
+    this.referrals = new ReferralCounts(this.network);
+    this.searcher = new PublicSearch(createSearchNamesStore(database), clock, this.accounts, creators);
+    this.directoryPages = new PublicDirectory(database.changes, createMetaStore(database), creators);
+    this.counters = new PublicCounters({ creators: creators.store, blacklist: entries, network: this.network }, clock);
   }
 
   // ---- trust tier and resolve ---------------------------------------------------------------
@@ -60,7 +59,7 @@ export class PublicService {
   /** The trust tier of one handle; `trust_score` only for a signed-in (session) caller. */
   async publicTrust(rawHandle: string, withScore = false): Promise<PublicTrust> {
     const shown = rawHandle.trim().replace(/^@/, "").toLowerCase().slice(0, 64);
-    const row = this.creators.findNow(rawHandle);
+    const row = await this.creators.find(rawHandle);
     if (!row) return { handle: shown, found: false };
     const result: PublicTrust = {
       handle: row.handle,
@@ -82,7 +81,7 @@ export class PublicService {
     const id = input.id?.trim();
     const username = input.username?.trim().replace(/^@/, "").toLowerCase();
     if (!id && !username) throw invalid("Give id or username (with an optional provider).");
-    const creatorId = this.accounts.creatorIdOf(provider, id, username);
+    const creatorId = await this.accounts.creatorIdOf(provider, id, username);
     const creator = creatorId ? await this.creators.findById(creatorId) : null;
     if (!creator) return { found: false };
     return {
@@ -150,14 +149,14 @@ export class PublicService {
   }
 
   /** A creator's public linked accounts (never a private one), for its public profile page. */
-  linkedAccounts(creator: CreatorRow): PublicLinkedAccount[] {
+  linkedAccounts(creator: CreatorRow): Promise<PublicLinkedAccount[]> {
     return this.accounts.linkedAccounts(creator.id);
   }
 
   // ---- vouches --------------------------------------------------------------------------------
 
   async vouches(rawHandle: string, options: { limit?: number; offset?: number }): Promise<VouchesPage> {
-    const creator = this.creators.findNow(rawHandle);
+    const creator = await this.creators.find(rawHandle);
     if (!creator) throw creatorNotFound(rawHandle);
     const limit = options.limit ?? 20;
     const offset = options.offset ?? 0;
