@@ -10,6 +10,9 @@ import type { AccountsStore, KeyLookupRow } from "../modules/accounts/store";
 
 export const KEY_PATTERN = /^tl_live_[A-Za-z0-9]{32}$/;
 
+/** Reads of a key's row while commits keep dropping the cache, before the last one answers. */
+const LOAD_ATTEMPTS = 3;
+
 export interface Caller {
   keyId: string;
   accountId: string;
@@ -111,11 +114,19 @@ export class KeyRegistry {
     if (this.peers !== null) this.syncWithPeers();
     const key = authorization.slice(7).trim();
     if (this.cache.has(key) || !KEY_PATTERN.test(key)) return;
-    const generation = this.generation;
     const hash = hashKey(key);
-    const row = await this.store.keyByHash(hash);
-    // A revoke or suspension committed while the query ran: the row may be stale, look again next time.
-    if (generation === this.generation) this.remember(key, hash, row);
+    for (let attempt = 1; ; attempt++) {
+      const generation = this.generation;
+      const row = await this.store.keyByHash(hash);
+      // A revoke or suspension committed while the query ran: the row may be stale, so read it
+      // again (the request needs an answer from the cache). Another instance's commits drop the
+      // cache often under load; after a few tries the row read last answers, as it would have
+      // had the commit come a moment later.
+      if (generation === this.generation || attempt === LOAD_ATTEMPTS) {
+        this.remember(key, hash, row);
+        return;
+      }
+    }
   }
 
   private remember(key: string, hash: string, row: KeyLookupRow | null): Caller | null {

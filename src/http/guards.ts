@@ -45,11 +45,15 @@ export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
       .mapResponse({ as: "scoped" }, ({ request, set, responseValue }) => {
         if (request.method !== "GET") runtime.idempotency.settle(request, typeof set.status === "number" ? set.status : 200, responseValue);
       })
-      .derive({ as: "scoped" }, (ctx) => {
-        const caller = (ctx as Admitted).caller ?? admit(ctx.request, ctx.route, ctx.set.headers);
-        // Synchronous where the database answers at once: no promise on SQLite's hot path.
-        return caller instanceof Promise ? caller.then((admitted) => ({ caller: admitted })) : { caller };
-      })
+      // Synchronous where the database answers at once: no promise on SQLite's hot path. Elysia
+      // awaits a derive only when it looks asynchronous (an async function): one that returns a
+      // promise otherwise hands the handler the promise, and its rejection (a 401) goes unhandled.
+      .derive(
+        { as: "scoped" },
+        runtime.keys.answersAtOnce
+          ? (ctx) => ({ caller: (ctx as Admitted).caller ?? admitNow(ctx.request, ctx.route, ctx.set.headers) })
+          : async (ctx) => ({ caller: (ctx as Admitted).caller ?? (await admit(ctx.request, ctx.route, ctx.set.headers)) }),
+      )
   );
 }
 
