@@ -392,14 +392,19 @@ class PostgresAccountsStore implements AccountsStore {
     return row ? toKeyRow(row) : null;
   }
 
+  // Through `write`, whose commit notifies the other instances: their key caches drop the key.
   async setKeyRevoked(id: string, revokedAt: number): Promise<void> {
-    await this.sql`UPDATE api_keys SET revoked_at = ${revokedAt} WHERE id = ${id}`;
+    await this.database.write(async () => {
+      await this.sql`UPDATE api_keys SET revoked_at = ${revokedAt} WHERE id = ${id}`;
+    });
   }
 
   setKeySecret(id: string, hash: string, prefix: string): Promise<void> {
-    return translatingConflicts(async () => {
-      await this.sql`UPDATE api_keys SET hash = ${hash}, prefix = ${prefix} WHERE id = ${id}`;
-    });
+    return translatingConflicts(() =>
+      this.database.write(async () => {
+        await this.sql`UPDATE api_keys SET hash = ${hash}, prefix = ${prefix} WHERE id = ${id}`;
+      }),
+    );
   }
 
   async keyByHash(hash: string): Promise<KeyLookupRow | null> {
