@@ -58,6 +58,11 @@ export interface PostgresDatabase {
   exclusive(name: string, fn: () => Promise<unknown>): Promise<boolean>;
   /** Runs `fn` inside every new write transaction, before the caller's statements (idempotency records). */
   onTransactionStart(fn: () => void | Promise<void>): void;
+  /**
+   * Runs `fn` after every write transaction that committed (not a savepoint), before `write`
+   * resolves: the workers of `serve --workers N` wait there for the others to have its notification.
+   */
+  onCommitted(fn: () => void | Promise<void>): void;
   /** This instance's id in change notifications and advisory-lock diagnostics. */
   instanceId: string;
   /** Resolves when the database answers a trivial query (`/healthz`); throws when it cannot. */
@@ -117,10 +122,10 @@ function isLockTimeout(error: unknown): boolean {
 }
 
 class PostgresChanges implements ChangeNotifier {
-  private readonly external: Array<(notes: CommitNotes) => void> = [];
+  private readonly external: Array<(notes: CommitNotes, from?: string) => void> = [];
   private readonly ownCommit: Array<() => void> = [];
 
-  onExternalCommit(listener: (notes: CommitNotes) => void): void {
+  onExternalCommit(listener: (notes: CommitNotes, from?: string) => void): void {
     this.external.push(listener);
   }
 
@@ -137,9 +142,9 @@ class PostgresChanges implements ChangeNotifier {
     for (const listener of this.ownCommit) listener();
   }
 
-  /** Another instance committed. */
-  receive(notes: CommitNotes): void {
-    for (const listener of this.external) listener(notes);
+  /** Another instance (`from`) committed. */
+  receive(notes: CommitNotes, from?: string): void {
+    for (const listener of this.external) listener(notes, from);
   }
 }
 
@@ -177,6 +182,7 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
   /** The open write transaction of the calling async context, with what its stores noted. */
   const current = new AsyncLocalStorage<{ sql: SQL; notes: Record<string, unknown[]> }>();
   const starters: Array<() => void | Promise<void>> = [];
+  const committed: Array<() => void | Promise<void>> = [];
   const subscription = options.readonly
     ? null
     : await pool.listen(CHANGES_CHANNEL, (payload: string) => {
@@ -186,7 +192,7 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
         } catch {
           message = {};
         }
-        if (message.from !== instanceId) changes.receive(message.notes ?? null);
+        if (message.from !== instanceId) changes.receive(message.notes ?? null, message.from);
       });
 
   const database: PostgresDatabase = {
@@ -202,6 +208,9 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
     onTransactionStart(fn) {
       starters.push(fn);
     },
+    onCommitted(fn) {
+      committed.push(fn);
+    },
     async write(fn, writeOptions = {}) {
       const open = current.getStore();
       // A savepoint's notes stay even if it rolls back: a receiver may learn of a row that is not
@@ -210,7 +219,7 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
       const waitMs = writeOptions.waitMs ?? PG_LOCK_WAIT_MS;
       const started = performance.now();
       try {
-        return (await pool.begin(async (tx) => {
+        const result = (await pool.begin(async (tx) => {
           // A row lock held by another instance is waited for asynchronously, up to waitMs (the
           // connection's default unless the caller asked for another).
           if (waitMs !== PG_LOCK_WAIT_MS) await tx.unsafe(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(waitMs))}`);
@@ -225,6 +234,8 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
             return result;
           });
         })) as Awaited<ReturnType<typeof fn>>;
+        for (const after of committed) await after();
+        return result;
       } catch (error) {
         if (isLockTimeout(error)) throw new DatabaseBusy(performance.now() - started, "A row stayed locked by another instance");
         throw error;

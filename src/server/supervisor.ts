@@ -85,6 +85,7 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
       const slot = slots[number];
       if (!slot) return;
       slot.ready = true;
+      region.setWorkerUp(number, true);
       const up = countUp();
       if (startup && up === config.workers) startup.resolve();
     } else if (message.type === "gather") {
@@ -133,7 +134,10 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
     const slot: Slot = { proc, startedAt: performance.now(), ready: false };
     slots[number] = slot;
     void proc.exited.then((code) => {
-      if (slots[number] === slot) slots[number] = null;
+      if (slots[number] === slot) {
+        slots[number] = null;
+        region.setWorkerUp(number, false);
+      }
       countUp();
       if (stopping) return;
       log.error("worker exited", { worker: number, pid: proc.pid, code, signal: proc.signalCode ?? null });
