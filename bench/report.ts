@@ -8,6 +8,7 @@
 //   keyless-<n>-<route>.txt        the same for the keyless rounds (check, then every keyless route)
 //   probe.json                     bench/keyless-probe.ts: each query kind timed alone
 //   jobs.json                      bench/jobs.ts: the worst request wait behind each periodic job
+//   outbox.json                    bench/outbox.ts: webhook deliveries/s and commit-to-receipt
 // Usage: bun bench/report.ts RUN_DIR
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -385,6 +386,22 @@ if (jobs?.jobs) {
   if (jobs.loadavg) out.push(`- load average at the end: ${jobs.loadavg}; ${f(jobs.due_entries)} entries made to lapse for expire-entries`);
   out.push("");
 } else out.push(`- jobs bench did not run or failed (see jobs.err)`);
+out.push("");
+const outbox = readJson("outbox.json");
+out.push(`## Webhook outbox (bench/outbox.ts)`);
+out.push("");
+if (outbox?.healthy) {
+  out.push(
+    `${f(outbox.events)} \`blacklist.added\` events committed at once, drained to a receiver on loopback while ${outbox.connections} lanes send the keyed check. Targets: at least 500 deliveries/s, p99 commit-to-receipt under 1 s, the check's throughput down by no more than 20 % while draining, and a hanging receiver beside the healthy one changing neither.`,
+  );
+  out.push("");
+  out.push(`| phase | deliveries/s | p50 ms | p99 ms | max ms | checks/s while draining (idle ${f(outbox.checks_per_s_idle)}) |`);
+  out.push(`|---|---:|---:|---:|---:|---:|`);
+  for (const p of [outbox.healthy, outbox.with_hanging_receiver].filter(Boolean)) {
+    out.push(`| ${p.phase} | ${f(p.deliveries_per_s)} | ${f(p.commit_to_receipt_ms.p50)} | ${f(p.commit_to_receipt_ms.p99)} | ${f(p.commit_to_receipt_ms.max)} | ${f(p.checks_per_s_while_draining)} |`);
+  }
+  if (outbox.loadavg) out.push(`\n- load average at the end: ${outbox.loadavg}`);
+} else out.push(`- outbox bench did not run or failed (see outbox.err)`);
 out.push("");
 out.push(`## Full list walk (GET /v1/blacklist?limit=100 following next_cursor)`);
 out.push("");

@@ -17,7 +17,9 @@
 #     while a stream of cheap requests goes on: the worst request wait behind each (bench/jobs.ts)
 #  7c. PostgreSQL (BENCH_POSTGRES=1): import time, keyed check on 1 SQLite, 1 and 2 PostgreSQL
 #     instances (bench/postgres.sh)
-#  7d. serve --workers (BENCH_WORKERS=1): keyed check on 1 and 2 workers, CPU per check and worst
+#  7d. outbox: 10,000 webhook events drained to a loopback receiver, then with a hanging receiver
+#     beside it: deliveries/s, commit-to-receipt p99, the keyed check meanwhile (bench/outbox.ts)
+#  7e. serve --workers (BENCH_WORKERS=1): keyed check on 1 and 2 workers, CPU per check and worst
 #     latency; resident memory with 1, 2 and 4 workers (bench/workers.sh)
 #  8. write bench/results/latest.md (and the raw files in bench/results/run-*/) and print it
 #
@@ -29,7 +31,7 @@
 # BENCH_EXTRA_ROUNDS (3: pairs run at most beyond BENCH_ROUNDS to replace noisy ones),
 # BENCH_KEYLESS_ROUNDS (3), BENCH_KEYLESS_CONNECTIONS (16), BENCH_PROBE_PER_KIND (300 queries of
 # each kind timed alone), BENCH_JOBS (1: run step 7b), BENCH_JOBS_DUE (50000 entries made to lapse
-# for the expiry job), BENCH_DATA (bench/data: where the data set, query lists and database live).
+# for the expiry job), BENCH_OUTBOX (1: run step 7c), BENCH_OUTBOX_EVENTS (10000), BENCH_DATA (bench/data: where the data set, query lists and database live).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -56,6 +58,9 @@ COLD_PORT=$((TL_PORT + 10))
 JOBS_PORT=$((TL_PORT + 15))
 RUN_JOBS=${BENCH_JOBS:-1}
 JOBS_DUE=${BENCH_JOBS_DUE:-50000}
+RUN_OUTBOX=${BENCH_OUTBOX:-1}
+OUTBOX_EVENTS=${BENCH_OUTBOX_EVENTS:-10000}
+OUTBOX_PORT=$((TL_PORT + 30))
 HOST=127.0.0.1
 
 DATA=${BENCH_DATA:-bench/data}
@@ -303,7 +308,16 @@ if [ "${BENCH_POSTGRES:-1}" = 1 ]; then
     say "  postgres bench failed (see postgres.out)"
 fi
 
-# ---- 7d. workers ----------------------------------------------------------------------------
+# ---- 7d. webhook outbox ---------------------------------------------------------------------
+# A fresh database of its own and a receiver on loopback: BENCH_OUTBOX_EVENTS events drained to a
+# healthy receiver, then again with a hanging receiver registered beside it.
+if [ "$RUN_OUTBOX" = 1 ]; then
+  say "outbox: $OUTBOX_EVENTS events to a loopback receiver, then with a hanging one beside it"
+  bun bench/outbox.ts --bin "$BIN" --events "$OUTBOX_EVENTS" --port "$OUTBOX_PORT" --work "$DATA/outbox-bench" >"$RUN/outbox.json" 2>"$RUN/outbox.err" ||
+    say "  outbox bench failed (see outbox.err)"
+fi
+
+# ---- 7e. workers ----------------------------------------------------------------------------
 # serve --workers: the keyed check on 1 and 2 workers (CPU per check of all processes, worst
 # latency) and the resident memory with 1, 2 and 4 workers (bench/workers.sh).
 if [ "${BENCH_WORKERS:-1}" = 1 ]; then

@@ -14,6 +14,7 @@ import { leaderboardRoutes, publicRoutes } from "./modules/public";
 import { jobRoutes } from "./modules/jobs";
 import { healthRoutes, metricsRoutes } from "./modules/ops";
 import { pageRoutes } from "./modules/pages";
+import { webhookRoutes } from "./modules/webhooks";
 import { widgetRoutes } from "./modules/widgets";
 import type { Runtime } from "./runtime";
 import { createServices, type Services } from "./services";
@@ -40,6 +41,11 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
       value: (await services.public.publicStats()).entries_listed,
     },
     trustlist_outbox_pending_events: { help: "Outbox events not yet dispatched.", value: await services.outbox.pendingCount() },
+    trustlist_webhook_pending_deliveries: { help: "Webhook deliveries not yet delivered or given up.", value: await services.webhooks.pendingDeliveries() },
+    trustlist_webhook_queue_age_seconds: {
+      help: "How long the oldest due webhook delivery (or undispatched event) has waited.",
+      value: await services.webhooks.queueAgeSeconds(),
+    },
     trustlist_metering_pending_rows: { help: "Usage counters waiting for the next flush.", value: runtime.meter.pendingCount },
     trustlist_metering_deferred_flushes: {
       help: "Metering flushes put off to the next second because another process held the write lock.",
@@ -66,6 +72,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(badgeRoutes(services.badges))
     .use(widgetRoutes())
     .use(pageRoutes(runtime, services))
+    .use(webhookRoutes(runtime, services.webhooks))
     .use(usageRoutes(runtime, services.usage))
     .use(adminRoutes(runtime, services.accounts))
     .use(jobRoutes(runtime, jobs));

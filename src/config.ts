@@ -25,7 +25,18 @@ export interface Config {
   maxBodyBytes: number;
   /** `serve --workers N|auto`: processes serving the one port and database (1: no supervisor). */
   workers: number;
+  /**
+   * `--allow-private-webhooks`: webhooks may go to private, loopback and link-local addresses,
+   * and over plain http (tests, a lab). Off in production: a paying caller could otherwise make
+   * the server call into the operator's own network.
+   */
+  allowPrivateWebhooks: boolean;
+  /** Pauses before the 2nd..8th delivery attempt, in ms (SPEC section 8); tests shorten them. */
+  webhookRetryDelaysMs: number[];
 }
+
+/** SPEC section 8: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery failed. */
+export const WEBHOOK_RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
 /** Each setting's flag, environment variable and default: `loadConfig` reads them, `help` prints them. */
 export const SETTINGS = {
@@ -36,6 +47,8 @@ export const SETTINGS = {
   trustProxy: { flag: "trust-proxy", env: "TRUSTLIST_TRUST_PROXY", default: "off" },
   accessLog: { flag: "access-log", env: "TRUSTLIST_ACCESS_LOG", default: "on" },
   workers: { flag: "workers", env: "TRUSTLIST_WORKERS", default: "1" },
+  allowPrivateWebhooks: { flag: "allow-private-webhooks", env: "TRUSTLIST_ALLOW_PRIVATE_WEBHOOKS", default: "off" },
+  webhookRetryDelays: { flag: "webhook-retry-delays", env: "TRUSTLIST_WEBHOOK_RETRY_DELAYS_MS", default: WEBHOOK_RETRY_DELAYS_MS.join(",") },
 } as const;
 
 /** Most workers `--workers N` may ask for. */
@@ -87,6 +100,8 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
   }
   const trustProxy = pick(flags, env, "trustProxy");
   const accessLog = pick(flags, env, "accessLog");
+  const allowPrivateWebhooks = pick(flags, env, "allowPrivateWebhooks");
+  const retryDelays = pick(flags, env, "webhookRetryDelays");
   return {
     dbPath: resolveDbPath(flags, env),
     port,
@@ -96,6 +111,8 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     accessLog: boolean(accessLog.source, accessLog.value ?? true),
     maxBodyBytes: 1024 * 1024,
     workers: workerCount(pick(flags, env, "workers")),
+    allowPrivateWebhooks: boolean(allowPrivateWebhooks.source, allowPrivateWebhooks.value ?? false),
+    webhookRetryDelaysMs: retryDelays.value === undefined ? WEBHOOK_RETRY_DELAYS_MS : retryDelayList(retryDelays.source, retryDelays.value),
   };
 }
 
@@ -104,6 +121,18 @@ function workerCount({ source, value = SETTINGS.workers.default }: Picked): numb
   if (typeof value === "string" && value.trim().toLowerCase() === "auto") return Math.min(availableParallelism(), MAX_WORKERS);
   if (typeof value === "boolean") throw new ConfigError(`${source} needs a number of workers or 'auto'`);
   return integer(source, value, 1, MAX_WORKERS);
+}
+
+/**
+ * The retry pauses as a comma-separated list of milliseconds: exactly as many as the schedule has,
+ * so a test may shorten the waits but never change how many attempts a delivery gets.
+ */
+function retryDelayList(name: string, value: string | boolean): number[] {
+  const parts = String(value).split(",").map((part) => part.trim());
+  if (parts.length !== WEBHOOK_RETRY_DELAYS_MS.length) {
+    throw new ConfigError(`${name}: give ${WEBHOOK_RETRY_DELAYS_MS.length} pauses in milliseconds, comma-separated (the schedule's length)`);
+  }
+  return parts.map((part) => integer(name, part, 0, 7 * 86_400_000));
 }
 
 /** A count of proxy hops, 0-MAX_TRUSTED_HOPS; yes/no values (the flag's older form) are 1 and 0. */

@@ -5,6 +5,7 @@ import { BlacklistService } from "./modules/blacklist/service";
 import { CreatorsService } from "./modules/creators/service";
 import { NetworkService } from "./modules/network/service";
 import { PublicService } from "./modules/public/service";
+import { WebhooksService } from "./modules/webhooks/service";
 import { Outbox } from "./outbox";
 import type { Runtime } from "./runtime";
 
@@ -17,6 +18,7 @@ export interface Services {
   public: PublicService;
   badges: BadgeService;
   outbox: Outbox;
+  webhooks: WebhooksService;
 }
 
 export function createServices(runtime: Runtime): Services {
@@ -33,5 +35,9 @@ export function createServices(runtime: Runtime): Services {
     public: new PublicService(store, clock, blacklist, creators),
     badges: new BadgeService(creators),
     outbox,
+    webhooks: new WebhooksService(store, clock, runtime.cursors, {
+      policy: { allowPrivate: runtime.config.allowPrivateWebhooks },
+      retryDelaysMs: runtime.config.webhookRetryDelaysMs,
+    }),
   };
 }

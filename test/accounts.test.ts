@@ -95,7 +95,7 @@ describe("GET /v1/account/usage", () => {
   test("a metering flush neither loses nor double-counts calls", async () => {
     const k = await t.account({ tier: "free", burst: 1_000 });
     for (let i = 0; i < 3; i++) await t.json("GET", CHECK, { key: k.key });
-    t.runtime.meter.flush();
+    await t.runtime.meter.flush();
     await t.json("GET", CHECK, { key: k.key });
     const stats = await usage(k.key);
     expect(stats.total_requests).toBe(5);
@@ -103,14 +103,14 @@ describe("GET /v1/account/usage", () => {
       { endpoint: "GET /v1/blacklist/check", count: 4 },
       { endpoint: "GET /v1/account/usage", count: 1 },
     ]);
-    t.runtime.meter.flush();
+    await t.runtime.meter.flush();
     expect((await usage(k.key)).total_requests).toBe(6);
   });
 
   test("requests_this_month and the daily window restart with the month; total_requests keeps history", async () => {
     const k = await t.account({ tier: "free", burst: 1_000 });
     for (let i = 0; i < 3; i++) await t.json("GET", CHECK, { key: k.key });
-    t.runtime.meter.flush();
+    await t.runtime.meter.flush();
     await t.json("GET", CHECK, { key: k.key });
     t.clock.set("2026-12-01T00:00:01.000Z");
     const stats = await usage(k.key);
@@ -139,7 +139,7 @@ describe("GET /v1/account/usage", () => {
     expect(stats.rate_limit).toMatchObject({ used: 3, remaining: 0 });
     expectEnvelope(await t.json("GET", CHECK, { key: k.key }), 429, "quota_exceeded");
     expectEnvelope(await t.json("GET", "/v1/account/usage", { key: k.key }), 429, "quota_exceeded");
-    t.runtime.meter.flush();
+    await t.runtime.meter.flush();
     const [persisted] = await t.rows<{ n: number }>("SELECT CAST(sum(count) AS INTEGER) AS n FROM usage_endpoints WHERE key_id = ?", k.keyId);
     expect(persisted.n).toBe(3);
   });
@@ -448,7 +448,7 @@ describe("daily quota", () => {
     expect(Math.min(...remaining)).toBe(0);
     expect(Math.max(...remaining)).toBe(99);
 
-    t.runtime.meter.flush();
+    await t.runtime.meter.flush();
     const [stored] = await t.rows<{ count: number }>("SELECT count FROM usage_daily WHERE account_id = ?", a.accountId);
     expect(Number(stored!.count)).toBe(100);
 
@@ -483,8 +483,8 @@ describe("daily quota", () => {
     try {
       const k = await first.account({ tier: "free", dailyQuota: 3, burst: 1_000 });
       for (let i = 0; i < 3; i++) expect((await first.json("GET", CHECK, { key: k.key })).status).toBe(200);
-      first.runtime.meter.flush();
-      first.close();
+      await first.runtime.meter.flush();
+      await first.close();
       const second = await createTestApp({ dir, clock });
       try {
         const res = await second.json("GET", CHECK, { key: k.key });
@@ -492,7 +492,7 @@ describe("daily quota", () => {
         clock.set("2026-11-22T00:00:01.000Z");
         expect((await second.json("GET", CHECK, { key: k.key })).status).toBe(200);
       } finally {
-        second.close();
+        await second.close();
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

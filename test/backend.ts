@@ -158,3 +158,12 @@ export async function eventually(expectation: () => Promise<void> | void): Promi
     }
   }
 }
+
+/**
+ * Asserts what another process's commit must change: on SQLite at once (the next request reads
+ * the file's data_version), on PostgreSQL once its notification has been read (`eventually`): a
+ * test that blocked its own event loop (spawnSync) or calls `app.handle` directly has not read it yet.
+ */
+export function whenCommitArrives(expectation: () => Promise<void> | void): Promise<void> {
+  return backend === "sqlite" ? Promise.resolve(expectation()) : eventually(expectation);
+}

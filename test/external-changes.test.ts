@@ -1,8 +1,10 @@
 // Another process's changes (the CLI's revoke, rotate, suspend, blacklist add) apply from the very
 // next request: the store's one change notifier reads SQLite's data_version at the start of each
-// request and tells every cache. Real CLI processes on the app's SQLite file, no sleep between.
+// request and tells every cache (on PostgreSQL, the commit's notification does). Real CLI
+// processes on the app's database, no sleep between.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
+import { whenCommitArrives } from "./backend";
 import { createTestApp, expectEnvelope, type TestApp } from "./helpers";
 
 const MAIN = join(import.meta.dir, "..", "src", "main.ts");
@@ -24,14 +26,14 @@ test("a key revoked by the CLI gets 401 on the very next request", async () => {
   const { key, keyId } = await t.account();
   expect((await check(key)).status).toBe(200);
   cli("keys", "revoke", keyId);
-  expectEnvelope(await check(key), 401, "unauthorized");
+  await whenCommitArrives(async () => expectEnvelope(await check(key), 401, "unauthorized"));
 });
 
 test("a key rotated by the CLI: the old secret gets 401 and the new one works on the very next request", async () => {
   const { key, keyId } = await t.account();
   expect((await check(key)).status).toBe(200);
   const rotated = JSON.parse(cli("keys", "rotate", keyId, "--json"));
-  expectEnvelope(await check(key), 401, "unauthorized");
+  await whenCommitArrives(async () => expectEnvelope(await check(key), 401, "unauthorized"));
   expect((await check(rotated.key)).status).toBe(200);
 });
 
@@ -40,16 +42,16 @@ test("an account suspended by the CLI gets 402 on the very next request, and wor
   const { key } = await t.account({ name });
   expect((await check(key)).status).toBe(200);
   cli("accounts", "update", name, "--suspend");
-  expectEnvelope(await check(key), 402, "subscription_required");
+  await whenCommitArrives(async () => expectEnvelope(await check(key), 402, "subscription_required"));
   cli("accounts", "update", name, "--resume");
-  expect((await check(key)).status).toBe(200);
+  await whenCommitArrives(async () => expect((await check(key)).status).toBe(200));
 });
 
 test("an entry the CLI adds is banned on the very next check, also for a subject the filter had answered clean", async () => {
   const { key } = await t.account({ burst: 1000 });
   expect((await check(key, "31337")).body.banned).toBe(false);
   cli("blacklist", "add", "--provider", "discord", "--id", "31337", "--severity", "ban", "--reason-code", "scam");
-  expect((await check(key, "31337")).body.banned).toBe(true);
+  await whenCommitArrives(async () => expect((await check(key, "31337")).body.banned).toBe(true));
   // Unlisted subjects keep their clean answer while the filter takes the new row in.
   expect((await check(key, "31338")).body.banned).toBe(false);
 });

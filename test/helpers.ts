@@ -48,6 +48,8 @@ export interface TestApp {
 
 let counter = 0;
 let faults = 0;
+/** The database of each test folder, so an app opened again on a folder finds its data. */
+const databasesByDir = new Map<string, string>();
 
 export function tempDir(prefix = "trustlist-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -55,7 +57,9 @@ export function tempDir(prefix = "trustlist-test-"): string {
 
 export async function createTestApp(options: { clock?: ManualClock; dir?: string; config?: Partial<Config> } = {}): Promise<TestApp> {
   const dir = options.dir ?? tempDir();
-  const dbPath = await freshDatabaseLocation(dir);
+  // A folder given again is the same database again (a restart); its PostgreSQL database is kept.
+  const dbPath = databasesByDir.get(dir) ?? (await freshDatabaseLocation(dir));
+  databasesByDir.set(dir, dbPath);
   const clock = options.clock ?? new ManualClock();
   const store = backend === "sqlite" ? openStore(dbPath) : (await openDatabase(dbPath)).database;
   const runtime = await createRuntime({ store, clock, config: { dbPath, accessLog: false, ...options.config } });
@@ -122,8 +126,11 @@ export async function createTestApp(options: { clock?: ManualClock; dir?: string
     },
     async close() {
       await store.close();
-      await dropDatabase(dbPath);
-      if (!options.dir) rmSync(dir, { recursive: true, force: true });
+      if (!options.dir) {
+        await dropDatabase(dbPath);
+        databasesByDir.delete(dir);
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
 }

@@ -62,7 +62,7 @@ test("daily counters are bounded; a dropped counter comes back exact, unflushed 
   const busy = await t.account({ dailyQuota: 5, burst: 1000 });
   const check = (key: string) => t.json("GET", "/v1/blacklist/check?provider=discord&id=1", { key });
   for (let i = 0; i < 3; i++) expect((await check(busy.key)).status).toBe(200);
-  t.runtime.meter.flush();
+  await t.runtime.meter.flush();
   for (let i = 0; i < 2; i++) expect((await check(busy.key)).status).toBe(200); // not flushed yet
 
   // More accounts than the cap call: the busy account's counter is dropped along the way.

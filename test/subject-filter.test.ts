@@ -1,25 +1,24 @@
 // The subject filter lets checks of unlisted accounts skip SQLite. It must never turn a listed
 // account into a clean answer, including rows written by another process after it was built.
 import { afterEach, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { createBlacklistStore } from "../src/modules/blacklist/store";
 import { SubjectFilter } from "../src/modules/blacklist/subject-filter";
+import { whenCommitArrives, writeAsAnotherProcess } from "./backend";
 import { createTestApp, type TestApp } from "./helpers";
 
 let t: TestApp;
 afterEach(() => t?.close());
 
 /** Writes an active row the way another process would: through its own connection. */
-function insertFromOtherProcess(dbPath: string, id: string, providerUserId: string, watchlist = false) {
-  const other = new Database(dbPath);
-  other.exec("PRAGMA busy_timeout = 5000");
-  other.run(
+function insertFromOtherProcess(location: string, id: string, providerUserId: string, watchlist = false) {
+  const at = Date.parse("2026-11-21T09:00:00Z");
+  return writeAsAnotherProcess(
+    location,
     `INSERT INTO blacklist_entries (id, provider, provider_user_id, severity, scope, vertical, reason_code, issued_at,
        appealable, high_risk, watchlist, status, created_at)
-     VALUES (?, 'discord', ?, 'ban', 'global', 'all', 'scam', ?, 1, 0, ?, 'active', ?)`,
-    [id, providerUserId, Date.parse("2026-11-21T09:00:00Z"), watchlist ? 1 : 0, Date.parse("2026-11-21T09:00:00Z")],
+     VALUES ($1, 'discord', $2, 'ban', 'global', 'all', 'scam', $3, TRUE, FALSE, ${watchlist ? "TRUE" : "FALSE"}, 'active', $3)`,
+    [id, providerUserId, at],
   );
-  other.close();
 }
 
 test("rows another process writes after the filter is built are found on the very next check", async () => {
@@ -31,10 +30,12 @@ test("rows another process writes after the filter is built are found on the ver
   expect((await t.json("GET", "/v1/blacklist/check?provider=discord&id=100", { key })).body.banned).toBe(true);
   expect((await t.json("GET", "/v1/blacklist/check?provider=discord&id=200", { key })).body.banned).toBe(false);
 
-  insertFromOtherProcess(t.dbPath, "bl_other1", "200");
-  insertFromOtherProcess(t.dbPath, "bl_other2", "300", true);
-  const banned = await t.json("GET", "/v1/blacklist/check?provider=discord&id=200", { key });
-  expect(banned.body).toMatchObject({ banned: true, entry: { id: "bl_other1" } });
+  await insertFromOtherProcess(t.dbPath, "bl_other1", "200");
+  await insertFromOtherProcess(t.dbPath, "bl_other2", "300", true);
+  await whenCommitArrives(async () => {
+    const banned = await t.json("GET", "/v1/blacklist/check?provider=discord&id=200", { key });
+    expect(banned.body).toMatchObject({ banned: true, entry: { id: "bl_other1" } });
+  });
   const watched = await t.json("GET", "/v1/blacklist/check?provider=discord&id=300", { key });
   expect(watched.body).toMatchObject({ banned: false, watchlist: true });
   const batch = await t.json("POST", "/v1/blacklist/check/batch", {

@@ -9,6 +9,7 @@ import { announce, firstStartKey } from "../server/first-start";
 import { lockDatabaseFile } from "../server/serve-lock";
 import { superviseWorkers } from "../server/supervisor";
 import { runWorker, workerRole } from "../server/worker";
+import { WebhookWorker } from "../jobs/webhook-worker";
 import { createServices } from "../services";
 import type { Command } from "./args";
 
@@ -23,6 +24,21 @@ export const serve: Command = {
     { name: "trust-proxy", kind: "optional", value: "N", help: "take the client address from X-Forwarded-For, N proxies from the right", default: SETTINGS.trustProxy.default, env: SETTINGS.trustProxy.env },
     { name: "access-log", kind: "string", value: "on|off", help: "one JSON line per request on stdout", default: SETTINGS.accessLog.default, env: SETTINGS.accessLog.env },
     { name: "workers", kind: "string", value: "N|auto", help: "processes serving the port (auto: one per core this process may use)", default: SETTINGS.workers.default, env: SETTINGS.workers.env },
+    {
+      name: "allow-private-webhooks",
+      kind: "boolean",
+      help: "let webhooks go to private, loopback and link-local addresses and plain http (tests, labs; never on a public server)",
+      default: SETTINGS.allowPrivateWebhooks.default,
+      env: SETTINGS.allowPrivateWebhooks.env,
+    },
+    {
+      name: "webhook-retry-delays",
+      kind: "string",
+      value: "MS,…",
+      help: "the 7 pauses before webhook retries, in milliseconds (tests shorten them; the count is fixed)",
+      default: SETTINGS.webhookRetryDelays.default,
+      env: SETTINGS.webhookRetryDelays.env,
+    },
   ],
   examples: [
     "trustlist serve --port 8080 --db /var/lib/trustlist/trustlist.db",
@@ -69,6 +85,10 @@ export const serve: Command = {
     const checkpointer =
       store.dialect === "sqlite" ? new Checkpointer(store, { onError: (message) => runtime.log.error("checkpointer failed", { message }) }) : null;
     void checkpointer?.ready.then((started) => started && runtime.log.info("checkpointer ready"));
+    // One server owns a SQLite file (SPEC section 1), so rows a killed run had claimed are due again
+    // now; on PostgreSQL other instances may hold live claims, which lapse on their own.
+    const webhookWorker = new WebhookWorker(services.webhooks, runtime.clock, runtime.metrics, runtime.log, { releaseClaimsAtStart: store.dialect === "sqlite" });
+    webhookWorker.start();
 
     let stopping = false;
     const shutdown = async (signal: string) => {
@@ -79,6 +99,8 @@ export const serve: Command = {
       await server.stop(false);
       const cronJobs = (app.store as { cron?: Record<string, { stop(): void }> }).cron ?? {};
       for (const job of Object.values(cronJobs)) job.stop();
+      // Attempts under way are abandoned unrecorded: their rows are sent again after the restart.
+      await webhookWorker.stop();
       await runtime.meter.flush({ waitForLock: true });
       if (runtime.meter.pendingCount > 0) {
         runtime.log.error("usage counts lost: another process held the database lock through shutdown", { pending: runtime.meter.pendingCount });
@@ -103,6 +125,9 @@ export const serve: Command = {
       return services.public.warm();
     });
     const address = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
+    if (config.allowPrivateWebhooks) {
+      runtime.log.warn("webhooks may go to private, loopback and link-local addresses and plain http (--allow-private-webhooks): not for a public server");
+    }
     runtime.log.info("listening", { address, base_url: config.baseUrl, db: shownDb, startup_ms: Math.round(performance.now() - started) });
     runtime.log.flush();
     announce(address, shownDb, firstKey);

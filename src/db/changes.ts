@@ -26,11 +26,8 @@ import type { Database, Statement } from "bun:sqlite";
 export type CommitNotes = Readonly<Record<string, readonly unknown[]>> | null;
 
 export interface ChangeNotifier {
-  /**
-   * `listener` runs whenever another process or instance has committed; `from` is the committing
-   * instance's id where the notification says (PostgreSQL).
-   */
-  onExternalCommit(listener: (notes: CommitNotes, from?: string) => void): void;
+  /** `listener` runs whenever another process or instance has committed. */
+  onExternalCommit(listener: (notes: CommitNotes) => void): void;
   /** `listener` runs inside each of this process's write transactions, just before COMMIT. */
   onOwnCommit(listener: () => void): void;
   /** Looks for other processes' commits now (SQLite); true when there were some. */

@@ -8,9 +8,11 @@ import sqlite5 from "../../migrations/0005_drop_creator_search.sql" with { type:
 import sqlite6 from "../../migrations/0006_creators_version.sql" with { type: "text" };
 import sqlite7 from "../../migrations/0007_suggestion_pool.sql" with { type: "text" };
 import sqlite8 from "../../migrations/0008_idempotency_keys.sql" with { type: "text" };
+import sqlite9 from "../../migrations/0009_webhooks.sql" with { type: "text" };
 import postgres0 from "../../migrations/postgres/0000_init.sql" with { type: "text" };
 import postgres1 from "../../migrations/postgres/0001_search_names.sql" with { type: "text" };
 import postgres2 from "../../migrations/postgres/0002_row_order.sql" with { type: "text" };
+import postgres3 from "../../migrations/postgres/0003_webhooks.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -29,10 +31,12 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0006_creators_version", when: 1795321998139, breakpoints: true, sql: sqlite6 },
   { tag: "0007_suggestion_pool", when: 1795433551519, breakpoints: true, sql: sqlite7 },
   { tag: "0008_idempotency_keys", when: 1795435014867, breakpoints: true, sql: sqlite8 },
+  { tag: "0009_webhooks", when: 1795459068591, breakpoints: true, sql: sqlite9 },
 ];
 
 export const embeddedPostgresMigrations: EmbeddedMigration[] = [
   { tag: "0000_init", when: 1795444214373, breakpoints: true, sql: postgres0 },
   { tag: "0001_search_names", when: 1795444229759, breakpoints: true, sql: postgres1 },
   { tag: "0002_row_order", when: 1795459163256, breakpoints: true, sql: postgres2 },
+  { tag: "0003_webhooks", when: 1795460107528, breakpoints: true, sql: postgres3 },
 ];

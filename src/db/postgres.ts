@@ -28,6 +28,9 @@ export const PG_LOCK_WAIT_MS = 5_000;
 /** NOTIFY payloads must stay under 8000 bytes; a commit with more to say says "unknown". */
 const MAX_NOTES_BYTES = 7_500;
 
+/** Longest a write waits for its own notification to come back (it normally takes well under 1 ms). */
+const ECHO_WAIT_MS = 1_000;
+
 /** Pooled connections per instance: the event loop is one thread, so a few keep it busy. */
 const POOL_SIZE = 10;
 
@@ -40,8 +43,16 @@ export interface PostgresDatabase {
    * pool. Stores call it for every statement, so a store method joins the caller's transaction.
    */
   sql(): SQL;
-  /** Every write goes through here: one transaction; a `write` inside another joins it as a savepoint. */
-  write<T>(fn: () => T | Promise<T>, options?: { waitMs?: number }): Promise<T>;
+  /**
+   * Every write goes through here: one transaction; a `write` inside another joins it as a
+   * savepoint. `announce: false` skips the change notification, for writes only to tables no
+   * instance caches anything of (the webhook worker's bookkeeping, many commits a second, would
+   * otherwise empty every other instance's key cache at each one). `allOrNothing`: the writes
+   * inside never catch a failure to go on (an import), so a write inside joins the transaction
+   * without a savepoint, and several may run at once: their statements are pipelined on the one
+   * connection, where savepoints of concurrent writes would interleave.
+   */
+  write<T>(fn: () => T | Promise<T>, options?: { waitMs?: number; announce?: boolean; allOrNothing?: boolean }): Promise<T>;
   /** Commits of other instances, told to the caches that must drop or catch up. */
   changes: ChangeNotifier;
   /**
@@ -58,11 +69,6 @@ export interface PostgresDatabase {
   exclusive(name: string, fn: () => Promise<unknown>): Promise<boolean>;
   /** Runs `fn` inside every new write transaction, before the caller's statements (idempotency records). */
   onTransactionStart(fn: () => void | Promise<void>): void;
-  /**
-   * Runs `fn` after every write transaction that committed (not a savepoint), before `write`
-   * resolves: the workers of `serve --workers N` wait there for the others to have its notification.
-   */
-  onCommitted(fn: () => void | Promise<void>): void;
   /** This instance's id in change notifications and advisory-lock diagnostics. */
   instanceId: string;
   /** Resolves when the database answers a trivial query (`/healthz`); throws when it cannot. */
@@ -122,10 +128,10 @@ function isLockTimeout(error: unknown): boolean {
 }
 
 class PostgresChanges implements ChangeNotifier {
-  private readonly external: Array<(notes: CommitNotes, from?: string) => void> = [];
+  private readonly external: Array<(notes: CommitNotes) => void> = [];
   private readonly ownCommit: Array<() => void> = [];
 
-  onExternalCommit(listener: (notes: CommitNotes, from?: string) => void): void {
+  onExternalCommit(listener: (notes: CommitNotes) => void): void {
     this.external.push(listener);
   }
 
@@ -142,9 +148,9 @@ class PostgresChanges implements ChangeNotifier {
     for (const listener of this.ownCommit) listener();
   }
 
-  /** Another instance (`from`) committed. */
-  receive(notes: CommitNotes, from?: string): void {
-    for (const listener of this.external) listener(notes, from);
+  /** Another instance committed. */
+  receive(notes: CommitNotes): void {
+    for (const listener of this.external) listener(notes);
   }
 }
 
@@ -180,19 +186,35 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
   const instanceId = crypto.randomUUID();
   const changes = new PostgresChanges();
   /** The open write transaction of the calling async context, with what its stores noted. */
-  const current = new AsyncLocalStorage<{ sql: SQL; notes: Record<string, unknown[]> }>();
+  const current = new AsyncLocalStorage<{ sql: SQL; notes: Record<string, unknown[]>; allOrNothing: boolean }>();
   const starters: Array<() => void | Promise<void>> = [];
-  const committed: Array<() => void | Promise<void>> = [];
+  // A write answers once its own notification has come back: PostgreSQL sends a notification to
+  // every listening instance at once, so by then the others have it on their connections, and a
+  // client that hears the answer and asks another instance next is served what it wrote.
+  const echoes = new Map<number, () => void>();
+  let sequence = 0;
+  const echoOf = (seq: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ECHO_WAIT_MS);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        echoes.delete(seq);
+        resolve();
+      }
+      echoes.set(seq, done);
+    });
   const subscription = options.readonly
     ? null
     : await pool.listen(CHANGES_CHANNEL, (payload: string) => {
-        let message: { from?: string; notes?: CommitNotes };
+        let message: { from?: string; seq?: number; notes?: CommitNotes };
         try {
           message = JSON.parse(payload);
         } catch {
           message = {};
         }
-        if (message.from !== instanceId) changes.receive(message.notes ?? null, message.from);
+        if (message.from !== instanceId) changes.receive(message.notes ?? null);
+        else if (typeof message.seq === "number") echoes.get(message.seq)?.();
       });
 
   const database: PostgresDatabase = {
@@ -208,35 +230,44 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
     onTransactionStart(fn) {
       starters.push(fn);
     },
-    onCommitted(fn) {
-      committed.push(fn);
-    },
     async write(fn, writeOptions = {}) {
       const open = current.getStore();
       // A savepoint's notes stay even if it rolls back: a receiver may learn of a row that is not
       // there (the subject filter then answers "maybe"), never miss one that is.
-      if (open) return (await (open.sql as any).savepoint((savepoint: SQL) => current.run({ sql: savepoint, notes: open.notes }, fn))) as Awaited<ReturnType<typeof fn>>;
+      if (open?.allOrNothing) return await fn();
+      if (open) {
+        return (await (open.sql as any).savepoint((savepoint: SQL) => current.run({ sql: savepoint, notes: open.notes, allOrNothing: false }, fn))) as Awaited<
+          ReturnType<typeof fn>
+        >;
+      }
       const waitMs = writeOptions.waitMs ?? PG_LOCK_WAIT_MS;
       const started = performance.now();
+      const seq = ++sequence;
+      const echoed = subscription ? echoOf(seq) : null;
       try {
         const result = (await pool.begin(async (tx) => {
           // A row lock held by another instance is waited for asynchronously, up to waitMs (the
           // connection's default unless the caller asked for another).
           if (waitMs !== PG_LOCK_WAIT_MS) await tx.unsafe(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(waitMs))}`);
           const notes: Record<string, unknown[]> = {};
-          return current.run({ sql: tx, notes }, async () => {
+          return current.run({ sql: tx, notes, allOrNothing: writeOptions.allOrNothing ?? false }, async () => {
             for (const start of starters) await start();
             const result = await fn();
             changes.beforeCommit();
-            let payload = JSON.stringify({ from: instanceId, notes });
-            if (Buffer.byteLength(payload) > MAX_NOTES_BYTES) payload = JSON.stringify({ from: instanceId, notes: null });
+            if (writeOptions.announce === false) {
+              echoes.get(seq)?.(); // nothing is sent to wait for
+              return result;
+            }
+            let payload = JSON.stringify({ from: instanceId, seq, notes });
+            if (Buffer.byteLength(payload) > MAX_NOTES_BYTES) payload = JSON.stringify({ from: instanceId, seq, notes: null });
             await tx`SELECT pg_notify(${CHANGES_CHANNEL}, ${payload})`;
             return result;
           });
         })) as Awaited<ReturnType<typeof fn>>;
-        for (const after of committed) await after();
+        await echoed;
         return result;
       } catch (error) {
+        echoes.get(seq)?.(); // rolled back: nothing was sent to wait for
         if (isLockTimeout(error)) throw new DatabaseBusy(performance.now() - started, "A row stayed locked by another instance");
         throw error;
       }

@@ -4,7 +4,7 @@
 // the trigger-maintained search names and creators_version are a hand-written migration there.
 import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
-import { ACCOUNT_STATUSES, API_TIERS, CHANGE_TYPES, DEAL_STATUSES, ENTRY_SCOPES, ENTRY_STATUSES, KEY_SCOPES, PROVIDERS, RATE_TIERS, SEVERITIES, VERTICALS } from "./schema";
+import { ACCOUNT_STATUSES, API_TIERS, CHANGE_TYPES, DEAL_STATUSES, DELIVERY_STATUSES, ENTRY_SCOPES, ENTRY_STATUSES, KEY_SCOPES, PROVIDERS, RATE_TIERS, SEVERITIES, VERTICALS } from "./schema";
 
 /** Server-wide values that must survive restarts, such as the cursor signing secret. */
 export const meta = pgTable("meta", {
@@ -168,6 +168,85 @@ export const outboxEvents = pgTable(
       .on(table.createdAt)
       .where(sql`${table.dispatchedAt} IS NULL`),
   ],
+);
+
+/** Endpoints an account registered to receive events (SPEC section 8). */
+export const webhookEndpoints = pgTable(
+  "webhook_endpoints",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    url: text("url").notNull(),
+    /** JSON array of event names. */
+    events: text("events").notNull(),
+    /** `whsec_` + base64 of the key: kept in the clear, since every delivery is signed with it. */
+    secret: text("secret").notNull(),
+    enabled: boolean("enabled").notNull().default(true),
+    disabledReason: text("disabled_reason"),
+    disabledAt: bigint("disabled_at", { mode: "number" }),
+    /** First failed attempt since the last success; null while the endpoint answers. */
+    failingSince: bigint("failing_since", { mode: "number" }),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  },
+  (table) => [index("webhook_endpoints_account_idx").on(table.accountId, table.createdAt)],
+);
+
+/**
+ * One message to one destination: an event for an endpoint, a test, or a Discord message (no
+ * endpoint; `url` names the destination). The id is the `webhook-id` every attempt repeats.
+ */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    endpointId: text("endpoint_id").references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    /** The outbox event delivered, when it is one. */
+    eventId: text("event_id"),
+    type: text("type").notNull(),
+    /** Destination of a message without an endpoint (Discord). */
+    url: text("url"),
+    /** The body exactly as every attempt sends it. */
+    payload: text("payload").notNull(),
+    status: text("status", { enum: DELIVERY_STATUSES }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: bigint("next_attempt_at", { mode: "number" }).notNull(),
+    /** A worker holds the row until then; a worker that died lets it go when it lapses. */
+    claimedUntil: bigint("claimed_until", { mode: "number" }),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    /** When it was delivered or given up. */
+    finishedAt: bigint("finished_at", { mode: "number" }),
+  },
+  (table) => [
+    index("webhook_deliveries_due_idx")
+      .on(table.nextAttemptAt)
+      .where(sql`${table.status} = 'pending'`),
+    index("webhook_deliveries_endpoint_idx").on(table.endpointId, table.createdAt),
+    index("webhook_deliveries_finished_idx")
+      .on(table.finishedAt)
+      .where(sql`${table.finishedAt} IS NOT NULL`),
+    uniqueIndex("webhook_deliveries_event_endpoint_idx").on(table.eventId, table.endpointId),
+  ],
+);
+
+/** Every attempt of a delivery, for the deliveries route. */
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    deliveryId: text("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    attempt: integer("attempt").notNull(),
+    startedAt: bigint("started_at", { mode: "number" }).notNull(),
+    /** Null when no answer came (timeout, refused address, connection error). */
+    statusCode: integer("status_code"),
+    latencyMs: integer("latency_ms").notNull(),
+    error: text("error"),
+    /** The start of the answer's body, bounded. */
+    responseExcerpt: text("response_excerpt"),
+  },
+  (table) => [primaryKey({ columns: [table.deliveryId, table.attempt] })],
 );
 
 /**

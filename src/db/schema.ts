@@ -199,6 +199,88 @@ export const outboxEvents = sqliteTable(
   ],
 );
 
+export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** Endpoints an account registered to receive events (SPEC section 8). */
+export const webhookEndpoints = sqliteTable(
+  "webhook_endpoints",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    url: text("url").notNull(),
+    /** JSON array of event names. */
+    events: text("events").notNull(),
+    /** `whsec_` + base64 of the key: kept in the clear, since every delivery is signed with it. */
+    secret: text("secret").notNull(),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    disabledReason: text("disabled_reason"),
+    disabledAt: integer("disabled_at"),
+    /** First failed attempt since the last success; null while the endpoint answers. */
+    failingSince: integer("failing_since"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [index("webhook_endpoints_account_idx").on(table.accountId, table.createdAt)],
+);
+
+/**
+ * One message to one destination: an event for an endpoint, a test, or a Discord message (no
+ * endpoint; `url` names the destination). The id is the `webhook-id` every attempt repeats.
+ */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    endpointId: text("endpoint_id").references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    /** The outbox event delivered, when it is one. */
+    eventId: text("event_id"),
+    type: text("type").notNull(),
+    /** Destination of a message without an endpoint (Discord). */
+    url: text("url"),
+    /** The body exactly as every attempt sends it. */
+    payload: text("payload").notNull(),
+    status: text("status", { enum: DELIVERY_STATUSES }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at").notNull(),
+    /** A worker holds the row until then; a worker that died lets it go when it lapses. */
+    claimedUntil: integer("claimed_until"),
+    createdAt: integer("created_at").notNull(),
+    /** When it was delivered or given up. */
+    finishedAt: integer("finished_at"),
+  },
+  (table) => [
+    index("webhook_deliveries_due_idx")
+      .on(table.nextAttemptAt)
+      .where(sql`${table.status} = 'pending'`),
+    index("webhook_deliveries_endpoint_idx").on(table.endpointId, table.createdAt),
+    index("webhook_deliveries_finished_idx")
+      .on(table.finishedAt)
+      .where(sql`${table.finishedAt} IS NOT NULL`),
+    uniqueIndex("webhook_deliveries_event_endpoint_idx").on(table.eventId, table.endpointId),
+  ],
+);
+
+/** Every attempt of a delivery, for the deliveries route. */
+export const webhookAttempts = sqliteTable(
+  "webhook_attempts",
+  {
+    deliveryId: text("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    attempt: integer("attempt").notNull(),
+    startedAt: integer("started_at").notNull(),
+    /** Null when no answer came (timeout, refused address, connection error). */
+    statusCode: integer("status_code"),
+    latencyMs: integer("latency_ms").notNull(),
+    error: text("error"),
+    /** The start of the answer's body, bounded. */
+    responseExcerpt: text("response_excerpt"),
+  },
+  (table) => [primaryKey({ columns: [table.deliveryId, table.attempt] })],
+);
+
 export const DEAL_STATUSES = ["pending", "confirmed", "declined", "completed"] as const;
 export type DealStatus = (typeof DEAL_STATUSES)[number];
 

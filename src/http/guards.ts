@@ -3,7 +3,7 @@
 // 401 whatever its parameters, and a malformed keyed request still counts against the quota
 // (SPEC section 3).
 import { Elysia } from "elysia";
-import type { KeyScope } from "../db/schema";
+import type { ApiTier, KeyScope } from "../db/schema";
 import type { Runtime } from "../runtime";
 import { openRequestSlot } from "../db/idempotency";
 import { admitKeyed, type Caller } from "./auth";
@@ -14,6 +14,13 @@ import { ApiError } from "./errors";
 import type { BucketRule } from "./limits";
 
 type Admitted = { caller?: Caller };
+
+const PRO_OR_HIGHER: ReadonlySet<ApiTier> = new Set(["pro", "max", "enterprise"]);
+
+/** Plans that unlock the paid routes (batch checks, webhook management): Pro and above. */
+export function isProOrHigher(tier: ApiTier): boolean {
+  return PRO_OR_HIGHER.has(tier);
+}
 
 export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
   const admitNow = (request: Request, route: string, headers: Record<string, string | number>) =>
@@ -46,8 +53,8 @@ export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
         if (request.method !== "GET") runtime.idempotency.settle(request, typeof set.status === "number" ? set.status : 200, responseValue);
       })
       // Synchronous where the database answers at once: no promise on SQLite's hot path. Elysia
-      // awaits a derive only when it looks asynchronous (an async function): one that returns a
-      // promise otherwise hands the handler the promise, and its rejection (a 401) goes unhandled.
+      // awaits a derive only when the function itself is async, so PostgreSQL's is declared so
+      // (a returned promise was otherwise passed on as it was, and `caller` was undefined).
       .derive(
         { as: "scoped" },
         runtime.keys.answersAtOnce

@@ -125,12 +125,15 @@ export class IdempotencyGate {
   }
 }
 
-/** An API key secret in a body: it is shown once and stored only as a hash (SPEC section 3). */
-const SECRET = /^tl_live_[A-Za-z0-9]{32}$/;
+/**
+ * A secret in a body: an API key (shown once, stored only as a hash, SPEC section 3) or a webhook
+ * signing secret (shown once at creation or rotation).
+ */
+const SECRET = /^(tl_live_[A-Za-z0-9]{32}|whsec_[A-Za-z0-9+/]{32,}={0,2})$/;
 
 /**
- * Kept answers never hold a secret: a replay of an answer that issued a key shows the key's
- * prefix only, as `keys list` does. A client whose first answer was lost rotates the key.
+ * Kept answers never hold a secret: a replay of an answer that issued a key or a webhook secret
+ * shows its prefix only, as `keys list` does. A client whose first answer was lost rotates it.
  */
 function withoutSecrets(_name: string, value: unknown): unknown {
   return typeof value === "string" && SECRET.test(value) ? `${value.slice(0, 12)}…` : value;

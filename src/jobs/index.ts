@@ -40,6 +40,8 @@ export function jobs(runtime: Runtime, services: Services): Job[] {
     },
     { name: "prune-idempotency-keys", pattern: "23 * * * *", run: () => runtime.idempotency.prune(), scope: "fleet" },
     { name: "prune-usage", pattern: "10 0 * * *", run: () => services.usage.prune(), scope: "fleet" },
+    // Webhook deliveries finished and outbox events dispatched more than 30 days ago.
+    { name: "prune-webhooks", pattern: "20 0 * * *", run: () => services.webhooks.prune(), scope: "fleet" },
     // Account age moves scores without any write; this also records every creator's daily snapshot.
     { name: "trust-snapshots", pattern: "5 0 * * *", run: () => services.creators.refreshAll(), scope: "fleet" },
     { name: "public-stats", pattern: Patterns.EVERY_5_MINUTES, run: async () => void (await services.public.refreshStats()) },

@@ -7,7 +7,6 @@
 import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MAX_WORKERS } from "../config";
 
 const MAGIC = 0x74_6c_77_31; // "tlw1"
 const HEADER_WORDS = 16;
@@ -15,16 +14,6 @@ const HEADER_WORDS = 16;
 const WORKERS_UP = 1;
 const KEY_GENERATION = 2;
 export const JOB_LOCKS = 64;
-
-/**
- * Per worker number (0 unused): its database instance id's hash (two words), the count of its
- * write transactions that reached COMMIT, and whether it is up (PostgreSQL acknowledgements).
- */
-const WORKER_SLOTS = MAX_WORKERS + 1;
-const WORKER_INTS = 4;
-const WORKERS_AT = HEADER_WORDS + JOB_LOCKS;
-/** acks[writer][reader]: the writer's commit count the reader had when its notification arrived. */
-const ACKS_AT = WORKERS_AT + WORKER_SLOTS * WORKER_INTS;
 
 /** One slot of a table: Int32 [lock, key high, key low, spare] then Float64 [a, b, c, spare]. */
 const SLOT_BYTES = 48;
@@ -43,8 +32,7 @@ const TABLES = 2;
 export const QUOTA_TABLE = 0;
 export const BUCKET_TABLE = 1;
 
-/** Everything before the tables, rounded up to whole doubles. */
-const HEADER_BYTES = Math.ceil(((ACKS_AT + WORKER_SLOTS * WORKER_SLOTS) * 4) / 8) * 8;
+const HEADER_BYTES = HEADER_WORDS * 4 + JOB_LOCKS * 4;
 const TABLE_BYTES = TABLE_SLOTS * SLOT_BYTES;
 export const REGION_BYTES = HEADER_BYTES + TABLES * TABLE_BYTES;
 
@@ -100,52 +88,6 @@ export class SharedRegion {
     read: () => Atomics.load(this.ints, KEY_GENERATION),
     bump: () => Atomics.add(this.ints, KEY_GENERATION, 1) + 1,
   };
-
-  /** Worker `number` is up (the supervisor says), or not. */
-  setWorkerUp(number: number, up: boolean): void {
-    Atomics.store(this.ints, WORKERS_AT + number * WORKER_INTS + 3, up ? 1 : 0);
-  }
-
-  /** Worker `number` writes as database instance `instanceId` (PostgreSQL). */
-  registerWorker(number: number, instanceId: string): void {
-    const [high, low] = this.keyOf(instanceId);
-    Atomics.store(this.ints, WORKERS_AT + number * WORKER_INTS, high);
-    Atomics.store(this.ints, WORKERS_AT + number * WORKER_INTS + 1, low);
-  }
-
-  /** Worker `number` is about to commit a write: its commit count, one more. */
-  countCommit(number: number): number {
-    return Atomics.add(this.ints, WORKERS_AT + number * WORKER_INTS + 2, 1) + 1;
-  }
-
-  commits(number: number): number {
-    return Atomics.load(this.ints, WORKERS_AT + number * WORKER_INTS + 2);
-  }
-
-  /**
-   * Worker `reader` has the notification of a commit by instance `from`: when that is another
-   * worker, records that `reader` has seen every commit it had counted (it counts before COMMIT).
-   */
-  acknowledge(from: string, reader: number): void {
-    const [high, low] = this.keyOf(from);
-    for (let writer = 1; writer < WORKER_SLOTS; writer++) {
-      const at = WORKERS_AT + writer * WORKER_INTS;
-      if (Atomics.load(this.ints, at) !== high || Atomics.load(this.ints, at + 1) !== low) continue;
-      const commits = Atomics.load(this.ints, at + 2);
-      const ack = ACKS_AT + writer * WORKER_SLOTS + reader;
-      if (Atomics.load(this.ints, ack) < commits) Atomics.store(this.ints, ack, commits);
-      return;
-    }
-  }
-
-  /** Whether every other worker that is up has seen `writer`'s commits up to `count`. */
-  acknowledgedByAll(writer: number, count: number): boolean {
-    for (let reader = 1; reader < WORKER_SLOTS; reader++) {
-      if (reader === writer || Atomics.load(this.ints, WORKERS_AT + reader * WORKER_INTS + 3) === 0) continue;
-      if (Atomics.load(this.ints, ACKS_AT + writer * WORKER_SLOTS + reader) < count) return false;
-    }
-    return true;
-  }
 
   /** The hash of an id, kept per id (ids are keys and accounts: bounded by the database). */
   keyOf(id: string): SlotKey {

@@ -1,6 +1,6 @@
 // `serve --workers N`: the supervisor. It holds the database file's serve lock, migrates, makes the
-// first admin key, creates the shared memory (shared-memory.ts), runs the WAL checkpointer and the
-// fleet jobs (once per tick, whatever N), and starts N worker processes (worker.ts) that all serve
+// first admin key, creates the shared memory (shared-memory.ts), runs the WAL checkpointer, the
+// fleet jobs (once per tick, whatever N) and the webhook deliveries, and starts N worker processes (worker.ts) that all serve
 // the one port. A worker that dies is started again at once; SIGTERM drains every worker, then
 // the supervisor stops and exits 0. Workers are processes rather than threads: on the 2-core
 // bench machine two processes served more than two `Bun.serve` threads of one process (README),
@@ -10,7 +10,8 @@ import { Checkpointer } from "../db/checkpointer";
 import { openDatabase } from "../db/database";
 import { isPostgresUrl, redactUrl } from "../db/location";
 import { Logger } from "../http/logger";
-import { Metrics, type MetricsSample } from "../http/metrics";
+import type { MetricsSample } from "../http/metrics";
+import { WebhookWorker } from "../jobs/webhook-worker";
 import { jobRunner, jobs, scheduler } from "../jobs";
 import { createRuntime } from "../runtime";
 import { createServices } from "../services";
@@ -59,6 +60,10 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
   // The fleet jobs' scheduler; the app is never served (workers answer every request).
   const names = jobs(runtime, services).map((job) => job.name);
   const scheduled = scheduler(jobRunner(runtime, services, jobLocks(region, names, store)), (job) => job.scope === "fleet");
+  // Webhook deliveries go out from here, once for the whole serve; on SQLite this process owns the
+  // file, so rows a killed run had claimed are due again now (as in a single serve).
+  const webhookWorker = new WebhookWorker(services.webhooks, runtime.clock, runtime.metrics, log, { releaseClaimsAtStart: store.dialect === "sqlite" });
+  webhookWorker.start();
 
   const slots: Array<Slot | null> = new Array(config.workers + 1).fill(null);
   let stopping = false;
@@ -85,7 +90,6 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
       const slot = slots[number];
       if (!slot) return;
       slot.ready = true;
-      region.setWorkerUp(number, true);
       const up = countUp();
       if (startup && up === config.workers) startup.resolve();
     } else if (message.type === "gather") {
@@ -116,8 +120,8 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
           }).finally(() => answers.delete(ask));
       }),
     );
-    // The supervisor's own memory belongs to the total too.
-    const own = new Metrics().sample({ trustlist_process_resident_memory_bytes: { help: "Resident set size.", value: process.memoryUsage().rss } });
+    // The supervisor's webhook attempts and its own memory belong to the totals too.
+    const own = runtime.metrics.sample({ trustlist_process_resident_memory_bytes: { help: "Resident set size.", value: process.memoryUsage().rss } });
     try {
       slots[number]?.proc.send({ type: "samples", id, samples: [...samples.filter((s) => s !== null), own] } satisfies WorkerMessage);
     } catch {
@@ -134,10 +138,7 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
     const slot: Slot = { proc, startedAt: performance.now(), ready: false };
     slots[number] = slot;
     void proc.exited.then((code) => {
-      if (slots[number] === slot) {
-        slots[number] = null;
-        region.setWorkerUp(number, false);
-      }
+      if (slots[number] === slot) slots[number] = null;
       countUp();
       if (stopping) return;
       log.error("worker exited", { worker: number, pid: proc.pid, code, signal: proc.signalCode ?? null });
@@ -166,6 +167,8 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
   const stopSupervisor = async () => {
     const cronJobs = (scheduled.store as { cron?: Record<string, { stop(): void }> }).cron ?? {};
     for (const job of Object.values(cronJobs)) job.stop();
+    // Attempts under way are abandoned unrecorded: their rows are sent again after the restart.
+    await webhookWorker.stop();
     await checkpointer?.stop();
     log.flush();
     await store.close();

@@ -9,7 +9,6 @@ import { writeSync } from "node:fs";
 import { buildApp } from "../app";
 import type { Config } from "../config";
 import { openDatabase, type Database } from "../db/database";
-import type { PostgresDatabase } from "../db/postgres";
 import { Logger } from "../http/logger";
 import type { MetricsSample } from "../http/metrics";
 import { jobs } from "../jobs";
@@ -59,7 +58,6 @@ export async function runWorker(config: Config, role: WorkerRole): Promise<"runn
   runtime.workers = link(role.number, region);
   runtime.keys.shareWith(region.keyGeneration);
   const services = createServices(runtime);
-  if (store.dialect === "postgres") waitForPeersAfterWrites(store, region, role.number);
   const app = buildApp(runtime, {
     // Fleet jobs are the supervisor's: each runs once per tick whatever the number of workers.
     jobs: (job) => job.scope !== "fleet",
@@ -97,27 +95,6 @@ export async function runWorker(config: Config, role: WorkerRole): Promise<"runn
   // As a single serve does: requests meanwhile read what they need themselves.
   void services.blacklist.warm().then(() => services.public.warm());
   return "running";
-}
-
-/** How long a write waits for the other workers to have its notification. */
-const ACK_TIMEOUT_MS = 100;
-
-/**
- * PostgreSQL tells other instances of a commit by a notification, which arrives a moment after the
- * COMMIT. So that a write through one worker is seen by every other from the next request, a
- * write's answer waits until every other worker that is up has the notification (up to
- * ACK_TIMEOUT_MS: a worker that lost its connection cannot hold writes up). Registered after the
- * services, so a worker acknowledges once its caches have taken the notification in.
- */
-function waitForPeersAfterWrites(store: PostgresDatabase, region: SharedRegion, number: number): void {
-  region.registerWorker(number, store.instanceId);
-  store.changes.onOwnCommit(() => void region.countCommit(number));
-  store.changes.onExternalCommit((_notes, from) => from && region.acknowledge(from, number));
-  store.onCommitted(async () => {
-    const count = region.commits(number);
-    const deadline = performance.now() + ACK_TIMEOUT_MS;
-    while (!region.acknowledgedByAll(number, count) && performance.now() < deadline) await Bun.sleep(1);
-  });
 }
 
 /** The worker's side of the IPC channel: the count of workers up, and scrapes of /metrics. */

@@ -335,10 +335,11 @@ class PostgresAccountsStore implements AccountsStore {
   }
 
   insertAccount(row: AccountRow): Promise<void> {
-    return translatingConflicts(async () => {
+    // Each write in a transaction of its own (or the caller's): its commit notifies the other instances.
+    return translatingConflicts(() => this.database.write(async () => {
       await this.sql`INSERT INTO accounts (id, name, tier, daily_quota, status, created_at)
         VALUES (${row.id}, ${row.name}, ${row.tier}, ${row.dailyQuota}, ${row.status}, ${row.createdAt})`;
-    });
+    }));
   }
 
   async listAccounts(): Promise<AccountRow[]> {
@@ -365,11 +366,11 @@ class PostgresAccountsStore implements AccountsStore {
   }
 
   insertKey(row: KeyRow): Promise<void> {
-    return translatingConflicts(async () => {
+    return translatingConflicts(() => this.database.write(async () => {
       await this.sql`INSERT INTO api_keys (id, account_id, name, hash, prefix, scope, rate_tier, burst_rate, created_at, revoked_at)
         VALUES (${row.id}, ${row.accountId}, ${row.name}, ${row.hash}, ${row.prefix}, ${row.scope}, ${row.rateTier},
                 ${row.burstRate}, ${row.createdAt}, ${row.revokedAt})`;
-    });
+    }));
   }
 
   async liveKeyCount(accountId: string): Promise<number> {
@@ -392,19 +393,14 @@ class PostgresAccountsStore implements AccountsStore {
     return row ? toKeyRow(row) : null;
   }
 
-  // Through `write`, whose commit notifies the other instances: their key caches drop the key.
   async setKeyRevoked(id: string, revokedAt: number): Promise<void> {
-    await this.database.write(async () => {
-      await this.sql`UPDATE api_keys SET revoked_at = ${revokedAt} WHERE id = ${id}`;
-    });
+    await this.database.write(() => this.sql`UPDATE api_keys SET revoked_at = ${revokedAt} WHERE id = ${id}`);
   }
 
   setKeySecret(id: string, hash: string, prefix: string): Promise<void> {
-    return translatingConflicts(() =>
-      this.database.write(async () => {
-        await this.sql`UPDATE api_keys SET hash = ${hash}, prefix = ${prefix} WHERE id = ${id}`;
-      }),
-    );
+    return translatingConflicts(() => this.database.write(async () => {
+      await this.sql`UPDATE api_keys SET hash = ${hash}, prefix = ${prefix} WHERE id = ${id}`;
+    }));
   }
 
   async keyByHash(hash: string): Promise<KeyLookupRow | null> {

@@ -1,7 +1,7 @@
 // Blacklist controllers: the keyed reads a bot calls, and the partner write path.
 import { Elysia } from "elysia";
 import { ApiError } from "../../http/errors";
-import { requireKey } from "../../http/guards";
+import { isProOrHigher, requireKey } from "../../http/guards";
 import { errors, KEYED_ERRORS } from "../../http/model";
 import type { Runtime } from "../../runtime";
 import {
@@ -22,8 +22,6 @@ import {
   WrittenEntry,
 } from "./model";
 import { type BlacklistService, toPublicEntry } from "./service";
-
-const PAID = new Set(["pro", "max", "enterprise"]);
 
 export function blacklistRoutes(runtime: Runtime, blacklist: BlacklistService) {
   return new Elysia({ prefix: "/v1/blacklist", tags: ["Blacklist"] })
@@ -51,7 +49,7 @@ export function blacklistRoutes(runtime: Runtime, blacklist: BlacklistService) {
     .post(
       "/check/batch",
       ({ body, caller }) => {
-        if (!PAID.has(caller.apiTier) && caller.rateTier !== "partner") {
+        if (!isProOrHigher(caller.apiTier) && caller.rateTier !== "partner") {
           throw new ApiError(403, "not_entitled", "Batch checks need a Pro plan or higher, or a Partner key.");
         }
         return blacklist.checkMany(body.accounts, body.vertical);
@@ -70,7 +68,7 @@ export function blacklistRoutes(runtime: Runtime, blacklist: BlacklistService) {
     .post(
       "/batch",
       ({ body, caller }) => {
-        if (!PAID.has(caller.apiTier)) {
+        if (!isProOrHigher(caller.apiTier)) {
           throw new ApiError(402, "plan_upgrade_required", "This route needs a Pro plan or higher.");
         }
         return blacklist.checkMany(body.items, body.vertical);

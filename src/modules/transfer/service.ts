@@ -143,6 +143,34 @@ function counting(work: unknown, counted: Counted): Awaitable<Counted> {
   return work instanceof Promise ? work.then(() => counted) : counted;
 }
 
+/** Lines of one kind an import on PostgreSQL sends before waiting for their answers. */
+const PIPELINED_LINES = 500;
+
+/**
+ * What a line of a pipelined kind must not share with another line of its window (two lines with
+ * one key run one after the other); null for a kind that runs alone (accounts, servers, unknown).
+ */
+function pipelineKey(value: { type?: unknown; [field: string]: unknown }, lineNo: number): string | null {
+  const name = (field: unknown) => String(field ?? "").trim().replace(/^@/, "").toLowerCase();
+  switch (value.type) {
+    case "entry":
+      return `entry:${value.id ?? lineNo}`;
+    case "creator":
+      return name(value.handle);
+    case "connection":
+      return `${name(value.provider)}:${name(value.provider_user_id)}`;
+    case "deal":
+      return `deal:${value.id ?? lineNo}`;
+    case "review":
+    case "vouch":
+      return `${name(value.from)}>${name(value.to)}`;
+    case "referral":
+      return name(value.referred);
+    default:
+      return null;
+  }
+}
+
 export class TransferService {
   constructor(
     private readonly database: AnyDatabase,
@@ -249,6 +277,22 @@ export class TransferService {
         creators.beginBulk();
         try {
           let lineNo = 0;
+          // Lines of one kind do not read what the others of their run write (a creator, its link
+          // and a vouch naming it come in separate runs), so a run is sent without waiting for each
+          // answer and the transaction's connection pipelines the statements: one round trip a
+          // window instead of several a line. A line whose key is already in the window (the same
+          // account, pair or handle) and a line of another kind wait for the window to land.
+          let window: Array<{ lineNo: number; work: Promise<Counted> }> = [];
+          let windowKind: unknown = null;
+          const windowKeys = new Set<string>();
+          const land = async () => {
+            const settled = await Promise.allSettled(window.map((w) => w.work));
+            const failed = settled.findIndex((r) => r.status === "rejected");
+            if (failed !== -1) throw asLineError((settled[failed] as PromiseRejectedResult).reason, window[failed]!.lineNo);
+            for (const r of settled) summary[(r as PromiseFulfilledResult<Counted>).value]++;
+            window = [];
+            windowKeys.clear();
+          };
           for await (const batch of lines) {
             for (const raw of batch) {
               lineNo++;
@@ -256,19 +300,28 @@ export class TransferService {
               if (text === "") continue;
               summary.lines++;
               const value = parseLine(text, lineNo);
+              const key = pipelineKey(value as { type?: unknown; [field: string]: unknown }, lineNo);
+              if (key === null || value.type !== windowKind || windowKeys.has(key) || window.length >= PIPELINED_LINES) await land();
+              windowKind = value.type;
               try {
-                summary[await this.importLine(value, lineNo, creatorIds, writer)]++;
+                const work = this.importLine(value, lineNo, creatorIds, writer);
+                if (key === null) summary[await work]++;
+                else {
+                  windowKeys.add(key);
+                  window.push({ lineNo, work: Promise.resolve(work) });
+                }
               } catch (error) {
                 throw asLineError(error, lineNo);
               }
             }
           }
+          await land();
           await creators.endBulkAsync();
         } catch (error) {
           creators.abandonBulk();
           throw error;
         }
-      });
+      }, { allOrNothing: true });
     } finally {
       await lines.return(undefined);
     }

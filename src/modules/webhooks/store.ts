@@ -1,0 +1,714 @@
+// The webhooks module's tables: `webhook_endpoints`, `webhook_deliveries` and `webhook_attempts`,
+// on SQLite or PostgreSQL, plus the fan-out's reads of `outbox_events`. The only place their SQL
+// lives. Deliveries are claimed with a lease (`claimed_until`): a claimed row is invisible to
+// other claims until its lease lapses, so a worker that died lets its rows go, and on PostgreSQL
+// several instances claim with FOR UPDATE SKIP LOCKED, never the same row at the same time.
+import type { Database as SqliteConnection } from "bun:sqlite";
+import type { Database } from "../../db/database";
+import type { DeliveryStatus } from "../../db/schema";
+
+export interface EndpointRow {
+  id: string;
+  accountId: string;
+  url: string;
+  events: string[];
+  secret: string;
+  enabled: boolean;
+  disabledReason: string | null;
+  disabledAt: number | null;
+  failingSince: number | null;
+  createdAt: number;
+}
+
+export interface DeliveryRow {
+  id: string;
+  endpointId: string | null;
+  eventId: string | null;
+  type: string;
+  url: string | null;
+  payload: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: number;
+  createdAt: number;
+  finishedAt: number | null;
+}
+
+export interface AttemptRow {
+  deliveryId: string;
+  attempt: number;
+  startedAt: number;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+/** A claimed delivery with what sending it needs. */
+export interface ClaimedDelivery {
+  id: string;
+  endpointId: string | null;
+  type: string;
+  /** The endpoint's URL, or the delivery's own (Discord). */
+  url: string;
+  /** The endpoint's signing secret; null for a message without an endpoint. */
+  secret: string | null;
+  payload: string;
+  attempts: number;
+  createdAt: number;
+  nextAttemptAt: number;
+}
+
+export interface PendingEvent {
+  id: string;
+  type: string;
+  payload: string;
+  createdAt: number;
+}
+
+/** Where an attempt leaves its delivery. */
+export interface AttemptOutcome {
+  status: DeliveryStatus;
+  nextAttemptAt: number;
+  finishedAt: number | null;
+}
+
+export interface EndpointPatch {
+  url?: string;
+  events?: string[];
+  secret?: string;
+  enabled?: boolean;
+  disabledReason?: string | null;
+  disabledAt?: number | null;
+  failingSince?: number | null;
+}
+
+export interface WebhooksStore {
+  /** One write transaction around `fn`; store calls inside join it. */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  insertEndpoint(row: EndpointRow): Promise<void>;
+  listEndpoints(accountId: string): Promise<EndpointRow[]>;
+  findEndpoint(accountId: string, id: string): Promise<EndpointRow | null>;
+  updateEndpoint(accountId: string, id: string, patch: EndpointPatch): Promise<boolean>;
+  /** Deletes the endpoint with what deliveries it still has; false when there was none. */
+  deleteEndpoint(accountId: string, id: string): Promise<boolean>;
+  /** Deletes up to `limit` of an endpoint's deliveries (with their attempts); returns how many. */
+  deleteDeliveriesOf(endpointId: string, limit: number): Promise<number>;
+  countEndpoints(accountId: string): Promise<number>;
+
+  /**
+   * Events not fanned out yet, oldest first. Inside a transaction on PostgreSQL they are locked
+   * (SKIP LOCKED), so two instances fan out different events.
+   */
+  pendingEvents(limit: number): Promise<PendingEvent[]>;
+  /** Whether any event waits to be fanned out (a read: most polls find none). */
+  hasPendingEvents(): Promise<boolean>;
+  /** Enabled endpoints of active accounts: the candidates of a fan-out. */
+  subscribedEndpoints(): Promise<Pick<EndpointRow, "id" | "events" | "createdAt">[]>;
+  markDispatched(eventIds: string[], at: number): Promise<void>;
+  /** Inserts deliveries; a second delivery of one event to one endpoint is skipped. Joins the caller's transaction. */
+  insertDeliveries(rows: DeliveryRow[]): Promise<void>;
+
+  /**
+   * Claims due deliveries (pending, due by `now`, not held by a live lease, endpoint enabled),
+   * oldest due first, until `leaseUntil`; skips endpoints in `busyEndpoints`.
+   */
+  claimDue(now: number, limit: number, leaseUntil: number, busyEndpoints: string[]): Promise<ClaimedDelivery[]>;
+  /**
+   * Whether a claimed row is still to be sent: pending with `attempts` attempts, its endpoint
+   * neither deleted nor disabled since the claim.
+   */
+  stillDue(id: string, attempts: number): Promise<boolean>;
+  /** Lets go of every lease: for the single process that serves a SQLite file, at start. */
+  releaseClaims(): Promise<void>;
+  /** Lets go of the leases of rows claimed but not sent (their endpoint had no free slot). */
+  release(ids: string[], leaseUntil: number): Promise<void>;
+  /**
+   * Notes an attempt's result on its endpoint: a success clears `failing_since`, a failure sets it
+   * unless set. Answers `failing_since` afterwards (null after a success or a deleted endpoint).
+   */
+  noteEndpointResult(endpointId: string, ok: boolean, at: number): Promise<number | null>;
+  disableEndpoint(endpointId: string, reason: string, at: number): Promise<void>;
+  /**
+   * Records one attempt and moves its delivery, if the delivery is still the one claimed (still
+   * pending with `attemptsBefore` attempts). False when it was deleted or finished meanwhile.
+   */
+  recordAttempt(attempt: AttemptRow, attemptsBefore: number, outcome: AttemptOutcome): Promise<boolean>;
+
+  listDeliveries(endpointId: string, limit: number, beforeId: string | null): Promise<DeliveryRow[]>;
+  attemptsOf(deliveryIds: string[]): Promise<AttemptRow[]>;
+  findDelivery(id: string): Promise<DeliveryRow | null>;
+
+  /** Deletes up to `limit` delivered or failed deliveries finished before `cutoff`; returns how many. */
+  pruneFinished(cutoff: number, limit: number): Promise<number>;
+  /** Deletes up to `limit` dispatched outbox events older than `cutoff`; returns how many. */
+  pruneDispatchedEvents(cutoff: number, limit: number): Promise<number>;
+  /** Time of the oldest due pending delivery (`next_attempt_at`) and of the oldest undispatched event; null when none. */
+  oldestWaiting(now: number): Promise<{ delivery: number | null; event: number | null }>;
+  pendingDeliveries(): Promise<number>;
+}
+
+export function createWebhooksStore(database: Database): WebhooksStore {
+  return database.dialect === "sqlite" ? new SqliteWebhooksStore(database) : new PostgresWebhooksStore(database);
+}
+
+interface EndpointRecord {
+  id: string;
+  account_id: string;
+  url: string;
+  events: string;
+  secret: string;
+  enabled: number | boolean;
+  disabled_reason: string | null;
+  disabled_at: number | string | null;
+  failing_since: number | string | null;
+  created_at: number | string;
+}
+
+interface DeliveryRecord {
+  id: string;
+  endpoint_id: string | null;
+  event_id: string | null;
+  type: string;
+  url: string | null;
+  payload: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: number | string;
+  created_at: number | string;
+  finished_at: number | string | null;
+}
+
+interface AttemptRecord {
+  delivery_id: string;
+  attempt: number;
+  started_at: number | string;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+interface ClaimRecord {
+  id: string;
+  endpoint_id: string | null;
+  type: string;
+  url: string | null;
+  endpoint_url: string | null;
+  secret: string | null;
+  payload: string;
+  attempts: number;
+  created_at: number | string;
+  next_attempt_at: number | string;
+}
+
+const nullableNumber = (value: number | string | null) => (value === null ? null : Number(value));
+
+function toEndpoint(r: EndpointRecord): EndpointRow {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    url: r.url,
+    events: JSON.parse(r.events) as string[],
+    secret: r.secret,
+    enabled: Boolean(r.enabled),
+    disabledReason: r.disabled_reason,
+    disabledAt: nullableNumber(r.disabled_at),
+    failingSince: nullableNumber(r.failing_since),
+    createdAt: Number(r.created_at),
+  };
+}
+
+function toDelivery(r: DeliveryRecord): DeliveryRow {
+  return {
+    id: r.id,
+    endpointId: r.endpoint_id,
+    eventId: r.event_id,
+    type: r.type,
+    url: r.url,
+    payload: r.payload,
+    status: r.status,
+    attempts: Number(r.attempts),
+    nextAttemptAt: Number(r.next_attempt_at),
+    createdAt: Number(r.created_at),
+    finishedAt: nullableNumber(r.finished_at),
+  };
+}
+
+function toAttempt(r: AttemptRecord): AttemptRow {
+  return {
+    deliveryId: r.delivery_id,
+    attempt: Number(r.attempt),
+    startedAt: Number(r.started_at),
+    statusCode: r.status_code === null ? null : Number(r.status_code),
+    latencyMs: Number(r.latency_ms),
+    error: r.error,
+    responseExcerpt: r.response_excerpt,
+  };
+}
+
+function toClaimed(r: ClaimRecord): ClaimedDelivery {
+  return {
+    id: r.id,
+    endpointId: r.endpoint_id,
+    type: r.type,
+    url: (r.endpoint_id === null ? r.url : r.endpoint_url)!,
+    secret: r.secret,
+    payload: r.payload,
+    attempts: Number(r.attempts),
+    createdAt: Number(r.created_at),
+    nextAttemptAt: Number(r.next_attempt_at),
+  };
+}
+
+/** Column assignments of a patch, in a fixed order: [column, value]. */
+function patchColumns(patch: EndpointPatch): [string, unknown][] {
+  const columns: [string, unknown][] = [];
+  if (patch.url !== undefined) columns.push(["url", patch.url]);
+  if (patch.events !== undefined) columns.push(["events", JSON.stringify(patch.events)]);
+  if (patch.secret !== undefined) columns.push(["secret", patch.secret]);
+  if (patch.enabled !== undefined) columns.push(["enabled", patch.enabled]);
+  if (patch.disabledReason !== undefined) columns.push(["disabled_reason", patch.disabledReason]);
+  if (patch.disabledAt !== undefined) columns.push(["disabled_at", patch.disabledAt]);
+  if (patch.failingSince !== undefined) columns.push(["failing_since", patch.failingSince]);
+  return columns;
+}
+
+const CLAIM_COLUMNS = "d.id, d.endpoint_id, d.type, d.url, e.url AS endpoint_url, e.secret, d.payload, d.attempts, d.created_at, d.next_attempt_at";
+
+type SqliteStore = Extract<Database, { dialect: "sqlite" }>;
+
+class SqliteWebhooksStore implements WebhooksStore {
+  private readonly sqlite: SqliteConnection;
+
+  constructor(private readonly store: SqliteStore) {
+    this.sqlite = store.sqlite;
+  }
+
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.store.write(fn);
+  }
+
+  async insertEndpoint(row: EndpointRow): Promise<void> {
+    await this.store.write(() => {
+      this.sqlite.run(
+        `INSERT INTO webhook_endpoints (id, account_id, url, events, secret, enabled, disabled_reason, disabled_at, failing_since, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [row.id, row.accountId, row.url, JSON.stringify(row.events), row.secret, row.enabled ? 1 : 0, row.disabledReason, row.disabledAt, row.failingSince, row.createdAt],
+      );
+    });
+  }
+
+  async listEndpoints(accountId: string): Promise<EndpointRow[]> {
+    return this.sqlite
+      .query<EndpointRecord, [string]>("SELECT * FROM webhook_endpoints WHERE account_id = ? ORDER BY created_at, id")
+      .all(accountId)
+      .map(toEndpoint);
+  }
+
+  async findEndpoint(accountId: string, id: string): Promise<EndpointRow | null> {
+    const row = this.sqlite.query<EndpointRecord, [string, string]>("SELECT * FROM webhook_endpoints WHERE id = ? AND account_id = ?").get(id, accountId);
+    return row ? toEndpoint(row) : null;
+  }
+
+  async updateEndpoint(accountId: string, id: string, patch: EndpointPatch): Promise<boolean> {
+    const columns = patchColumns(patch);
+    if (columns.length === 0) return (await this.findEndpoint(accountId, id)) !== null;
+    const assignments = columns.map(([column]) => `${column} = ?`).join(", ");
+    const values = columns.map(([, value]) => (typeof value === "boolean" ? (value ? 1 : 0) : value)) as (string | number | null)[];
+    return this.store.write(
+      () => this.sqlite.run(`UPDATE webhook_endpoints SET ${assignments} WHERE id = ? AND account_id = ?`, [...values, id, accountId]).changes > 0,
+    );
+  }
+
+  async deleteEndpoint(accountId: string, id: string): Promise<boolean> {
+    // Deliveries and their attempts go with it (ON DELETE CASCADE): pending ones stop.
+    return this.store.write(() => this.sqlite.run("DELETE FROM webhook_endpoints WHERE id = ? AND account_id = ?", [id, accountId]).changes > 0);
+  }
+
+  async deleteDeliveriesOf(endpointId: string, limit: number): Promise<number> {
+    return this.store.write(
+      () =>
+        this.sqlite.run("DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE endpoint_id = ? LIMIT ?)", [endpointId, limit]).changes,
+    );
+  }
+
+  async hasPendingEvents(): Promise<boolean> {
+    return this.sqlite.query("SELECT 1 FROM outbox_events WHERE dispatched_at IS NULL LIMIT 1").get() !== null;
+  }
+
+  async countEndpoints(accountId: string): Promise<number> {
+    return this.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM webhook_endpoints WHERE account_id = ?").get(accountId)!.n;
+  }
+
+  async pendingEvents(limit: number): Promise<PendingEvent[]> {
+    return this.sqlite
+      .query<{ id: string; type: string; payload: string; created_at: number }, [number]>(
+        "SELECT id, type, payload, created_at FROM outbox_events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT ?",
+      )
+      .all(limit)
+      .map((r) => ({ id: r.id, type: r.type, payload: r.payload, createdAt: Number(r.created_at) }));
+  }
+
+  async subscribedEndpoints() {
+    return this.sqlite
+      .query<{ id: string; events: string; created_at: number }, []>(
+        "SELECT e.id, e.events, e.created_at FROM webhook_endpoints e JOIN accounts a ON a.id = e.account_id WHERE e.enabled = 1 AND a.status = 'active'",
+      )
+      .all()
+      .map((r) => ({ id: r.id, events: JSON.parse(r.events) as string[], createdAt: Number(r.created_at) }));
+  }
+
+  async markDispatched(eventIds: string[], at: number): Promise<void> {
+    const statement = this.sqlite.query("UPDATE outbox_events SET dispatched_at = ? WHERE id = ?");
+    for (const id of eventIds) statement.run(at, id);
+  }
+
+  /** Runs before it returns, so a caller inside a synchronous SQLite transaction has its rows written. */
+  insertDeliveries(rows: DeliveryRow[]): Promise<void> {
+    const statement = this.sqlite.query(
+      `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, type, url, payload, status, attempts, next_attempt_at, created_at, finished_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    );
+    for (const r of rows) statement.run(r.id, r.endpointId, r.eventId, r.type, r.url, r.payload, r.status, r.attempts, r.nextAttemptAt, r.createdAt, r.finishedAt);
+    return Promise.resolve();
+  }
+
+  async claimDue(now: number, limit: number, leaseUntil: number, busyEndpoints: string[]): Promise<ClaimedDelivery[]> {
+    const due = this.sqlite.query<ClaimRecord, [number, number, string]>(
+      `SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+       WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND (d.claimed_until IS NULL OR d.claimed_until <= ?1)
+         AND (d.endpoint_id IS NULL OR e.enabled = 1)
+         AND (d.endpoint_id IS NULL OR d.endpoint_id NOT IN (SELECT value FROM json_each(?3)))
+       ORDER BY d.next_attempt_at LIMIT ?2`,
+    );
+    const busy = JSON.stringify(busyEndpoints);
+    // A read first: most polls find nothing due and take no write lock.
+    if (due.get(now, 1, busy) === null) return [];
+    return this.store.write(() => {
+      const rows = due.all(now, limit, busy);
+      const claim = this.sqlite.query("UPDATE webhook_deliveries SET claimed_until = ? WHERE id = ?");
+      for (const row of rows) claim.run(leaseUntil, row.id);
+      return rows.map(toClaimed);
+    });
+  }
+
+  async stillDue(id: string, attempts: number): Promise<boolean> {
+    const row = this.sqlite
+      .query(
+        `SELECT 1 FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         WHERE d.id = ? AND d.status = 'pending' AND d.attempts = ? AND (d.endpoint_id IS NULL OR e.enabled = 1)`,
+      )
+      .get(id, attempts);
+    return row !== null;
+  }
+
+  async releaseClaims(): Promise<void> {
+    await this.store.write(() => this.sqlite.run("UPDATE webhook_deliveries SET claimed_until = NULL WHERE status = 'pending' AND claimed_until IS NOT NULL"));
+  }
+
+  async release(ids: string[], leaseUntil: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.store.write(() => {
+      this.sqlite.run("UPDATE webhook_deliveries SET claimed_until = NULL WHERE id IN (SELECT value FROM json_each(?)) AND claimed_until = ?", [
+        JSON.stringify(ids),
+        leaseUntil,
+      ]);
+    });
+  }
+
+  async noteEndpointResult(endpointId: string, ok: boolean, at: number): Promise<number | null> {
+    if (ok) {
+      this.sqlite.query("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL").run(endpointId);
+      return null;
+    }
+    const row = this.sqlite
+      .query<{ failing_since: number }, [number, string]>("UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?) WHERE id = ? RETURNING failing_since")
+      .get(at, endpointId);
+    return row ? Number(row.failing_since) : null;
+  }
+
+  async disableEndpoint(endpointId: string, reason: string, at: number): Promise<void> {
+    this.sqlite.run("UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ?, disabled_at = ? WHERE id = ?", [reason, at, endpointId]);
+  }
+
+  async recordAttempt(a: AttemptRow, attemptsBefore: number, outcome: AttemptOutcome): Promise<boolean> {
+    return this.store.write(() => {
+      // query() keeps the compiled statements: these run once per attempt.
+      const moved = this.sqlite
+        .query(
+          `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, next_attempt_at = ?, finished_at = ?, claimed_until = NULL
+           WHERE id = ? AND status = 'pending' AND attempts = ?`,
+        )
+        .run(outcome.status, outcome.nextAttemptAt, outcome.finishedAt, a.deliveryId, attemptsBefore).changes;
+      if (moved === 0) return false;
+      this.sqlite
+        .query(`INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error, response_excerpt) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+        .run(a.deliveryId, a.attempt, a.startedAt, a.statusCode, a.latencyMs, a.error, a.responseExcerpt);
+      return true;
+    });
+  }
+
+  async listDeliveries(endpointId: string, limit: number, beforeId: string | null): Promise<DeliveryRow[]> {
+    const rows =
+      beforeId === null
+        ? this.sqlite.query<DeliveryRecord, [string, number]>("SELECT * FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id DESC LIMIT ?").all(endpointId, limit)
+        : this.sqlite
+            .query<DeliveryRecord, [string, string, number]>("SELECT * FROM webhook_deliveries WHERE endpoint_id = ? AND id < ? ORDER BY id DESC LIMIT ?")
+            .all(endpointId, beforeId, limit);
+    return rows.map(toDelivery);
+  }
+
+  async attemptsOf(deliveryIds: string[]): Promise<AttemptRow[]> {
+    if (deliveryIds.length === 0) return [];
+    return this.sqlite
+      .query<AttemptRecord, [string]>("SELECT * FROM webhook_attempts WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY delivery_id, attempt")
+      .all(JSON.stringify(deliveryIds))
+      .map(toAttempt);
+  }
+
+  async findDelivery(id: string): Promise<DeliveryRow | null> {
+    const row = this.sqlite.query<DeliveryRecord, [string]>("SELECT * FROM webhook_deliveries WHERE id = ?").get(id);
+    return row ? toDelivery(row) : null;
+  }
+
+  async pruneFinished(cutoff: number, limit: number): Promise<number> {
+    return this.store.write(
+      () =>
+        this.sqlite.run(
+          "DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE finished_at IS NOT NULL AND finished_at < ? LIMIT ?)",
+          [cutoff, limit],
+        ).changes,
+    );
+  }
+
+  async pruneDispatchedEvents(cutoff: number, limit: number): Promise<number> {
+    // Oldest first through the table's key (ids sort by time); pending ones are left.
+    return this.store.write(
+      () =>
+        this.sqlite.run(
+          "DELETE FROM outbox_events WHERE id IN (SELECT id FROM outbox_events WHERE created_at < ? AND dispatched_at IS NOT NULL LIMIT ?)",
+          [cutoff, limit],
+        ).changes,
+    );
+  }
+
+  async oldestWaiting(now: number) {
+    const delivery = this.sqlite
+      .query<{ t: number | null }, [number]>("SELECT min(next_attempt_at) AS t FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?")
+      .get(now)!.t;
+    const event = this.sqlite.query<{ t: number | null }, []>("SELECT min(created_at) AS t FROM outbox_events WHERE dispatched_at IS NULL").get()!.t;
+    return { delivery: nullableNumber(delivery), event: nullableNumber(event) };
+  }
+
+  async pendingDeliveries(): Promise<number> {
+    return this.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get()!.n;
+  }
+}
+
+type PostgresStore = Extract<Database, { dialect: "postgres" }>;
+
+class PostgresWebhooksStore implements WebhooksStore {
+  constructor(private readonly database: PostgresStore) {}
+
+  private get sql() {
+    return this.database.sql();
+  }
+
+  /**
+   * Not announced to the other instances: nothing caches these tables, and the worker commits
+   * many times a second. (Inside a caller's write, the caller's commit announces as usual.)
+   */
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.database.write(fn, { announce: false });
+  }
+
+  async insertEndpoint(row: EndpointRow): Promise<void> {
+    await this.sql`INSERT INTO webhook_endpoints (id, account_id, url, events, secret, enabled, disabled_reason, disabled_at, failing_since, created_at)
+      VALUES (${row.id}, ${row.accountId}, ${row.url}, ${JSON.stringify(row.events)}, ${row.secret}, ${row.enabled}, ${row.disabledReason},
+              ${row.disabledAt}, ${row.failingSince}, ${row.createdAt})`;
+  }
+
+  async listEndpoints(accountId: string): Promise<EndpointRow[]> {
+    const rows = await this.sql`SELECT * FROM webhook_endpoints WHERE account_id = ${accountId} ORDER BY created_at, id`;
+    return rows.map(toEndpoint);
+  }
+
+  async findEndpoint(accountId: string, id: string): Promise<EndpointRow | null> {
+    const [row] = await this.sql`SELECT * FROM webhook_endpoints WHERE id = ${id} AND account_id = ${accountId}`;
+    return row ? toEndpoint(row) : null;
+  }
+
+  async updateEndpoint(accountId: string, id: string, patch: EndpointPatch): Promise<boolean> {
+    const columns = patchColumns(patch);
+    if (columns.length === 0) return (await this.findEndpoint(accountId, id)) !== null;
+    const record = Object.fromEntries(columns);
+    const rows = await this.sql`UPDATE webhook_endpoints SET ${this.sql(record)} WHERE id = ${id} AND account_id = ${accountId} RETURNING 1`;
+    return rows.length > 0;
+  }
+
+  async deleteEndpoint(accountId: string, id: string): Promise<boolean> {
+    const rows = await this.sql`DELETE FROM webhook_endpoints WHERE id = ${id} AND account_id = ${accountId} RETURNING 1`;
+    return rows.length > 0;
+  }
+
+  async deleteDeliveriesOf(endpointId: string, limit: number): Promise<number> {
+    const rows = await this.sql`DELETE FROM webhook_deliveries WHERE id IN (
+        SELECT id FROM webhook_deliveries WHERE endpoint_id = ${endpointId} LIMIT ${limit}) RETURNING 1`;
+    return rows.length;
+  }
+
+  async hasPendingEvents(): Promise<boolean> {
+    const rows = await this.sql`SELECT 1 FROM outbox_events WHERE dispatched_at IS NULL LIMIT 1`;
+    return rows.length > 0;
+  }
+
+  async countEndpoints(accountId: string): Promise<number> {
+    const [row] = await this.sql`SELECT count(*)::int AS n FROM webhook_endpoints WHERE account_id = ${accountId}`;
+    return row.n;
+  }
+
+  async pendingEvents(limit: number): Promise<PendingEvent[]> {
+    const rows = await this.sql`SELECT id, type, payload, created_at FROM outbox_events WHERE dispatched_at IS NULL
+      ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
+    return rows.map((r: { id: string; type: string; payload: string; created_at: string | number }) => ({
+      id: r.id,
+      type: r.type,
+      payload: r.payload,
+      createdAt: Number(r.created_at),
+    }));
+  }
+
+  async subscribedEndpoints() {
+    const rows = await this.sql`SELECT e.id, e.events, e.created_at FROM webhook_endpoints e JOIN accounts a ON a.id = e.account_id
+      WHERE e.enabled AND a.status = 'active'`;
+    return rows.map((r: { id: string; events: string; created_at: string | number }) => ({
+      id: r.id,
+      events: JSON.parse(r.events) as string[],
+      createdAt: Number(r.created_at),
+    }));
+  }
+
+  async markDispatched(eventIds: string[], at: number): Promise<void> {
+    if (eventIds.length === 0) return;
+    await this.sql`UPDATE outbox_events SET dispatched_at = ${at} WHERE id = ANY(${this.sql.array(eventIds, "TEXT")})`;
+  }
+
+  async insertDeliveries(rows: DeliveryRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const records = rows.map((r) => ({
+      id: r.id,
+      endpoint_id: r.endpointId,
+      event_id: r.eventId,
+      type: r.type,
+      url: r.url,
+      payload: r.payload,
+      status: r.status,
+      attempts: r.attempts,
+      next_attempt_at: r.nextAttemptAt,
+      created_at: r.createdAt,
+      finished_at: r.finishedAt,
+    }));
+    await this.sql`INSERT INTO webhook_deliveries ${this.sql(records)} ON CONFLICT DO NOTHING`;
+  }
+
+  async claimDue(now: number, limit: number, leaseUntil: number, busyEndpoints: string[]): Promise<ClaimedDelivery[]> {
+    // One statement: the rows are locked (others skip them), leased and returned, and the lease
+    // commits with it, so another instance never claims them until it lapses.
+    const rows = await this.sql`WITH due AS (
+        SELECT d.id FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        WHERE d.status = 'pending' AND d.next_attempt_at <= ${now} AND (d.claimed_until IS NULL OR d.claimed_until <= ${now})
+          AND (d.endpoint_id IS NULL OR e.enabled)
+          AND (d.endpoint_id IS NULL OR NOT (d.endpoint_id = ANY(${this.sql.array(busyEndpoints, "TEXT")})))
+        ORDER BY d.next_attempt_at LIMIT ${limit}
+        FOR UPDATE OF d SKIP LOCKED
+      )
+      UPDATE webhook_deliveries d SET claimed_until = ${leaseUntil} FROM due WHERE d.id = due.id
+      RETURNING d.id, d.endpoint_id, d.type, d.url, d.payload, d.attempts, d.created_at, d.next_attempt_at,
+        (SELECT e.url FROM webhook_endpoints e WHERE e.id = d.endpoint_id) AS endpoint_url,
+        (SELECT e.secret FROM webhook_endpoints e WHERE e.id = d.endpoint_id) AS secret`;
+    return rows.map(toClaimed);
+  }
+
+  async stillDue(id: string, attempts: number): Promise<boolean> {
+    const rows = await this.sql`SELECT 1 FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      WHERE d.id = ${id} AND d.status = 'pending' AND d.attempts = ${attempts} AND (d.endpoint_id IS NULL OR e.enabled)`;
+    return rows.length > 0;
+  }
+
+  async releaseClaims(): Promise<void> {
+    // Several instances share PostgreSQL: another one's leases are live; they lapse on their own.
+  }
+
+  async release(ids: string[], leaseUntil: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.sql`UPDATE webhook_deliveries SET claimed_until = NULL WHERE id = ANY(${this.sql.array(ids, "TEXT")}) AND claimed_until = ${leaseUntil}`;
+  }
+
+  async noteEndpointResult(endpointId: string, ok: boolean, at: number): Promise<number | null> {
+    if (ok) {
+      await this.sql`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ${endpointId} AND failing_since IS NOT NULL`;
+      return null;
+    }
+    const [row] = await this.sql`UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ${at}) WHERE id = ${endpointId} RETURNING failing_since`;
+    return row ? Number(row.failing_since) : null;
+  }
+
+  async disableEndpoint(endpointId: string, reason: string, at: number): Promise<void> {
+    await this.sql`UPDATE webhook_endpoints SET enabled = false, disabled_reason = ${reason}, disabled_at = ${at} WHERE id = ${endpointId}`;
+  }
+
+  async recordAttempt(a: AttemptRow, attemptsBefore: number, outcome: AttemptOutcome): Promise<boolean> {
+    return this.transaction(async () => {
+      const moved = await this.sql`UPDATE webhook_deliveries SET attempts = attempts + 1, status = ${outcome.status},
+          next_attempt_at = ${outcome.nextAttemptAt}, finished_at = ${outcome.finishedAt}, claimed_until = NULL
+        WHERE id = ${a.deliveryId} AND status = 'pending' AND attempts = ${attemptsBefore} RETURNING 1`;
+      if (moved.length === 0) return false;
+      await this.sql`INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error, response_excerpt)
+        VALUES (${a.deliveryId}, ${a.attempt}, ${a.startedAt}, ${a.statusCode}, ${a.latencyMs}, ${a.error}, ${a.responseExcerpt})`;
+      return true;
+    });
+  }
+
+  async listDeliveries(endpointId: string, limit: number, beforeId: string | null): Promise<DeliveryRow[]> {
+    const rows =
+      beforeId === null
+        ? await this.sql`SELECT * FROM webhook_deliveries WHERE endpoint_id = ${endpointId} ORDER BY id DESC LIMIT ${limit}`
+        : await this.sql`SELECT * FROM webhook_deliveries WHERE endpoint_id = ${endpointId} AND id < ${beforeId} ORDER BY id DESC LIMIT ${limit}`;
+    return rows.map(toDelivery);
+  }
+
+  async attemptsOf(deliveryIds: string[]): Promise<AttemptRow[]> {
+    if (deliveryIds.length === 0) return [];
+    const rows = await this.sql`SELECT * FROM webhook_attempts WHERE delivery_id = ANY(${this.sql.array(deliveryIds, "TEXT")}) ORDER BY delivery_id, attempt`;
+    return rows.map(toAttempt);
+  }
+
+  async findDelivery(id: string): Promise<DeliveryRow | null> {
+    const [row] = await this.sql`SELECT * FROM webhook_deliveries WHERE id = ${id}`;
+    return row ? toDelivery(row) : null;
+  }
+
+  async pruneFinished(cutoff: number, limit: number): Promise<number> {
+    const rows = await this.sql`DELETE FROM webhook_deliveries WHERE id IN (
+        SELECT id FROM webhook_deliveries WHERE finished_at IS NOT NULL AND finished_at < ${cutoff} LIMIT ${limit}) RETURNING 1`;
+    return rows.length;
+  }
+
+  async pruneDispatchedEvents(cutoff: number, limit: number): Promise<number> {
+    const rows = await this.sql`DELETE FROM outbox_events WHERE id IN (
+        SELECT id FROM outbox_events WHERE created_at < ${cutoff} AND dispatched_at IS NOT NULL LIMIT ${limit}) RETURNING 1`;
+    return rows.length;
+  }
+
+  async oldestWaiting(now: number) {
+    const [d] = await this.sql`SELECT min(next_attempt_at)::float8 AS t FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ${now}`;
+    const [e] = await this.sql`SELECT min(created_at)::float8 AS t FROM outbox_events WHERE dispatched_at IS NULL`;
+    return { delivery: nullableNumber(d.t), event: nullableNumber(e.t) };
+  }
+
+  async pendingDeliveries(): Promise<number> {
+    const [row] = await this.sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`;
+    return row.n;
+  }
+}
