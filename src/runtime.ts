@@ -13,7 +13,7 @@ import { MAX_CLIENT_BUCKETS, QuotaCounter, TokenBuckets } from "./http/limits";
 import { Logger } from "./http/logger";
 import { Meter } from "./http/metering";
 import { Metrics, type MetricsSample } from "./http/metrics";
-import { type AccountsStore, createAccountsStore } from "./modules/accounts/store";
+import { type AccountsStore, createAccountsStore, KEYS_NOTE } from "./modules/accounts/store";
 
 export interface Runtime {
   config: Config;
@@ -65,8 +65,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const accountsStore = createAccountsStore(store);
   const keys = new KeyRegistry(accountsStore);
   const meter = new Meter(accountsStore, now);
-  // Another process may have revoked or rotated a key, or suspended or changed an account.
-  store.changes.onExternalCommit(() => keys.invalidate());
+  // Another process may have revoked or rotated a key, or suspended or changed an account (a
+  // commit that says what it wrote and names no account or key leaves the cache alone).
+  store.changes.onExternalCommit((notes) => {
+    if (notes === null || notes[KEYS_NOTE] !== undefined) keys.invalidate();
+  });
   return {
     config,
     store,

@@ -10,9 +10,6 @@ import type { AccountsStore, KeyLookupRow } from "../modules/accounts/store";
 
 export const KEY_PATTERN = /^tl_live_[A-Za-z0-9]{32}$/;
 
-/** Reads of a key's row while commits keep dropping the cache, before the last one answers. */
-const LOAD_ATTEMPTS = 3;
-
 export interface Caller {
   keyId: string;
   accountId: string;
@@ -115,14 +112,12 @@ export class KeyRegistry {
     const key = authorization.slice(7).trim();
     if (this.cache.has(key) || !KEY_PATTERN.test(key)) return;
     const hash = hashKey(key);
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 0; ; attempt++) {
       const generation = this.generation;
       const row = await this.store.keyByHash(hash);
-      // A revoke or suspension committed while the query ran: the row may be stale, so read it
-      // again (the request needs an answer from the cache). Another instance's commits drop the
-      // cache often under load; after a few tries the row read last answers, as it would have
-      // had the commit come a moment later.
-      if (generation === this.generation || attempt === LOAD_ATTEMPTS) {
+      // A revoke or suspension committed while the query ran: the row may be stale, so it is read
+      // again (accounts and keys change seldom; the third read is kept whatever happens meanwhile).
+      if (generation === this.generation || attempt === 2) {
         this.remember(key, hash, row);
         return;
       }

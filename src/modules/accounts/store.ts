@@ -94,6 +94,12 @@ export interface AccountsStore {
   readonly hotPath: HotPathReads | null;
 }
 
+/**
+ * The topic a PostgreSQL commit that changes an account or a key notes (db/changes.ts): other
+ * instances drop their key caches on such commits only, not on every write of the fleet.
+ */
+export const KEYS_NOTE = "accounts.keys";
+
 export function createAccountsStore(database: Database): AccountsStore {
   return database.dialect === "sqlite" ? new SqliteAccountsStore(database) : new PostgresAccountsStore(database);
 }
@@ -337,6 +343,7 @@ class PostgresAccountsStore implements AccountsStore {
   insertAccount(row: AccountRow): Promise<void> {
     // Each write in a transaction of its own (or the caller's): its commit notifies the other instances.
     return translatingConflicts(() => this.database.write(async () => {
+      this.database.note(KEYS_NOTE, row.id);
       await this.sql`INSERT INTO accounts (id, name, tier, daily_quota, status, created_at)
         VALUES (${row.id}, ${row.name}, ${row.tier}, ${row.dailyQuota}, ${row.status}, ${row.createdAt})`;
     }));
@@ -354,6 +361,7 @@ class PostgresAccountsStore implements AccountsStore {
 
   async updateAccount(id: string, patch: AccountPatch): Promise<void> {
     await this.database.write(async () => {
+      this.database.note(KEYS_NOTE, id);
       if (patch.tier !== undefined) await this.sql`UPDATE accounts SET tier = ${patch.tier} WHERE id = ${id}`;
       if (patch.dailyQuota !== undefined) await this.sql`UPDATE accounts SET daily_quota = ${patch.dailyQuota} WHERE id = ${id}`;
       if (patch.status !== undefined) await this.sql`UPDATE accounts SET status = ${patch.status} WHERE id = ${id}`;
@@ -367,6 +375,7 @@ class PostgresAccountsStore implements AccountsStore {
 
   insertKey(row: KeyRow): Promise<void> {
     return translatingConflicts(() => this.database.write(async () => {
+      this.database.note(KEYS_NOTE, row.accountId);
       await this.sql`INSERT INTO api_keys (id, account_id, name, hash, prefix, scope, rate_tier, burst_rate, created_at, revoked_at)
         VALUES (${row.id}, ${row.accountId}, ${row.name}, ${row.hash}, ${row.prefix}, ${row.scope}, ${row.rateTier},
                 ${row.burstRate}, ${row.createdAt}, ${row.revokedAt})`;
@@ -394,11 +403,15 @@ class PostgresAccountsStore implements AccountsStore {
   }
 
   async setKeyRevoked(id: string, revokedAt: number): Promise<void> {
-    await this.database.write(() => this.sql`UPDATE api_keys SET revoked_at = ${revokedAt} WHERE id = ${id}`);
+    await this.database.write(() => {
+      this.database.note(KEYS_NOTE, id);
+      return this.sql`UPDATE api_keys SET revoked_at = ${revokedAt} WHERE id = ${id}`;
+    });
   }
 
   setKeySecret(id: string, hash: string, prefix: string): Promise<void> {
     return translatingConflicts(() => this.database.write(async () => {
+      this.database.note(KEYS_NOTE, id);
       await this.sql`UPDATE api_keys SET hash = ${hash}, prefix = ${prefix} WHERE id = ${id}`;
     }));
   }
