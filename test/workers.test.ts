@@ -8,6 +8,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { backend, databasesOfThisFile } from "./backend";
 import { buildBinary, cli, cliJson, readStderrUntil, type Server, startServer, workspace } from "./cli-helpers";
+import { Receiver } from "./webhook-receiver";
 
 const databases = databasesOfThisFile();
 const onSqlite = backend === "sqlite" ? test : test.skip;
@@ -54,9 +55,9 @@ interface Fleet extends Server {
   workerPids(): Map<number, number>;
 }
 
-async function startFleet(workers: number): Promise<Fleet> {
+async function startFleet(workers: number, extra: string[] = []): Promise<Fleet> {
   const db = backend === "sqlite" ? workspace().db : await databases.location();
-  const server = await startServer([binary], db, undefined, true, ["--workers", String(workers), "--access-log", "on"]);
+  const server = await startServer([binary], db, undefined, true, ["--workers", String(workers), "--access-log", "on", ...extra]);
   let stdout = "";
   void (async () => {
     const decoder = new TextDecoder();
@@ -304,6 +305,39 @@ describe(`serve --workers 2 on ${backend}: life of the workers`, () => {
       await fleet.stop();
     }
   });
+
+  test("webhook events written through every worker reach the receiver exactly once", async () => {
+    const receiver = new Receiver();
+    const fleet = await startFleet(2, ["--allow-private-webhooks"]);
+    try {
+      cliJson(fleet.db, "accounts", "create", "--name", "hooks", "--tier", "pro");
+      const reader = cliJson(fleet.db, "keys", "create", "--account", "hooks", "--rate-tier", "partner").key as string;
+      const writer = cliJson(fleet.db, "keys", "create", "--account", "hooks", "--rate-tier", "partner", "--scope", "write").key as string;
+      const endpoint = await fresh(fleet.base, "/v1/webhooks", {
+        method: "POST",
+        headers: { ...bearer(reader), "content-type": "application/json" },
+        body: JSON.stringify({ url: receiver.url("/workers"), events: ["blacklist.added"] }),
+      });
+      expect(endpoint.status).toBe(201);
+      let n = 0;
+      const added = await statuses(50, () =>
+        fresh(fleet.base, "/v1/partner/blacklist", {
+          method: "POST",
+          headers: { ...bearer(writer), "content-type": "application/json" },
+          body: JSON.stringify({ provider: "roblox", provider_user_id: String(600_000 + n++), severity: "ban", reason_code: "scam_trade" }),
+        }),
+      );
+      expect(added).toEqual(new Array(50).fill(201));
+      await receiver.waitFor(() => receiver.at("/workers").length >= 50, 20_000);
+      await Bun.sleep(500); // room for a duplicate to show
+      const requests = receiver.at("/workers");
+      expect(requests).toHaveLength(50);
+      expect(new Set(requests.map((r) => r.headers["webhook-id"])).size).toBe(50);
+    } finally {
+      receiver.stop();
+      expect(await fleet.stop()).toBe(0);
+    }
+  }, 30_000);
 
   test("workers whose supervisor was killed drain and stop by themselves", async () => {
     const fleet = await startFleet(2);

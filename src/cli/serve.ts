@@ -47,10 +47,10 @@ export const serve: Command = {
     "trustlist serve --db postgres://trustlist@db.internal/trustlist  # several instances on one PostgreSQL",
   ],
   async run({ values }) {
-    const config = loadConfig(values);
-    // A worker of `serve --workers N`, started by the supervisor (src/server/).
+    // A worker of `serve --workers N`, started by the supervisor with its configuration (src/server/).
     const role = workerRole();
-    if (role) return runWorker(config, role);
+    if (role) return runWorker(role);
+    const config = loadConfig(values);
     const started = performance.now();
     // A taken port fails here, before the database is opened (or created). This probe binds
     // without SO_REUSEPORT, so it fails on a port another server holds even when that server asked

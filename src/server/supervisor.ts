@@ -18,7 +18,7 @@ import { createServices } from "../services";
 import { announce, firstStartKey } from "./first-start";
 import { lockDatabaseFile } from "./serve-lock";
 import { createRegion, WORKER_REGION_FD } from "./shared-memory";
-import { GATHER_TIMEOUT_MS, jobLocks, lineAtomicStdout, WORKER_NUMBER_ENV, WORKER_SHARED_ENV, type WorkerMessage } from "./worker";
+import { GATHER_TIMEOUT_MS, jobLocks, lineAtomicStdout, WORKER_CONFIG_ENV, WORKER_NUMBER_ENV, WORKER_SHARED_ENV, type WorkerMessage } from "./worker";
 
 /** How long the first workers may take to listen. */
 const START_TIMEOUT_MS = 30_000;
@@ -73,17 +73,9 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
   const startupDone = new Promise<void>((resolve, reject) => (startup = { resolve, reject }));
 
   const entry = import.meta.url.includes("/$bunfs/") ? [process.execPath] : [process.execPath, Bun.main];
-  const env = {
-    ...process.env,
-    TRUSTLIST_DB: config.dbPath,
-    TRUSTLIST_PORT: String(port),
-    TRUSTLIST_HOST: config.host,
-    TRUSTLIST_BASE_URL: config.baseUrl,
-    TRUSTLIST_TRUST_PROXY: String(config.trustProxy),
-    TRUSTLIST_ACCESS_LOG: config.accessLog ? "on" : "off",
-    TRUSTLIST_WORKERS: "1",
-    [WORKER_SHARED_ENV]: `/proc/self/fd/${WORKER_REGION_FD}`,
-  };
+  // The workers serve exactly this configuration (the port chosen above included), whatever
+  // flags or environment gave it.
+  const env = { ...process.env, [WORKER_SHARED_ENV]: `/proc/self/fd/${WORKER_REGION_FD}`, [WORKER_CONFIG_ENV]: JSON.stringify({ ...config, port }) };
 
   const onMessage = (number: number, message: WorkerMessage) => {
     if (message.type === "ready") {

@@ -21,17 +21,22 @@ import { SharedRegion } from "./shared-memory";
 /** Set by the supervisor in a worker's environment. */
 export const WORKER_NUMBER_ENV = "TRUSTLIST_WORKER_NUMBER";
 export const WORKER_SHARED_ENV = "TRUSTLIST_WORKER_SHARED";
+/** The supervisor's configuration, as JSON: every worker serves exactly it. */
+export const WORKER_CONFIG_ENV = "TRUSTLIST_WORKER_CONFIG";
 
 export interface WorkerRole {
   number: number;
   sharedPath: string;
+  config: Config;
 }
 
 /** This process's place among the workers, or null for a `serve` of its own. */
 export function workerRole(env = process.env): WorkerRole | null {
   const number = Number(env[WORKER_NUMBER_ENV]);
   const sharedPath = env[WORKER_SHARED_ENV];
-  return Number.isInteger(number) && number > 0 && sharedPath ? { number, sharedPath } : null;
+  const config = env[WORKER_CONFIG_ENV];
+  if (!Number.isInteger(number) || number < 1 || !sharedPath || !config) return null;
+  return { number, sharedPath, config: JSON.parse(config) as Config };
 }
 
 /** Messages between the supervisor and a worker (Bun's IPC channel). */
@@ -45,7 +50,8 @@ export type WorkerMessage =
 /** How long a scrape waits for the other workers' samples. */
 export const GATHER_TIMEOUT_MS = 1000;
 
-export async function runWorker(config: Config, role: WorkerRole): Promise<"running"> {
+export async function runWorker(role: WorkerRole): Promise<"running"> {
+  const { config } = role;
   const region = new SharedRegion(role.sharedPath);
   const log = new Logger({ access: config.accessLog }, lineAtomicStdout, { worker: role.number });
   const { database: store } = await openDatabase(config.dbPath, { create: false, migrations: "require" });
