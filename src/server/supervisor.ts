@@ -52,7 +52,6 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
   if (store.dialect === "sqlite") store.neverBlockOnLocks();
   const runtime = await createRuntime({ store, config, log });
   const services = createServices(runtime);
-  const firstKey = await firstStartKey(services);
   const shared = createRegion();
   const { region } = shared;
   const checkpointer =
@@ -99,17 +98,17 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
       asked.map((slot) => {
         const ask = ++gathered;
         return new Promise<MetricsSample | null>((resolve) => {
-            const timer = setTimeout(() => resolve(null), GATHER_TIMEOUT_MS);
-            answers.set(ask, (sample) => {
-              clearTimeout(timer);
-              resolve(sample);
-            });
-            try {
-              slot.proc.send({ type: "sample?", id: ask } satisfies WorkerMessage);
-            } catch {
-              resolve(null);
-            }
-          }).finally(() => answers.delete(ask));
+          const timer = setTimeout(() => resolve(null), GATHER_TIMEOUT_MS);
+          answers.set(ask, (sample) => {
+            clearTimeout(timer);
+            resolve(sample);
+          });
+          try {
+            slot.proc.send({ type: "sample?", id: ask } satisfies WorkerMessage);
+          } catch {
+            resolve(null);
+          }
+        }).finally(() => answers.delete(ask));
       }),
     );
     // The supervisor's webhook attempts and its own memory belong to the totals too.
@@ -139,11 +138,16 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
         return;
       }
       const quick = performance.now() - slot.startedAt < CRASH_LOOP_MS;
-      setTimeout(() => {
+      const restart = () => {
         if (stopping) return;
-        spawn(number);
-        log.info("worker restarted", { worker: number, pid: slots[number]!.proc.pid });
-      }, quick ? CRASH_LOOP_MS : 0);
+        try {
+          log.info("worker restarted", { worker: number, pid: spawn(number).pid });
+        } catch (error) {
+          log.error("worker not restarted", { worker: number, error: String(error) });
+          setTimeout(restart, CRASH_LOOP_MS);
+        }
+      };
+      setTimeout(restart, quick ? CRASH_LOOP_MS : 0);
     });
     return proc;
   };
@@ -194,6 +198,9 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
     startup = null;
   }
 
+  // A first start on an empty database makes the operator account and its admin key; once the
+  // workers listen, so a serve that cannot start never mints a key.
+  const firstKey = await firstStartKey(services);
   const address = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   log.info("listening", { address, base_url: config.baseUrl, db: shownDb, workers: config.workers, startup_ms: Math.round(performance.now() - started) });
   log.flush();
