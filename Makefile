@@ -19,7 +19,9 @@ SOURCES := $(shell find src migrations -type f) package.json bun.lock
 POSTGRES_TESTS := test/database.test.ts test/accounts-store.test.ts test/creators-store.test.ts test/blacklist-store.test.ts \
 	test/transfer-roundtrip.test.ts test/public-store.test.ts test/directory-store.test.ts \
 	test/public.test.ts test/public.privacy.test.ts test/public.bounds.test.ts test/pages.test.ts test/pages.security.test.ts \
-	test/webhooks-store.test.ts test/webhooks.test.ts test/webhooks-fleet.test.ts test/workers.test.ts
+	test/webhooks-store.test.ts test/webhooks.test.ts test/webhooks-fleet.test.ts test/sessions-store.test.ts \
+	test/courses-store.test.ts test/tripwires-store.test.ts test/sessions.test.ts test/courses.test.ts test/tripwires.test.ts \
+	test/workers.test.ts
 
 run: dist/trustlist
 	./dist/trustlist serve --port $(PORT) --host $(HOST) --db $(DB)

@@ -7,6 +7,7 @@ import { jobRunner, scheduler } from "./jobs";
 import type { Exclusive, Job } from "./jobs/runner";
 import { adminRoutes, usageRoutes } from "./modules/accounts";
 import { badgeRoutes } from "./modules/badge";
+import { courseRoutes } from "./modules/courses";
 import { blacklistRoutes, partnerBlacklistRoutes } from "./modules/blacklist";
 import { partnerCreatorRoutes, userRoutes } from "./modules/creators";
 import { partnerNetworkRoutes } from "./modules/network";
@@ -14,6 +15,8 @@ import { leaderboardRoutes, publicRoutes } from "./modules/public";
 import { jobRoutes } from "./modules/jobs";
 import { healthRoutes, metricsRoutes } from "./modules/ops";
 import { pageRoutes } from "./modules/pages";
+import { authRoutes, meRoutes, partnerLoginLinkRoutes } from "./modules/sessions";
+import { tripwireRoutes } from "./modules/tripwires";
 import { webhookRoutes } from "./modules/webhooks";
 import { widgetRoutes } from "./modules/widgets";
 import type { Runtime } from "./runtime";
@@ -67,8 +70,13 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(userRoutes(runtime, services.creators))
     .use(partnerCreatorRoutes(runtime, services.creators))
     .use(partnerNetworkRoutes(runtime, services.network))
-    .use(publicRoutes(runtime, services.public))
+    .use(partnerLoginLinkRoutes(runtime, services.sessions))
+    .use(authRoutes(runtime, services.sessions))
+    .use(meRoutes(runtime, services.sessions))
+    .use(tripwireRoutes(runtime, services.tripwires, services.sessions))
+    .use(publicRoutes(runtime, services.public, services.sessions))
     .use(leaderboardRoutes(runtime, services.public))
+    .use(courseRoutes(runtime, services.courses, services.sessions))
     .use(badgeRoutes(services.badges))
     .use(widgetRoutes())
     .use(pageRoutes(runtime, services))

@@ -25,6 +25,8 @@ export interface Config {
   maxBodyBytes: number;
   /** `serve --workers N|auto`: processes serving the one port and database (1: no supervisor). */
   workers: number;
+  /** `--course-submissions`: grade quizzes (off: submissions answer 410, SPEC section 6). */
+  courseSubmissions: boolean;
   /**
    * `--allow-private-webhooks`: webhooks may go to private, loopback and link-local addresses,
    * and over plain http (tests, a lab). Off in production: a paying caller could otherwise make
@@ -47,6 +49,7 @@ export const SETTINGS = {
   trustProxy: { flag: "trust-proxy", env: "TRUSTLIST_TRUST_PROXY", default: "off" },
   accessLog: { flag: "access-log", env: "TRUSTLIST_ACCESS_LOG", default: "on" },
   workers: { flag: "workers", env: "TRUSTLIST_WORKERS", default: "1" },
+  courseSubmissions: { flag: "course-submissions", env: "TRUSTLIST_COURSE_SUBMISSIONS", default: "off" },
   allowPrivateWebhooks: { flag: "allow-private-webhooks", env: "TRUSTLIST_ALLOW_PRIVATE_WEBHOOKS", default: "off" },
   webhookRetryDelays: { flag: "webhook-retry-delays", env: "TRUSTLIST_WEBHOOK_RETRY_DELAYS_MS", default: WEBHOOK_RETRY_DELAYS_MS.join(",") },
 } as const;
@@ -100,6 +103,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
   }
   const trustProxy = pick(flags, env, "trustProxy");
   const accessLog = pick(flags, env, "accessLog");
+  const courseSubmissions = pick(flags, env, "courseSubmissions");
   const allowPrivateWebhooks = pick(flags, env, "allowPrivateWebhooks");
   const retryDelays = pick(flags, env, "webhookRetryDelays");
   return {
@@ -111,6 +115,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     accessLog: boolean(accessLog.source, accessLog.value ?? true),
     maxBodyBytes: 1024 * 1024,
     workers: workerCount(pick(flags, env, "workers")),
+    courseSubmissions: boolean(courseSubmissions.source, courseSubmissions.value ?? false),
     allowPrivateWebhooks: boolean(allowPrivateWebhooks.source, allowPrivateWebhooks.value ?? false),
     webhookRetryDelaysMs: retryDelays.value === undefined ? WEBHOOK_RETRY_DELAYS_MS : retryDelayList(retryDelays.source, retryDelays.value),
   };

@@ -1,6 +1,6 @@
 // Failures a service reports without knowing about HTTP. The HTTP layer maps each kind to a status
 // and envelope code; the CLI prints the message and exits non-zero.
-export type ServiceErrorKind = "invalid" | "invalid_cursor" | "not_found" | "conflict" | "unprocessable" | "limit" | "busy";
+export type ServiceErrorKind = "invalid" | "invalid_cursor" | "not_found" | "conflict" | "unprocessable" | "limit" | "busy" | "unauthorized" | "gone";
 
 export class ServiceError extends Error {
   constructor(
@@ -16,3 +16,7 @@ export const invalid = (message: string) => new ServiceError("invalid", message)
 export const unprocessable = (message: string) => new ServiceError("unprocessable", message);
 export const notFound = (message: string) => new ServiceError("not_found", message);
 export const conflict = (message: string) => new ServiceError("conflict", message);
+/** Not signed in, or a sign-in link that is unknown, used or expired. */
+export const unauthorized = (message: string) => new ServiceError("unauthorized", message);
+/** A feature this server has turned off (course submissions by default). */
+export const gone = (message: string) => new ServiceError("gone", message);

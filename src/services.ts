@@ -2,9 +2,12 @@
 import { AccountsService, UsageService } from "./modules/accounts/service";
 import { BadgeService } from "./modules/badge/service";
 import { BlacklistService } from "./modules/blacklist/service";
+import { CoursesService } from "./modules/courses/service";
 import { CreatorsService } from "./modules/creators/service";
 import { NetworkService } from "./modules/network/service";
 import { PublicService } from "./modules/public/service";
+import { SessionsService } from "./modules/sessions/service";
+import { TripwiresService } from "./modules/tripwires/service";
 import { WebhooksService } from "./modules/webhooks/service";
 import { Outbox } from "./outbox";
 import type { Runtime } from "./runtime";
@@ -16,6 +19,9 @@ export interface Services {
   creators: CreatorsService;
   network: NetworkService;
   public: PublicService;
+  sessions: SessionsService;
+  courses: CoursesService;
+  tripwires: TripwiresService;
   badges: BadgeService;
   outbox: Outbox;
   webhooks: WebhooksService;
@@ -26,18 +32,24 @@ export function createServices(runtime: Runtime): Services {
   const outbox = new Outbox(store);
   const blacklist = new BlacklistService(store, clock, runtime.cursors, outbox);
   const creators = new CreatorsService(store, clock, outbox, blacklist, runtime.config.baseUrl);
+  const network = new NetworkService(store, clock, outbox, creators);
+  const webhooks = new WebhooksService(store, clock, runtime.cursors, {
+    policy: { allowPrivate: runtime.config.allowPrivateWebhooks },
+    retryDelaysMs: runtime.config.webhookRetryDelaysMs,
+  });
   return {
     accounts: new AccountsService(runtime.accountsStore, clock, () => runtime.keys.changed()),
     usage: new UsageService(runtime.accountsStore, clock, runtime.meter, runtime.quota),
     blacklist,
     creators,
-    network: new NetworkService(store, clock, outbox, creators),
+    network,
     public: new PublicService(store, clock, blacklist, creators),
+    sessions: new SessionsService(store, clock, creators, network, runtime.cursors, runtime.config.baseUrl),
+    courses: new CoursesService(store, clock, creators, runtime.config.courseSubmissions),
     badges: new BadgeService(creators),
     outbox,
-    webhooks: new WebhooksService(store, clock, runtime.cursors, {
-      policy: { allowPrivate: runtime.config.allowPrivateWebhooks },
-      retryDelaysMs: runtime.config.webhookRetryDelaysMs,
-    }),
+    webhooks,
+    // Tripwire alerts go out as Discord messages through the webhooks' deliveries.
+    tripwires: new TripwiresService(store, clock, creators, blacklist, webhooks),
   };
 }

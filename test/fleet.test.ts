@@ -97,7 +97,7 @@ onPostgres("two instances on one PostgreSQL database", () => {
     expect(worked).toBe(due);
     const { database } = await databases.open(location);
     if (database.dialect !== "postgres") throw new Error("unreachable");
-    const [row] = await database.sql()`SELECT count(*)::int AS n FROM blacklist_changes WHERE change = 'expired'`;
+    const [row] = await database.sql()`SELECT count(*)::int AS n FROM blacklist_changes WHERE type = 'expired'`;
     expect(row.n).toBe(due);
   }, 20_000);
 

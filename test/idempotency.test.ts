@@ -2,6 +2,7 @@
 // meets it: a repeat gets the first answer and changes nothing; a reuse for another request, a
 // repeat racing the first, a malformed key each get their own clear answer.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { isKeyedPath } from "../src/http/conventions";
 import { Logger } from "../src/http/logger";
 import { createTestApp, expectEnvelope, type TestApp } from "./helpers";
 
@@ -206,7 +207,8 @@ test("OpenAPI shows the header on every keyed write and on no read", async () =>
   let writes = 0;
   for (const [path, ops] of Object.entries<any>(spec.paths)) {
     for (const [method, op] of Object.entries<any>(ops)) {
-      const keyedWrite = method !== "get" && path.startsWith("/v1/") && !path.startsWith("/v1/public/");
+      // Session routes (/v1/me…, course submissions) take no API key and no Idempotency-Key.
+      const keyedWrite = method !== "get" && isKeyedPath(path.replace(/\{(\w+)\}/g, ":$1"));
       expect(!!header(op), `${method} ${path}`).toBe(keyedWrite);
       if (keyedWrite) writes++;
     }

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isPublicPath } from "../src/http/conventions";
+import { isPublicPath, isSessionPath } from "../src/http/conventions";
 import { createTestApp, tempDir, type TestApp } from "./helpers";
 
 const ROOT = join(import.meta.dir, "..");
@@ -130,8 +130,8 @@ test("every documented route names a readable, unique operationId in its route o
 });
 
 test("every JSON request and response body is a named component schema", () => {
-  // The two bodies that are not JSON: Prometheus text and the SVG badge.
-  const NOT_JSON = new Set(["get /metrics 200 text/plain", "get /badge/{handle} 200 image/svg+xml"]);
+  // The bodies that are not JSON: Prometheus text, the SVG badge, and the sign-in link's page for link previewers.
+  const NOT_JSON = new Set(["get /metrics 200 text/plain", "get /badge/{handle} 200 image/svg+xml", "get /auth/magic 200 text/html", "get /auth/magic 302 text/html"]);
   const inline: string[] = [];
   const other: string[] = [];
   for (const [path, method, operation] of operations()) {
@@ -165,11 +165,13 @@ test("the badge is image/svg+xml, or shields.io endpoint JSON for a .json handle
   expect(content["application/json"].schema.$ref).toBe("#/components/schemas/ShieldsEndpoint");
 });
 
-test("keyless routes say so with security: []; keyed routes keep the bearer requirement", () => {
+test("keyless routes say so with security: []; session routes name the cookie; keyed routes keep the bearer requirement", () => {
   expect(doc.security).toEqual([{ apiKey: [] }]);
   for (const [path, method, operation] of operations()) {
-    const keyless = isPublicPath(path) || path === "/healthz";
+    const keyless = (isPublicPath(path) && !path.endsWith("/submit")) || path === "/healthz" || path === "/auth/magic";
+    const session = isSessionPath(path) || path === "/auth/logout" || path === "/v1/courses/{slug}/submit";
     if (keyless) expect(operation.security, `${method} ${path}`).toEqual([]);
+    else if (session) expect(operation.security, `${method} ${path}`).toEqual([{ session: [] }]);
     else expect(operation.security, `${method} ${path}`).toBeUndefined();
   }
 });

@@ -1,6 +1,7 @@
 // /openapi.json is generated from the same schemas that validate requests; /docs is served from
 // the binary. Every route must be described with its responses and error statuses.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { isSessionPath } from "../src/http/conventions";
 import { createTestApp, type TestApp } from "./helpers";
 
 let t: TestApp;
@@ -36,7 +37,12 @@ test("every route the app serves is described, with a success schema and its err
     expect(success, `${route.method} ${route.path} success`).toBeDefined();
     expect(operation.responses[success!].content, `${route.method} ${route.path} success body`).toBeDefined();
     const keyless = route.path.startsWith("/v1/public/") || route.path === "/v1/stats/public";
-    const keyed = (route.path.startsWith("/v1/") && !keyless) || route.path === "/metrics";
+    const session = isSessionPath(route.path) || route.path.startsWith("/v1/courses");
+    const keyed = (route.path.startsWith("/v1/") && !keyless && !session) || route.path === "/metrics";
+    if (isSessionPath(route.path)) {
+      expect(operation.security, `${route.method} ${route.path} takes a session`).toEqual([{ session: [] }]);
+      expect(statuses, `${route.method} ${route.path}`).toContain("401");
+    }
     if (keyless) {
       expect(operation.security, `${route.method} ${route.path} needs no key`).toEqual([]);
       expect(statuses, `${route.method} ${route.path}`).toContain("429");

@@ -1,7 +1,7 @@
 // What every command shares: its description (flags with defaults and environment variables, an
 // example), the parser that reads argv against it, the help printed from it, and the way a command
 // opens the database. One description per command, so `--help` cannot drift from what is parsed.
-import { resolveDbPath, SETTINGS } from "../config";
+import { type Config, resolveDbPath, SETTINGS } from "../config";
 import type { OpenOptions } from "../db/client";
 import { type Database, openDatabase } from "../db/database";
 import { createRuntime, type Runtime } from "../runtime";
@@ -195,11 +195,16 @@ export interface Opened {
  * Opens the database for one command and closes it afterwards. By default the file must exist
  * and be at this build's schema: only `serve`, `migrate` and `import` pass other options.
  */
-export async function withDatabase<T>(values: Values, use: (opened: Opened) => Promise<T>, options: OpenOptions = { create: false, migrations: "require" }): Promise<T> {
+export async function withDatabase<T>(
+  values: Values,
+  use: (opened: Opened) => Promise<T>,
+  options: OpenOptions = { create: false, migrations: "require" },
+  config: Partial<Config> = {},
+): Promise<T> {
   const dbPath = resolveDbPath(values);
   const { database: store } = await openDatabase(dbPath, options);
   try {
-    const runtime = await createRuntime({ store, config: { dbPath, accessLog: false } });
+    const runtime = await createRuntime({ store, config: { ...config, dbPath, accessLog: false } });
     return await use({ dbPath, store, runtime, services: createServices(runtime) });
   } finally {
     await store.close();

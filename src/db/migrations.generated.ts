@@ -9,10 +9,12 @@ import sqlite6 from "../../migrations/0006_creators_version.sql" with { type: "t
 import sqlite7 from "../../migrations/0007_suggestion_pool.sql" with { type: "text" };
 import sqlite8 from "../../migrations/0008_idempotency_keys.sql" with { type: "text" };
 import sqlite9 from "../../migrations/0009_webhooks.sql" with { type: "text" };
+import sqlite10 from "../../migrations/0010_sessions.sql" with { type: "text" };
 import postgres0 from "../../migrations/postgres/0000_init.sql" with { type: "text" };
 import postgres1 from "../../migrations/postgres/0001_search_names.sql" with { type: "text" };
 import postgres2 from "../../migrations/postgres/0002_row_order.sql" with { type: "text" };
 import postgres3 from "../../migrations/postgres/0003_webhooks.sql" with { type: "text" };
+import postgres4 from "../../migrations/postgres/0004_sessions.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -32,6 +34,7 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0007_suggestion_pool", when: 1795433551519, breakpoints: true, sql: sqlite7 },
   { tag: "0008_idempotency_keys", when: 1795435014867, breakpoints: true, sql: sqlite8 },
   { tag: "0009_webhooks", when: 1795459068591, breakpoints: true, sql: sqlite9 },
+  { tag: "0010_sessions", when: 1795459465760, breakpoints: true, sql: sqlite10 },
 ];
 
 export const embeddedPostgresMigrations: EmbeddedMigration[] = [
@@ -39,4 +42,5 @@ export const embeddedPostgresMigrations: EmbeddedMigration[] = [
   { tag: "0001_search_names", when: 1795444229759, breakpoints: true, sql: postgres1 },
   { tag: "0002_row_order", when: 1795459163256, breakpoints: true, sql: postgres2 },
   { tag: "0003_webhooks", when: 1795460107528, breakpoints: true, sql: postgres3 },
+  { tag: "0004_sessions", when: 1795461258706, breakpoints: true, sql: postgres4 },
 ];

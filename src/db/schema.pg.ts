@@ -4,7 +4,7 @@
 // the trigger-maintained search names and creators_version are a hand-written migration there.
 import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
-import { ACCOUNT_STATUSES, API_TIERS, CHANGE_TYPES, DEAL_STATUSES, DELIVERY_STATUSES, ENTRY_SCOPES, ENTRY_STATUSES, KEY_SCOPES, PROVIDERS, RATE_TIERS, SEVERITIES, VERTICALS } from "./schema";
+import { ACCOUNT_STATUSES, API_TIERS, CHANGE_TYPES, DEAL_STATUSES, DELIVERY_STATUSES, ENTRY_SCOPES, ENTRY_STATUSES, KEY_SCOPES, PROVIDERS, RATE_TIERS, SEVERITIES, TRIPWIRE_TARGETS, VERTICALS } from "./schema";
 
 /** Server-wide values that must survive restarts, such as the cursor signing secret. */
 export const meta = pgTable("meta", {
@@ -422,3 +422,79 @@ export const trustSnapshots = pgTable(
   },
   (table) => [primaryKey({ columns: [table.creatorId, table.day] })],
 );
+
+/**
+ * One-time sign-in links (SPEC section 6): only the SHA-256 of the token is kept; a link is used
+ * once (`used_at`) and lapses after 15 minutes.
+ */
+export const loginLinks = pgTable(
+  "login_links",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    creatorId: text("creator_id")
+      .notNull()
+      .references(() => creators.id),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
+    usedAt: bigint("used_at", { mode: "number" }),
+  },
+  (table) => [index("login_links_expires_idx").on(table.expiresAt)],
+);
+
+/** Signed-in web sessions: the SHA-256 of the `session` cookie's value, never the value itself. */
+export const sessions = pgTable(
+  "sessions",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    creatorId: text("creator_id")
+      .notNull()
+      .references(() => creators.id),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
+  },
+  (table) => [index("sessions_expires_idx").on(table.expiresAt), index("sessions_creator_idx").on(table.creatorId)],
+);
+
+/** A creator's best attempt at one course; `passed_at` stays set once a pass is recorded. */
+export const courseCompletions = pgTable(
+  "course_completions",
+  {
+    creatorId: text("creator_id")
+      .notNull()
+      .references(() => creators.id),
+    slug: text("slug").notNull(),
+    bestScore: integer("best_score").notNull(),
+    attempts: integer("attempts").notNull(),
+    passedAt: bigint("passed_at", { mode: "number" }),
+    updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.creatorId, table.slug] })],
+);
+
+/** A signed-in creator's watch on a handle or a Discord id; `triggers` is a comma-separated list. */
+export const tripwires = pgTable(
+  "tripwires",
+  {
+    id: text("id").primaryKey(),
+    ownerId: text("owner_id")
+      .notNull()
+      .references(() => creators.id),
+    target: text("target", { enum: TRIPWIRE_TARGETS }).notNull(),
+    watched: text("watched").notNull(),
+    triggers: text("triggers").notNull(),
+    trips: integer("trips").notNull().default(0),
+    lastTrippedAt: bigint("last_tripped_at", { mode: "number" }),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  },
+  (table) => [index("tripwires_owner_idx").on(table.ownerId, table.createdAt), index("tripwires_watched_idx").on(table.target, table.watched)],
+);
+
+/** Where a creator's tripwire alerts go. */
+export const tripwirePreferences = pgTable("tripwire_preferences", {
+  ownerId: text("owner_id")
+    .primaryKey()
+    .references(() => creators.id),
+  discordWebhookUrl: text("discord_webhook_url"),
+  email: text("email"),
+  updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+});

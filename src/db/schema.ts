@@ -448,3 +448,83 @@ export const trustSnapshots = sqliteTable(
   },
   (table) => [primaryKey({ columns: [table.creatorId, table.day] })],
 );
+
+/**
+ * One-time sign-in links (SPEC section 6): only the SHA-256 of the token is kept; a link is used
+ * once (`used_at`) and lapses after 15 minutes.
+ */
+export const loginLinks = sqliteTable(
+  "login_links",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    creatorId: text("creator_id")
+      .notNull()
+      .references(() => creators.id),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    usedAt: integer("used_at"),
+  },
+  (table) => [index("login_links_expires_idx").on(table.expiresAt)],
+);
+
+/** Signed-in web sessions: the SHA-256 of the `session` cookie's value, never the value itself. */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    creatorId: text("creator_id")
+      .notNull()
+      .references(() => creators.id),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (table) => [index("sessions_expires_idx").on(table.expiresAt), index("sessions_creator_idx").on(table.creatorId)],
+);
+
+/** A creator's best attempt at one course; `passed_at` stays set once a pass is recorded. */
+export const courseCompletions = sqliteTable(
+  "course_completions",
+  {
+    creatorId: text("creator_id")
+      .notNull()
+      .references(() => creators.id),
+    slug: text("slug").notNull(),
+    bestScore: integer("best_score").notNull(),
+    attempts: integer("attempts").notNull(),
+    passedAt: integer("passed_at"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.creatorId, table.slug] })],
+);
+
+/** Ways a tripwire watches: a creator's handle or a Discord account id. */
+export const TRIPWIRE_TARGETS = ["handle", "discord"] as const;
+export type TripwireTarget = (typeof TRIPWIRE_TARGETS)[number];
+
+/** A signed-in creator's watch on a handle or a Discord id; `triggers` is a comma-separated list. */
+export const tripwires = sqliteTable(
+  "tripwires",
+  {
+    id: text("id").primaryKey(),
+    ownerId: text("owner_id")
+      .notNull()
+      .references(() => creators.id),
+    target: text("target", { enum: TRIPWIRE_TARGETS }).notNull(),
+    watched: text("watched").notNull(),
+    triggers: text("triggers").notNull(),
+    trips: integer("trips").notNull().default(0),
+    lastTrippedAt: integer("last_tripped_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [index("tripwires_owner_idx").on(table.ownerId, table.createdAt), index("tripwires_watched_idx").on(table.target, table.watched)],
+);
+
+/** Where a creator's tripwire alerts go. */
+export const tripwirePreferences = sqliteTable("tripwire_preferences", {
+  ownerId: text("owner_id")
+    .primaryKey()
+    .references(() => creators.id),
+  discordWebhookUrl: text("discord_webhook_url"),
+  email: text("email"),
+  updatedAt: integer("updated_at").notNull(),
+});

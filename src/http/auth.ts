@@ -7,6 +7,7 @@ import { ApiError } from "./errors";
 import { type BucketRule, burstOverrideRule, PLAN_DAILY_QUOTA, type QuotaCounter, RATE_TIER_RULES, type TokenBuckets } from "./limits";
 import type { Meter } from "./metering";
 import type { AccountsStore, KeyLookupRow } from "../modules/accounts/store";
+import type { Viewer } from "../modules/sessions/service";
 
 export const KEY_PATTERN = /^tl_live_[A-Za-z0-9]{32}$/;
 
@@ -219,4 +220,53 @@ export function generateKey(): string {
     }
   }
   return out;
+}
+
+// ---- sessions (SPEC section 6): the `session` cookie of a signed-in creator ---------------------
+
+export const SESSION_COOKIE = "session";
+
+/** The signed-in creator a session guard hands to its routes. */
+export type { Viewer };
+
+/** What the session guards need: the creator a cookie's value signs in, or null. */
+export interface SessionLookup {
+  viewer(session: string): Promise<Viewer | null>;
+}
+
+/** The `session` cookie's value in a request, or null. */
+export function sessionOf(request: Request): string | null {
+  const header = request.headers.get("cookie");
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim() || null;
+  }
+  return null;
+}
+
+/**
+ * The Set-Cookie value of a session: HttpOnly (no script reads it), SameSite=Lax (another site's
+ * form posts do not carry it), Secure when the server is reached over https, the whole site.
+ */
+export function sessionCookie(value: string, maxAgeMs: number, secure: boolean): string {
+  const maxAge = Math.max(0, Math.floor(maxAgeMs / 1000));
+  return `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
+}
+
+/** Authenticates a session-only route: 401 without a valid session. An API key never opens one. */
+export async function admitSession(sessions: SessionLookup, request: Request): Promise<Viewer> {
+  const session = sessionOf(request);
+  const viewer = session === null ? null : await sessions.viewer(session);
+  if (viewer) return viewer;
+  const keyed = request.headers.get("authorization")?.startsWith("Bearer ");
+  throw new ApiError(
+    401,
+    "unauthorized",
+    session !== null
+      ? "Your session has ended or is not valid: sign in again."
+      : keyed
+        ? "This route takes a signed-in session (the session cookie), not an API key."
+        : "Not signed in: open a sign-in link first.",
+  );
 }

@@ -37,9 +37,14 @@ export function isPublicPath(path: string): boolean {
   );
 }
 
+/** A signed-in creator's own routes: a session cookie, never an API key (SPEC section 6). */
+export function isSessionPath(path: string): boolean {
+  return path === "/v1/me" || path.startsWith("/v1/me/");
+}
+
 /** Routes that take an API key: the rest of /v1 and /metrics. Their guard sets the quota headers. */
 export function isKeyedPath(path: string, isPublic = isPublicPath(path)): boolean {
-  return (!isPublic && path.startsWith("/v1/")) || path === "/metrics";
+  return (!isPublic && path.startsWith("/v1/") && !isSessionPath(path)) || path === "/metrics";
 }
 
 const CORS_HEADERS = {

@@ -60,6 +60,8 @@ const SERVICE_ERROR_STATUS: Record<ServiceErrorKind, [number, ErrorCode]> = {
   unprocessable: [422, "unprocessable"],
   limit: [409, "conflict"],
   busy: [503, "busy"],
+  unauthorized: [401, "unauthorized"],
+  gone: [410, "gone"],
 };
 
 /** Seconds a client is told to wait after `busy`: the write already waited 5 s for the lock. */

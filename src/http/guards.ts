@@ -6,7 +6,7 @@ import { Elysia } from "elysia";
 import type { ApiTier, KeyScope } from "../db/schema";
 import type { Runtime } from "../runtime";
 import { openRequestSlot } from "../db/idempotency";
-import { admitKeyed, type Caller } from "./auth";
+import { admitKeyed, admitSession, type Caller, type SessionLookup, sessionOf, type Viewer } from "./auth";
 import { parseUndeclaredBody } from "./body";
 import { MAX_FORWARDED_FOR } from "./client-address";
 import { clientIp } from "./conventions";
@@ -104,5 +104,29 @@ export function limitByIp(runtime: Runtime, name: string, rule: BucketRule) {
       throw new ApiError(400, "invalid_request", `X-Forwarded-For is longer than ${MAX_FORWARDED_FOR} characters.`);
     }
     return { clientIp: state.ip };
+  });
+}
+
+type SignedIn = { viewer?: Viewer };
+
+/**
+ * A signed-in creator's routes (SPEC section 6): the `session` cookie, never an API key, and a
+ * per-IP bucket. The session is checked before the body is parsed, so a request without one is a
+ * 401 whatever it sends.
+ */
+export function requireSession(runtime: Runtime, sessions: SessionLookup, rule: BucketRule) {
+  return new Elysia()
+    .use(limitByIp(runtime, "session", rule))
+    .onParse({ as: "scoped" }, async (ctx) => {
+      (ctx as SignedIn).viewer = await admitSession(sessions, ctx.request);
+    })
+    .derive({ as: "scoped" }, async (ctx) => ({ viewer: (ctx as SignedIn).viewer ?? (await admitSession(sessions, ctx.request)) }));
+}
+
+/** Routes a session only adds to (course reads, the keyless trust tier): `viewer` is null without one. */
+export function optionalSession(sessions: SessionLookup) {
+  return new Elysia().derive({ as: "scoped" }, async ({ request }): Promise<{ viewer: Viewer | null }> => {
+    const session = sessionOf(request);
+    return { viewer: session === null ? null : await sessions.viewer(session) };
   });
 }

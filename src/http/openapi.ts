@@ -32,10 +32,16 @@ const DOCUMENTATION = {
     { name: "Partner", description: "Write-scoped keys: blacklist entries, creators, linked accounts, vouches, deals, reviews, referrals, servers." },
     { name: "Account", description: "The calling key's usage." },
     { name: "Admin", description: "Admin-scoped keys: accounts, keys and running a job now." },
+    { name: "Sign-in", description: "One-time sign-in links, the `session` cookie, and the signed-in creator's own reads." },
+    { name: "Courses", description: "Creator-education courses: keyless reads (a session adds your progress); submissions need a session." },
+    { name: "Tripwires", description: "Signed-in creators' alerts on a handle or a Discord account: blacklisted, trust drop, new connection." },
     { name: "Ops", description: "Health and metrics." },
   ],
   components: {
-    securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "An API key, `tl_live_…`." } },
+    securitySchemes: {
+      apiKey: { type: "http", scheme: "bearer", description: "An API key, `tl_live_…`." },
+      session: { type: "apiKey", in: "cookie", name: "session", description: "A signed-in web session, set by `GET /auth/magic`. Never an API key." },
+    },
   },
   security: [{ apiKey: [] }],
 };

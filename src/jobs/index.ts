@@ -39,6 +39,8 @@ export function jobs(runtime: Runtime, services: Services): Job[] {
       },
     },
     { name: "prune-idempotency-keys", pattern: "23 * * * *", run: () => runtime.idempotency.prune(), scope: "fleet" },
+    // Expired sessions and sign-in links are refused anyway; this keeps their tables small.
+    { name: "prune-sessions", pattern: "41 * * * *", run: () => services.sessions.pruneExpired(), scope: "fleet" },
     { name: "prune-usage", pattern: "10 0 * * *", run: () => services.usage.prune(), scope: "fleet" },
     // Webhook deliveries finished and outbox events dispatched more than 30 days ago.
     { name: "prune-webhooks", pattern: "20 0 * * *", run: () => services.webhooks.prune(), scope: "fleet" },

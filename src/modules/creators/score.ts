@@ -87,8 +87,24 @@ export function scoreOf(row: CreatorRow, basis: ScoreBasis, now: number): { fiel
 /** Creators `endBulkAsync` recomputes at once. */
 const RECOMPUTE_WINDOW = 200;
 
+/**
+ * A recomputation that changed what others may watch (tripwires): the score before and after, and
+ * whether the creator became blacklisted. Only for writes that emit events (not imports).
+ */
+export interface TrustChange {
+  creatorId: string;
+  handle: string;
+  before: number;
+  after: number;
+  becameBlacklisted: boolean;
+  at: number;
+}
+
+export type TrustChangeListener = (change: TrustChange) => void | Promise<void>;
+
 export class TrustScores {
   private readonly changeListeners: Array<(creatorId: string) => void> = [];
+  private readonly trustListeners: TrustChangeListener[] = [];
   /** Creators whose score awaits recomputation at the end of a bulk write (an import). */
   private deferred: Set<string> | null = null;
   /** The same store when it answers synchronously: the import and blacklist writes on SQLite use it. */
@@ -116,6 +132,14 @@ export class TrustScores {
     this.changeListeners.push(listener);
   }
 
+  /**
+   * Told, inside the writing transaction and awaited by it, when an emitting write lowered a
+   * creator's score or blacklisted them; a listener's writes commit or roll back with the change.
+   */
+  onTrustChange(listener: TrustChangeListener): void {
+    this.trustListeners.push(listener);
+  }
+
   private syncStore(): SqliteCreatorsStore {
     if (!this.sqlite) throw new Error("This path of the creators module runs on SQLite only (the import is not converted yet).");
     return this.sqlite;
@@ -139,31 +163,41 @@ export class TrustScores {
     await this.afterWrite(row, fields, banEntry, now, emit);
   }
 
-  /** `recompute` answering synchronously, on SQLite (the import and the blacklist's synchronous writes). */
-  recomputeNow(creatorId: string, now: number, emit: boolean): void {
+  /**
+   * `recompute` with the score written synchronously, on SQLite (the import and the blacklist's
+   * writes). A promise comes back only when trust-change listeners have work left: the caller,
+   * inside the transaction, awaits it.
+   */
+  recomputeNow(creatorId: string, now: number, emit: boolean): void | Promise<void> {
     if (this.deferred) {
       this.deferred.add(creatorId);
       return;
     }
     const store = this.syncStore();
     const row = store.byId(creatorId);
-    if (row) this.applyNow(row, store.scoreBasis(row, now), now, emit);
+    if (row) return this.applyNow(row, store.scoreBasis(row, now), now, emit);
   }
 
-  private applyNow(row: CreatorRow, basis: ScoreBasis, now: number, emit: boolean): void {
+  private applyNow(row: CreatorRow, basis: ScoreBasis, now: number, emit: boolean): void | Promise<void> {
     const store = this.syncStore();
     const { fields, banEntry } = scoreOf(row, basis, now);
     store.writeTrust(row.id, fields);
     store.writeSnapshot(row.id, utcDay(now), fields.trust_score);
-    // The SQLite outbox writes its row before returning, so nothing is left to wait for here.
-    void this.afterWrite(row, fields, banEntry, now, emit);
+    return this.afterWrite(row, fields, banEntry, now, emit);
   }
 
   private afterWrite(row: CreatorRow, fields: TrustFields, banEntry: string | null, now: number, emit: boolean): void | Promise<void> {
     for (const listener of this.changeListeners) listener(row.id);
-    if (emit && fields.blacklisted && !row.blacklisted) {
-      return this.outbox.write("creator.blacklisted", { creator_id: row.id, handle: row.handle, entry_id: banEntry }, now);
-    }
+    if (!emit) return;
+    const becameBlacklisted = !!fields.blacklisted && !row.blacklisted;
+    // The SQLite outbox writes its row before returning: only listeners' work may be left to await.
+    const event = becameBlacklisted ? this.outbox.write("creator.blacklisted", { creator_id: row.id, handle: row.handle, entry_id: banEntry }, now) : undefined;
+    if (this.trustListeners.length === 0 || (!becameBlacklisted && fields.trust_score >= row.trust_score)) return event;
+    const change: TrustChange = { creatorId: row.id, handle: row.handle, before: row.trust_score, after: fields.trust_score, becameBlacklisted, at: now };
+    return (async () => {
+      await event;
+      for (const listener of this.trustListeners) await listener(change);
+    })();
   }
 
   /** Recomputes the creators an entry names, in the entry's transaction. */
@@ -174,11 +208,14 @@ export class TrustScores {
     }
   }
 
-  private afterEntryChangeNow(row: EntryRow, emit: boolean): void {
+  private afterEntryChangeNow(row: EntryRow, emit: boolean): void | Promise<void> {
     const now = this.clock.now();
+    const pending: Promise<void>[] = [];
     for (const id of this.syncStore().creatorsNamedBy(row.creator_handle ?? "", row.provider, row.provider_user_id)) {
-      this.recomputeNow(id, now, emit);
+      const left = this.recomputeNow(id, now, emit);
+      if (left) pending.push(left);
     }
+    if (pending.length > 0) return Promise.all(pending).then(() => undefined);
   }
 
   async trend(row: CreatorRow): Promise<TrustTrend> {

@@ -9,13 +9,16 @@ import type { Outbox } from "../../outbox";
 import { cleanText, isHttpUrl, normalizeHandle, parseTime, requireHandle } from "../../values";
 import { type BlacklistService, isProvider, normalizeAccountId } from "../blacklist/service";
 import type * as Model from "./model";
-import { accountAgeDays, TrustScores } from "./score";
+import { accountAgeDays, type TrustChangeListener, TrustScores } from "./score";
 import { type ConnectionRow, type CreatorRow, type CreatorsStore, createCreatorsStore, type NewConnection } from "./store";
 import { SqliteCreatorsStore } from "./store.sqlite";
 import { type TrustTrend, verificationLabel } from "./trust";
 
 export type { ConnectionRow, CreatorRow } from "./store";
-export { accountAgeDays } from "./score";
+export { accountAgeDays, type TrustChange, type TrustChangeListener } from "./score";
+
+/** Told, inside the linking transaction and awaited by it, about a newly linked account. */
+export type ConnectionAddedListener = (creator: CreatorRow, connection: ConnectionRow, at: number) => void | Promise<void>;
 
 export type CreatorProfile = typeof Model.CreatorProfile.static;
 export type TrustBreakdown = typeof Model.TrustBreakdown.static;
@@ -50,6 +53,7 @@ export class CreatorsService {
   readonly scores: TrustScores;
   /** The same store when it answers synchronously (SQLite): the import and the hot keyless reads use it. */
   private readonly sqlite: SqliteCreatorsStore | null;
+  private readonly connectionListeners: ConnectionAddedListener[] = [];
 
   constructor(
     database: Database,
@@ -69,6 +73,21 @@ export class CreatorsService {
    */
   onChange(listener: (creatorId: string) => void): void {
     this.scores.onChange(listener);
+  }
+
+  /** Score drops and bans of emitting writes, awaited inside their transaction (score.ts). */
+  onTrustChange(listener: TrustChangeListener): void {
+    this.scores.onTrustChange(listener);
+  }
+
+  /** Accounts newly linked through `link` (not imports), awaited inside its transaction. */
+  onConnectionAdded(listener: ConnectionAddedListener): void {
+    this.connectionListeners.push(listener);
+  }
+
+  /** The ids of a creator's public linked accounts on one platform. */
+  async publicAccountIds(creatorId: string, provider: string): Promise<string[]> {
+    return (await this.store.connectionsOf(creatorId)).filter((c) => c.public && c.provider === provider).map((c) => c.provider_user_id);
   }
 
   private syncStore(): SqliteCreatorsStore {
@@ -238,7 +257,9 @@ export class CreatorsService {
       if (existing && existing.creator_id !== creator.id) throw accountTaken(link.provider);
       if (existing) await this.store.updateConnection(existing.id, updatedConnection(existing, input, link));
       await this.scores.recompute(creator.id, now, true);
-      return { created: !existing, connection: (await this.store.connectionByAccount(link.provider, link.provider_user_id))! };
+      const connection = (await this.store.connectionByAccount(link.provider, link.provider_user_id))!;
+      if (!existing) for (const listener of this.connectionListeners) await listener(creator, connection, now);
+      return { created: !existing, connection };
     });
   }
 
@@ -280,14 +301,26 @@ export class CreatorsService {
     });
   }
 
+  /**
+   * Records how many courses a creator passed and recomputes the score with the course buff, in
+   * the caller's transaction when there is one (the courses module's grading).
+   */
+  async setCoursesPassed(creatorId: string, count: number): Promise<void> {
+    const now = this.clock.now();
+    await this.store.transaction(async () => {
+      await this.store.writeCoursesPassed(creatorId, count);
+      await this.scores.recompute(creatorId, now, true);
+    });
+  }
+
   // ---- the score (score.ts), for the import, the network module and the daily job ---------
 
   recompute(creatorId: string, now: number, emit: boolean): Promise<void> {
     return this.scores.recompute(creatorId, now, emit);
   }
 
-  recomputeNow(creatorId: string, now: number, emit: boolean): void {
-    this.scores.recomputeNow(creatorId, now, emit);
+  recomputeNow(creatorId: string, now: number, emit: boolean): void | Promise<void> {
+    return this.scores.recomputeNow(creatorId, now, emit);
   }
 
   beginBulk(): void {

@@ -201,6 +201,10 @@ export class PostgresCreatorsStore implements CreatorsStore {
     this.database.note(CREATORS_NOTE, id);
   }
 
+  async writeCoursesPassed(id: string, count: number): Promise<void> {
+    await this.sql`UPDATE creators SET courses_passed = ${count} WHERE id = ${id}`;
+  }
+
   async writeSnapshot(id: string, day: string, score: number): Promise<void> {
     await this.sql`
       INSERT INTO trust_snapshots (creator_id, day, score) VALUES (${id}, ${day}, ${score})

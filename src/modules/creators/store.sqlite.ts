@@ -241,6 +241,10 @@ export class SqliteCreatorsStore implements CreatorsStore {
     );
   }
 
+  writeCoursesPassed(id: string, count: number): void {
+    this.store.sqlite.query("UPDATE creators SET courses_passed = ?2 WHERE id = ?1").run(id, count);
+  }
+
   writeSnapshot(id: string, day: string, score: number): void {
     this.writeSnapshotStatement.run(id, day, score);
   }

@@ -144,6 +144,8 @@ export interface CreatorsStore {
   /** Creators an entry names: by handle, or through a linked account. */
   creatorsNamedBy(handle: string, provider: string, accountId: string): Awaitable<string[]>;
   writeTrust(id: string, fields: TrustFields): Awaitable<void>;
+  /** The number of courses the creator passed (the course buff's input; the courses module counts them). */
+  writeCoursesPassed(id: string, count: number): Awaitable<void>;
   /** Today's snapshot; a later recomputation the same day replaces it. */
   writeSnapshot(id: string, day: string, score: number): Awaitable<void>;
   /** The latest snapshot dated on or before `day`, else the oldest, else null. */

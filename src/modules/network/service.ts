@@ -12,9 +12,9 @@ import type { Outbox } from "../../outbox";
 import { cleanText, parseTime, requireHandle } from "../../values";
 import { type CreatorRow, type CreatorsService, creatorNotFound } from "../creators/service";
 import type * as Model from "./model";
-import { createNetworkStore, type DealView, type NetworkStore, SqliteNetworkStore } from "./store";
+import { createNetworkStore, type DealView, type GivenVouchRow, type NetworkStore, SqliteNetworkStore, type VouchPosition } from "./store";
 
-export type { DealRow, VouchRow } from "./store";
+export type { DealRow, GivenVouchRow, VouchPosition, VouchRow } from "./store";
 export type Vouch = typeof Model.Vouch.static;
 export type Deal = typeof Model.Deal.static;
 export type Review = typeof Model.Review.static;
@@ -100,6 +100,15 @@ export class NetworkService {
     alreadyVouched(from, to, () => this.syncStore().insertVouch(row));
     this.creators.recomputeNow(to.id, now, true);
     return vouchView(row, from, to);
+  }
+
+  /** Vouches a creator gave, newest first: after `after` (keyset) or skipping `offset` rows. */
+  vouchesGiven(creatorId: string, after: VouchPosition | null, offset: number, limit: number): Promise<GivenVouchRow[]> {
+    return this.store.vouchesGiven(creatorId, after, offset, limit);
+  }
+
+  countVouchesGiven(creatorId: string): Promise<number> {
+    return this.store.countVouchesGiven(creatorId);
   }
 
   // ---- deals ----------------------------------------------------------------------------------

@@ -52,6 +52,22 @@ export interface ReceivedVouchRow {
   avatar_r2_key: string | null;
 }
 
+/** A vouch a creator gave, with whom it went to. */
+export interface GivenVouchRow {
+  id: string;
+  created_at: number;
+  handle: string;
+  display_name: string | null;
+  avatar_r2_key: string | null;
+  trust_score: number;
+}
+
+/** Where a page of vouches given starts: after this vouch in newest-first order. */
+export interface VouchPosition {
+  created_at: number;
+  id: string;
+}
+
 /** A referral in storing order (`position`: SQLite's rowid, PostgreSQL's seq), with the referrer's handle. */
 export interface StoredReferral {
   position: number;
@@ -83,6 +99,10 @@ export interface NetworkStore {
   deleteServer(platform: string, serverId: string): Awaitable<void>;
   /** Vouches `creatorId` received, newest first. */
   vouchesReceived(creatorId: string, limit: number, offset: number): Promise<ReceivedVouchRow[]>;
+  /** Vouches `creatorId` gave, newest first, after `after` (keyset) or skipping `offset` rows. */
+  vouchesGiven(creatorId: string, after: VouchPosition | null, offset: number, limit: number): Promise<GivenVouchRow[]>;
+  /** How many vouches `creatorId` gave. */
+  countVouchesGiven(creatorId: string): Promise<number>;
   /** Completed deals (the public counters; SQLite counts in slices). */
   countCompletedDeals(): Promise<number>;
   /** Servers registered (the public counters). */
@@ -220,6 +240,27 @@ export class SqliteNetworkStore implements NetworkStore {
     return this.vouchesReceivedStatement.all(creatorId, limit, offset);
   }
 
+  async vouchesGiven(creatorId: string, after: VouchPosition | null, offset: number, limit: number): Promise<GivenVouchRow[]> {
+    // One creator's vouches are few (at most one per other creator): the pair index finds them and
+    // the sort is over that handful.
+    const columns = "v.id, v.created_at, c.handle, c.display_name, c.avatar_r2_key, c.trust_score";
+    const from = "FROM vouches v JOIN creators c ON c.id = v.to_creator_id WHERE v.from_creator_id = ?1";
+    if (after) {
+      return this.store.sqlite
+        .query<GivenVouchRow, [string, number, string, number]>(
+          `SELECT ${columns} ${from} AND (v.created_at < ?2 OR (v.created_at = ?2 AND v.id < ?3)) ORDER BY v.created_at DESC, v.id DESC LIMIT ?4`,
+        )
+        .all(creatorId, after.created_at, after.id, limit);
+    }
+    return this.store.sqlite
+      .query<GivenVouchRow, [string, number, number]>(`SELECT ${columns} ${from} ORDER BY v.created_at DESC, v.id DESC LIMIT ?2 OFFSET ?3`)
+      .all(creatorId, limit, offset);
+  }
+
+  async countVouchesGiven(creatorId: string): Promise<number> {
+    return this.store.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM vouches WHERE from_creator_id = ?").get(creatorId)!.n;
+  }
+
   countCompletedDeals(): Promise<number> {
     return countInSlices(this.store.sqlite, "deals", "status = 'completed'");
   }
@@ -337,6 +378,25 @@ export class PostgresNetworkStore implements NetworkStore {
       FROM vouches v JOIN creators c ON c.id = v.from_creator_id
       WHERE v.to_creator_id = ${creatorId} ORDER BY v.created_at DESC, v.id DESC LIMIT ${limit} OFFSET ${offset}`;
     return rows.map((row: ReceivedVouchRow) => ({ ...row, created_at: Number(row.created_at) }));
+  }
+
+  async vouchesGiven(creatorId: string, after: VouchPosition | null, offset: number, limit: number): Promise<GivenVouchRow[]> {
+    const rows = after
+      ? await this.sql`
+          SELECT v.id, v.created_at, c.handle, c.display_name, c.avatar_r2_key, c.trust_score
+          FROM vouches v JOIN creators c ON c.id = v.to_creator_id
+          WHERE v.from_creator_id = ${creatorId} AND (v.created_at, v.id) < (${after.created_at}, ${after.id})
+          ORDER BY v.created_at DESC, v.id DESC LIMIT ${limit}`
+      : await this.sql`
+          SELECT v.id, v.created_at, c.handle, c.display_name, c.avatar_r2_key, c.trust_score
+          FROM vouches v JOIN creators c ON c.id = v.to_creator_id
+          WHERE v.from_creator_id = ${creatorId} ORDER BY v.created_at DESC, v.id DESC LIMIT ${limit} OFFSET ${offset}`;
+    return rows.map((row: GivenVouchRow) => ({ ...row, created_at: Number(row.created_at) }));
+  }
+
+  async countVouchesGiven(creatorId: string): Promise<number> {
+    const [row] = await this.sql`SELECT count(*)::int AS n FROM vouches WHERE from_creator_id = ${creatorId}`;
+    return row.n as number;
   }
 
   async countCompletedDeals(): Promise<number> {

@@ -13,8 +13,17 @@ import { PROVIDERS, type Provider } from "../../db/schema";
 import { type BlacklistService, isProvider, normalizeAccountId } from "../blacklist/service";
 import type { BlacklistStore } from "../blacklist/store";
 import type { CreatorRow } from "../creators/service";
+import type { Viewer } from "../sessions/service";
 import type { ConnectionRow, CreatorsStore } from "../creators/store";
 import type { PublicCheckHit as PublicCheckHitSchema } from "./model";
+
+/**
+ * The keyless trust tier gives the exact Trust Score to a signed-in caller only (SPEC section 5);
+ * anyone else sees the band and its label. Every keyless answer that could carry it asks here.
+ */
+export function showsTrustScore(viewer: Viewer | null): boolean {
+  return viewer !== null;
+}
 
 /** Most hits one search answers; a common username could otherwise name hundreds of accounts. */
 const MAX_HITS = 25;

@@ -1,7 +1,8 @@
 // Keyless controllers. Every /v1/public/* route and the public counters share one bucket per client
 // IP; the referral leaderboard has its own, smaller one (SPEC section 3).
 import { Elysia } from "elysia";
-import { limitByIp } from "../../http/guards";
+import type { SessionLookup } from "../../http/auth";
+import { limitByIp, optionalSession } from "../../http/guards";
 import { LEADERBOARD_IP_RULE, PUBLIC_IP_RULE } from "../../http/limits";
 import { errors } from "../../http/model";
 import type { Runtime } from "../../runtime";
@@ -25,7 +26,7 @@ import { MAX_DIRECTORY_ROWS, type PublicService } from "./service";
 /** OpenAPI: no key needed. */
 const KEYLESS = { security: [] as never[] };
 
-export function publicRoutes(runtime: Runtime, publicService: PublicService) {
+export function publicRoutes(runtime: Runtime, publicService: PublicService, sessions: SessionLookup) {
   return new Elysia({ tags: ["Public"] })
     .use(limitByIp(runtime, "public", PUBLIC_IP_RULE))
     .get("/v1/public/blacklist/check", ({ query }) => publicService.search(query.q), {
@@ -38,11 +39,6 @@ export function publicRoutes(runtime: Runtime, publicService: PublicService) {
         description:
           "Matches creator handles, public linked usernames and ids, and blacklisted accounts' ids and usernames, on every platform. A watchlist hit with `banned: false` is an unconfirmed external report, not a ban. An account a creator linked privately is shown only when the query names it itself; a creator blacklisted through one shows as its profile hit (`platform: trustlist`). When nothing matches, `suggestions` lists similar public names (handles, public linked usernames, confirmed entries' usernames).",
       },
-    })
-    .get("/v1/public/trust/:handle", ({ params }) => publicService.publicTrust(params.handle), {
-      params: HandleParams,
-      response: { 200: PublicTrust, ...errors(429) },
-      detail: { ...KEYLESS, operationId: "getPublicTrust", summary: "Trust tier of a handle", description: "Unknown handles answer `found: false`. `trust_score` is given to signed-in (session) callers only." },
     })
     .get("/v1/public/resolve", ({ query }) => publicService.resolve(query), {
       query: ResolveQuery,
@@ -68,6 +64,13 @@ export function publicRoutes(runtime: Runtime, publicService: PublicService) {
     .get("/v1/stats/public", () => publicService.publicStats(), {
       response: { 200: PublicStats, ...errors(429) },
       detail: { ...KEYLESS, operationId: "getPublicStats", summary: "Public counters", description: "Refreshed every 5 minutes; `cached` is true when served from that cache." },
+    })
+    // Last: only the trust tier reads the session cookie; the routes above never wait for it.
+    .use(optionalSession(sessions))
+    .get("/v1/public/trust/:handle", ({ params, viewer }) => publicService.publicTrust(params.handle, viewer), {
+      params: HandleParams,
+      response: { 200: PublicTrust, ...errors(429) },
+      detail: { ...KEYLESS, operationId: "getPublicTrust", summary: "Trust tier of a handle", description: "Unknown handles answer `found: false`. `trust_score` is given to signed-in (session) callers only." },
     });
 }
 

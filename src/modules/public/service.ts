@@ -11,7 +11,8 @@ import { type CreatorRow, type CreatorsService, creatorNotFound } from "../creat
 import { TIER_COLORS, tierLabel } from "../creators/trust";
 import { type DirectoryPage, type DirectorySort, PublicDirectory } from "./directory";
 import { type LeaderboardPeriod, ReferralCounts, type ReferralLeaderboard } from "./leaderboard";
-import { PublicAccounts, type PublicLinkedAccount } from "./disclosure";
+import type { Viewer } from "../sessions/service";
+import { PublicAccounts, type PublicLinkedAccount, showsTrustScore } from "./disclosure";
 import type { PublicTrust as PublicTrustSchema, ResolveResult as ResolveResultSchema, VouchesPage as VouchesPageSchema } from "./model";
 import { type PublicCheckResult, PublicSearch } from "./search";
 import { createSearchNamesStore } from "./store";
@@ -57,7 +58,7 @@ export class PublicService {
   // ---- trust tier and resolve ---------------------------------------------------------------
 
   /** The trust tier of one handle; `trust_score` only for a signed-in (session) caller. */
-  async publicTrust(rawHandle: string, withScore = false): Promise<PublicTrust> {
+  async publicTrust(rawHandle: string, viewer: Viewer | null = null): Promise<PublicTrust> {
     const shown = rawHandle.trim().replace(/^@/, "").toLowerCase().slice(0, 64);
     const row = await this.creators.find(rawHandle);
     if (!row) return { handle: shown, found: false };
@@ -70,7 +71,7 @@ export class PublicService {
       blacklisted: !!row.blacklisted,
       checked_at: iso(this.clock.now()),
     };
-    if (withScore) result.trust_score = row.trust_score;
+    if (showsTrustScore(viewer)) result.trust_score = row.trust_score;
     return result;
   }
 

@@ -214,7 +214,8 @@ export class WebhooksService {
     const rows = await this.store.listDeliveries(id, limit + 1, before);
     const page = rows.slice(0, limit);
     const attempts = await this.store.attemptsOf(page.map((r) => r.id));
-    const byDelivery = Map.groupBy(attempts, (a) => a.deliveryId);
+    const byDelivery = new Map<string, typeof attempts>();
+    for (const attempt of attempts) byDelivery.set(attempt.deliveryId, [...(byDelivery.get(attempt.deliveryId) ?? []), attempt]);
     const hasMore = rows.length > limit;
     return {
       data: page.map((r) => deliveryView(r, byDelivery.get(r.id) ?? [])),
