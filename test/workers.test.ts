@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { SQL } from "bun";
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { backend, databasesOfThisFile } from "./backend";
 import { buildBinary, cli, cliJson, readStderrUntil, type Server, startServer, workspace } from "./cli-helpers";
@@ -78,6 +78,19 @@ async function startFleet(workers: number, extra: string[] = []): Promise<Fleet>
       return pids;
     },
   };
+}
+
+/** Ends what a failed test left running of a fleet: its supervisor, and workers that outlived it. */
+function killFleet(fleet: Fleet): void {
+  if (fleet.proc.exitCode === null && fleet.proc.signalCode === null) fleet.proc.kill("SIGKILL");
+  for (const pid of fleet.workerPids().values()) {
+    try {
+      // Only a process that still runs this test's binary: never a pid the system gave to another.
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith(binary)) process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
 }
 
 /** Whether `condition` holds within `ms` (a condition that throws, a reset connection, does not hold). */
@@ -262,27 +275,31 @@ describe(`serve --workers 2 on ${backend}: life of the workers`, () => {
 
   test("a worker killed with SIGKILL: the others answer within a second and it is started again; SIGTERM then exits 0", async () => {
     const fleet = await startFleet(2);
-    expect(await until(() => fleet.workerPids().size === 2, 5000)).toBe(true);
-    const victim = fleet.workerPids().get(2)!;
-    process.kill(victim, "SIGKILL");
-    const killedAt = performance.now();
-    // Connections the kernel had queued on the dying worker's socket are reset; within a second
-    // every new one goes to the other: 20 in a row on fresh connections all answer.
-    const allAnswer = async () => (await statuses(20, () => fresh(fleet.base, "/healthz"))).every((status) => status === 200);
-    expect(await until(allAnswer, 1000 - (performance.now() - killedAt))).toBe(true);
-    // Started again at once (about 0.25 s to listening on an idle 2-core machine; the bound here
-    // leaves room for a machine busy with other test runs).
-    expect(
-      await until(async () => {
-        const health = (await (await fresh(fleet.base, "/healthz")).json()) as { workers: number };
-        return health.workers === 2 && fleet.workerPids().get(2) !== victim;
-      }, 5000),
-    ).toBe(true);
-    expect(fleet.log()).toContain('"msg":"worker exited","worker":2');
-    expect(fleet.log()).toContain('"msg":"worker restarted","worker":2');
-    expect(await fleet.stop()).toBe(0);
-    expect(fleet.log()).toContain('"msg":"stopped","worker":1');
-    expect(fleet.log()).toContain('"msg":"stopped","worker":2');
+    try {
+      expect(await until(() => fleet.workerPids().size === 2, 5000)).toBe(true);
+      const victim = fleet.workerPids().get(2)!;
+      process.kill(victim, "SIGKILL");
+      const killedAt = performance.now();
+      // Connections the kernel had queued on the dying worker's socket are reset; within a second
+      // every new one goes to the other: 20 in a row on fresh connections all answer.
+      const allAnswer = async () => (await statuses(20, () => fresh(fleet.base, "/healthz"))).every((status) => status === 200);
+      expect(await until(allAnswer, 1000 - (performance.now() - killedAt))).toBe(true);
+      // Started again at once (about 0.25 s to listening on an idle 2-core machine; the bound here
+      // leaves room for a machine busy with other test runs).
+      expect(
+        await until(async () => {
+          const health = (await (await fresh(fleet.base, "/healthz")).json()) as { workers: number };
+          return health.workers === 2 && fleet.workerPids().get(2) !== victim;
+        }, 5000),
+      ).toBe(true);
+      expect(fleet.log()).toContain('"msg":"worker exited","worker":2');
+      expect(fleet.log()).toContain('"msg":"worker restarted","worker":2');
+      expect(await fleet.stop()).toBe(0);
+      expect(fleet.log()).toContain('"msg":"stopped","worker":1');
+      expect(fleet.log()).toContain('"msg":"stopped","worker":2');
+    } finally {
+      killFleet(fleet);
+    }
   });
 
   onSqlite("a second serve on the same database file exits 1 naming the file, with or without workers", async () => {
@@ -336,19 +353,23 @@ describe(`serve --workers 2 on ${backend}: life of the workers`, () => {
 
   test("workers whose supervisor was killed drain and stop by themselves", async () => {
     const fleet = await startFleet(2);
-    expect(await until(() => fleet.workerPids().size === 2, 5000)).toBe(true);
-    const pids = [...fleet.workerPids().values()];
-    fleet.proc.kill("SIGKILL");
-    await fleet.proc.exited;
-    const alive = (pid: number) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    expect(await until(() => pids.every((pid) => !alive(pid)), 5000)).toBe(true);
+    try {
+      expect(await until(() => fleet.workerPids().size === 2, 5000)).toBe(true);
+      const pids = [...fleet.workerPids().values()];
+      fleet.proc.kill("SIGKILL");
+      await fleet.proc.exited;
+      const alive = (pid: number) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      expect(await until(() => pids.every((pid) => !alive(pid)), 5000)).toBe(true);
+    } finally {
+      killFleet(fleet);
+    }
   });
 
   test("--workers 1 is the single process: no supervisor, no worker numbers", async () => {
