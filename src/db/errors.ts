@@ -42,3 +42,15 @@ export async function translatingConflicts<T>(fn: () => T | Promise<T>): Promise
     throw asUniqueViolation(error) ?? error;
   }
 }
+
+/** PostgreSQL's character_not_in_repertoire and untranslatable_character: text holding U+0000. */
+const PG_UNSTORABLE_TEXT = new Set(["22021", "22P05"]);
+
+/**
+ * Whether `error` is PostgreSQL refusing a text value it cannot hold (a NUL character: SQLite
+ * stores one, PostgreSQL's text type cannot). The request named or sent such text: a 422.
+ */
+export function isUnstorableText(error: unknown): boolean {
+  const e = error as { errno?: unknown } | null;
+  return !!e && typeof e === "object" && typeof e.errno === "string" && PG_UNSTORABLE_TEXT.has(e.errno);
+}

@@ -182,7 +182,8 @@ class PostgresIdempotencyStore implements IdempotencyStore {
   }
 
   async saveAnswer(pending: PendingKey, answer: Answer): Promise<void> {
-    await this.database.write(() => this.save(pending, answer));
+    // No instance caches anything of this table: nothing to announce.
+    await this.database.write(() => this.save(pending, answer), { announce: false });
   }
 
   pruneSlice(limit: number): Promise<number> {
@@ -190,6 +191,6 @@ class PostgresIdempotencyStore implements IdempotencyStore {
       const rows = await this.database.sql()`DELETE FROM idempotency_keys WHERE ctid IN
         (SELECT ctid FROM idempotency_keys WHERE created_at <= ${this.now() - this.keptMs} LIMIT ${limit}) RETURNING 1`;
       return rows.length as number;
-    });
+    }, { announce: false });
   }
 }

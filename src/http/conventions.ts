@@ -3,6 +3,7 @@
 // rate-limit headers on keyless routes, access logs and request metrics.
 import { Elysia, type ValidationError } from "elysia";
 import type { Runtime } from "../runtime";
+import { isUnstorableText } from "../db/errors";
 import { ServiceError } from "../errors";
 import { clientBucketKey } from "./client-address";
 import { ApiError, envelope, fromServiceError, fromValidationError, ReplayedAnswer } from "./errors";
@@ -186,6 +187,7 @@ export function conventions(runtime: Runtime) {
               })
             : new ApiError(404, "not_found", `No route ${request.method} ${path}.`);
       } else if (code === "INVALID_COOKIE_SIGNATURE") failure = new ApiError(401, "unauthorized", "Invalid session cookie.");
+      else if (isUnstorableText(error)) failure = new ApiError(422, "unprocessable", "Text with a NUL character (U+0000) cannot be stored or looked up.");
       else {
         runtime.log.error("unhandled error", {
           request_id: requestId,

@@ -49,9 +49,18 @@ export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
         return body;
       })
       // The answer as sent (after schema normalisation, errors included) is what a retry gets.
-      .mapResponse({ as: "scoped" }, ({ request, set, responseValue }) => {
-        if (request.method !== "GET") runtime.idempotency.settle(request, typeof set.status === "number" ? set.status : 200, responseValue);
-      })
+      // SQLite stores it before `settle` returns; PostgreSQL's store is awaited (an async hook, so
+      // Elysia waits for it) before the answer goes out.
+      .mapResponse(
+        { as: "scoped" },
+        runtime.keys.answersAtOnce
+          ? ({ request, set, responseValue }) => {
+              if (request.method !== "GET") void runtime.idempotency.settle(request, typeof set.status === "number" ? set.status : 200, responseValue);
+            }
+          : async ({ request, set, responseValue }) => {
+              if (request.method !== "GET") await runtime.idempotency.settle(request, typeof set.status === "number" ? set.status : 200, responseValue);
+            },
+      )
       // Synchronous where the database answers at once: no promise on SQLite's hot path. Elysia
       // awaits a derive only when the function itself is async, so PostgreSQL's is declared so
       // (a returned promise was otherwise passed on as it was, and `caller` was undefined).

@@ -93,7 +93,7 @@ export class IdempotencyGate {
   }
 
   /** Last step, with the answer as sent: keeps it when its status is below 500. */
-  settle(request: Request, status: number, value: unknown): void {
+  settle(request: Request, status: number, value: unknown): Promise<void> | void {
     const answering = this.answering.get(request);
     if (!answering) return;
     this.answering.delete(request);
@@ -103,8 +103,9 @@ export class IdempotencyGate {
     if (status >= 500 || value instanceof Response) return;
     const json = typeof value !== "string";
     // Until the answer is stored, a repeat finds the record without one and gets 409 `conflict`;
-    // a write that cannot get the lock at all leaves it that way, never a second write.
-    void this.store
+    // a write that cannot get the lock at all leaves it that way, never a second write. The
+    // caller may wait for it (PostgreSQL), so the answer goes out once a repeat would replay it.
+    return this.store
       .saveAnswer(answering.pending, {
         status,
         contentType: json ? "application/json" : "text/plain; charset=utf-8",

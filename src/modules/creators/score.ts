@@ -258,7 +258,10 @@ export class TrustScores {
     // their statements (PostgreSQL), one round trip a window instead of several a creator.
     const ids = [...pending];
     for (let i = 0; i < ids.length; i += RECOMPUTE_WINDOW) {
-      await Promise.all(ids.slice(i, i + RECOMPUTE_WINDOW).map((id) => this.recompute(id, now, false)));
+      const settled = await Promise.allSettled(ids.slice(i, i + RECOMPUTE_WINDOW).map((id) => this.recompute(id, now, false)));
+      // Every statement of the window has ended before a failure rolls the transaction back.
+      const failed = settled.find((r) => r.status === "rejected");
+      if (failed) throw (failed as PromiseRejectedResult).reason;
     }
     return pending.size;
   }

@@ -293,29 +293,38 @@ export class TransferService {
             window = [];
             windowKeys.clear();
           };
-          for await (const batch of lines) {
-            for (const raw of batch) {
-              lineNo++;
-              const text = raw.trim();
-              if (text === "") continue;
-              summary.lines++;
-              const value = parseLine(text, lineNo);
-              const key = pipelineKey(value as { type?: unknown; [field: string]: unknown }, lineNo);
-              if (key === null || value.type !== windowKind || windowKeys.has(key) || window.length >= PIPELINED_LINES) await land();
-              windowKind = value.type;
-              try {
-                const work = this.importLine(value, lineNo, creatorIds, writer);
-                if (key === null) summary[await work]++;
-                else {
-                  windowKeys.add(key);
-                  window.push({ lineNo, work: Promise.resolve(work) });
+          const readLines = async () => {
+            for await (const batch of lines) {
+              for (const raw of batch) {
+                lineNo++;
+                const text = raw.trim();
+                if (text === "") continue;
+                summary.lines++;
+                const value = parseLine(text, lineNo);
+                const key = pipelineKey(value as { type?: unknown; [field: string]: unknown }, lineNo);
+                if (key === null || value.type !== windowKind || windowKeys.has(key) || window.length >= PIPELINED_LINES) await land();
+                windowKind = value.type;
+                try {
+                  const work = this.importLine(value, lineNo, creatorIds, writer);
+                  if (key === null) summary[await work]++;
+                  else {
+                    windowKeys.add(key);
+                    window.push({ lineNo, work: Promise.resolve(work) });
+                  }
+                } catch (error) {
+                  throw asLineError(error, lineNo);
                 }
-              } catch (error) {
-                throw asLineError(error, lineNo);
               }
             }
+            await land();
+          };
+          try {
+            await readLines();
+          } catch (error) {
+            // Statements of the window still in flight end before the transaction rolls back.
+            await Promise.allSettled(window.map((w) => w.work));
+            throw error;
           }
-          await land();
           await creators.endBulkAsync();
         } catch (error) {
           creators.abandonBulk();
