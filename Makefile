@@ -12,7 +12,7 @@ CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 SOURCES := $(shell find src migrations -type f) package.json bun.lock
 
-.PHONY: run test build deps migrations bench bench-postgres clean sdk postgres-server
+.PHONY: run test build deps migrations bench bench-postgres bench-workers clean sdk postgres-server
 
 # The whole suite runs twice: on SQLite files, then on PostgreSQL (a throwaway cluster started and
 # removed by scripts/with-postgres.sh). Tests of SQLite's own behaviour skip themselves there.
@@ -76,6 +76,10 @@ migrations: deps
 
 bench: dist/trustlist
 	bash bench/run.sh
+
+# Only serve --workers N (1 and 2 workers, memory with 1, 2 and 4), on the data `make bench` left.
+bench-workers: dist/trustlist
+	bash bench/workers.sh
 
 # Only the PostgreSQL part of the benchmark, on the data and SQLite file `make bench` left.
 bench-postgres: dist/trustlist postgres-server

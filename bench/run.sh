@@ -19,6 +19,8 @@
 #     instances (bench/postgres.sh)
 #  7d. outbox: 10,000 webhook events drained to a loopback receiver, then with a hanging receiver
 #     beside it: deliveries/s, commit-to-receipt p99, the keyed check meanwhile (bench/outbox.ts)
+#  7e. serve --workers (BENCH_WORKERS=1): keyed check on 1 and 2 workers, CPU per check and worst
+#     latency; resident memory with 1, 2 and 4 workers (bench/workers.sh)
 #  8. write bench/results/latest.md (and the raw files in bench/results/run-*/) and print it
 #
 # Knobs (environment): BENCH_ENTRIES (1000000), BENCH_QUERY_COUNT (200000), BENCH_CREATORS
@@ -315,11 +317,21 @@ if [ "$RUN_OUTBOX" = 1 ]; then
     say "  outbox bench failed (see outbox.err)"
 fi
 
+# ---- 7e. workers ----------------------------------------------------------------------------
+# serve --workers: the keyed check on 1 and 2 workers (CPU per check of all processes, worst
+# latency) and the resident memory with 1, 2 and 4 workers (bench/workers.sh).
+if [ "${BENCH_WORKERS:-1}" = 1 ]; then
+  say "workers: the keyed check on 1 and 2 workers, memory with 1, 2 and 4"
+  BENCH_BIN=$BIN BENCH_DB=$DB BENCH_DATA=$DATA_ABS BENCH_RUN=$RUN bash bench/workers.sh >"$RUN/workers.out" 2>&1 ||
+    say "  workers bench failed (see workers.out)"
+fi
+
 # ---- 8. report ----------------------------------------------------------------------------
 fact loadavg_after "$(cut -d' ' -f1-3 /proc/loadavg)"
 fact total_seconds "$(elapsed "$T_START" "$(now)" | cut -d. -f1)"
 bun bench/report.ts "$RUN" >"$RUN/summary.md"
 if [ -s "$RUN/postgres.md" ]; then (echo; cat "$RUN/postgres.md") >>"$RUN/summary.md"; fi
+if [ -s "$RUN/workers.md" ]; then (echo; cat "$RUN/workers.md") >>"$RUN/summary.md"; fi
 cp "$RUN/summary.md" bench/results/latest.md
 echo
 cat bench/results/latest.md

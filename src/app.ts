@@ -4,6 +4,7 @@ import { Elysia } from "elysia";
 import { conventions } from "./http/conventions";
 import { apiDocs } from "./http/openapi";
 import { jobRunner, scheduler } from "./jobs";
+import type { Exclusive, Job } from "./jobs/runner";
 import { adminRoutes, usageRoutes } from "./modules/accounts";
 import { badgeRoutes } from "./modules/badge";
 import { courseRoutes } from "./modules/courses";
@@ -22,8 +23,10 @@ import type { Runtime } from "./runtime";
 import { createServices, type Services } from "./services";
 
 export interface AppOptions {
-  /** Schedule the cron jobs (serve does; tests drive jobs by hand). */
-  jobs?: boolean;
+  /** Schedule the cron jobs, or those it picks (serve does; tests drive jobs by hand). */
+  jobs?: boolean | ((job: Job) => boolean);
+  /** How fleet jobs keep to one runner at a time (default: the database's). */
+  exclusive?: Exclusive;
   services?: Services;
 }
 
@@ -31,7 +34,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
   const services = options.services ?? createServices(runtime);
   // Requests run on one thread: another process's lock must never put it to sleep (db/write.ts).
   if (runtime.store.dialect === "sqlite") runtime.store.neverBlockOnLocks();
-  const jobs = jobRunner(runtime, services);
+  const jobs = jobRunner(runtime, services, options.exclusive);
   const { plugin, routeTable } = conventions(runtime);
   const gauges = async () => ({
     trustlist_blacklist_active_entries: {
@@ -82,7 +85,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(adminRoutes(runtime, services.accounts))
     .use(jobRoutes(runtime, jobs));
 
-  if (options.jobs) app.use(scheduler(jobs));
+  if (options.jobs) app.use(scheduler(jobs, options.jobs === true ? undefined : options.jobs));
   routeTable.routes = app.routes.map((r) => ({ method: r.method, path: r.path }));
   return app;
 }

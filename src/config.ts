@@ -1,4 +1,5 @@
 // Configuration of `serve` and the other commands: flag > environment > default, validated once.
+import { availableParallelism } from "node:os";
 import { isPostgresUrl } from "./db/location";
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -22,6 +23,8 @@ export interface Config {
   accessLog: boolean;
   /** Largest accepted request body in bytes. */
   maxBodyBytes: number;
+  /** `serve --workers N|auto`: processes serving the one port and database (1: no supervisor). */
+  workers: number;
   /** `--course-submissions`: grade quizzes (off: submissions answer 410, SPEC section 6). */
   courseSubmissions: boolean;
   /**
@@ -45,10 +48,14 @@ export const SETTINGS = {
   baseUrl: { flag: "base-url", env: "TRUSTLIST_BASE_URL", default: "http://HOST:PORT" },
   trustProxy: { flag: "trust-proxy", env: "TRUSTLIST_TRUST_PROXY", default: "off" },
   accessLog: { flag: "access-log", env: "TRUSTLIST_ACCESS_LOG", default: "on" },
+  workers: { flag: "workers", env: "TRUSTLIST_WORKERS", default: "1" },
   courseSubmissions: { flag: "course-submissions", env: "TRUSTLIST_COURSE_SUBMISSIONS", default: "off" },
   allowPrivateWebhooks: { flag: "allow-private-webhooks", env: "TRUSTLIST_ALLOW_PRIVATE_WEBHOOKS", default: "off" },
   webhookRetryDelays: { flag: "webhook-retry-delays", env: "TRUSTLIST_WEBHOOK_RETRY_DELAYS_MS", default: WEBHOOK_RETRY_DELAYS_MS.join(",") },
 } as const;
+
+/** Most workers `--workers N` may ask for. */
+export const MAX_WORKERS = 256;
 
 export const DEFAULT_DB_PATH = SETTINGS.db.default;
 /** Most proxies `--trust-proxy N` may name; real chains (CDN, load balancer, nginx) are 1-3. */
@@ -107,10 +114,18 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     trustProxy: trustedHops(trustProxy.source, trustProxy.value ?? false),
     accessLog: boolean(accessLog.source, accessLog.value ?? true),
     maxBodyBytes: 1024 * 1024,
+    workers: workerCount(pick(flags, env, "workers")),
     courseSubmissions: boolean(courseSubmissions.source, courseSubmissions.value ?? false),
     allowPrivateWebhooks: boolean(allowPrivateWebhooks.source, allowPrivateWebhooks.value ?? false),
     webhookRetryDelaysMs: retryDelays.value === undefined ? WEBHOOK_RETRY_DELAYS_MS : retryDelayList(retryDelays.source, retryDelays.value),
   };
+}
+
+/** `N` or `auto`: the cores this process may run on (its CPU affinity). */
+function workerCount({ source, value = SETTINGS.workers.default }: Picked): number {
+  if (typeof value === "string" && value.trim().toLowerCase() === "auto") return Math.min(availableParallelism(), MAX_WORKERS);
+  if (typeof value === "boolean") throw new ConfigError(`${source} needs a number of workers or 'auto'`);
+  return integer(source, value, 1, MAX_WORKERS);
 }
 
 /**

@@ -12,7 +12,7 @@ import { IDEMPOTENCY_KEPT_MS, IdempotencyGate } from "./http/idempotency";
 import { MAX_CLIENT_BUCKETS, QuotaCounter, TokenBuckets } from "./http/limits";
 import { Logger } from "./http/logger";
 import { Meter } from "./http/metering";
-import { Metrics } from "./http/metrics";
+import { Metrics, type MetricsSample } from "./http/metrics";
 import { type AccountsStore, createAccountsStore, KEYS_NOTE } from "./modules/accounts/store";
 
 export interface Runtime {
@@ -33,6 +33,20 @@ export interface Runtime {
   log: Logger;
   cursors: CursorCodec;
   idempotency: IdempotencyGate;
+  /** Set in a worker of `serve --workers N` (server/worker.ts); absent in a single process. */
+  workers?: WorkerLink;
+}
+
+/** What a worker of `serve --workers N` knows of the others. */
+export interface WorkerLink {
+  /** This worker's number, 1..N. */
+  number: number;
+  /** Workers up and serving now. */
+  up(): number;
+  /** Every worker's sample for one scrape of /metrics, this one's (`local`) included. */
+  samples(local: MetricsSample): Promise<MetricsSample[]>;
+  /** How this worker answers another worker's scrape. */
+  answerWith(sample: () => Promise<MetricsSample>): void;
 }
 
 export interface RuntimeOptions {

@@ -38,7 +38,7 @@ export function createServices(runtime: Runtime): Services {
     retryDelaysMs: runtime.config.webhookRetryDelaysMs,
   });
   return {
-    accounts: new AccountsService(runtime.accountsStore, clock, () => runtime.keys.invalidate()),
+    accounts: new AccountsService(runtime.accountsStore, clock, () => runtime.keys.changed()),
     usage: new UsageService(runtime.accountsStore, clock, runtime.meter, runtime.quota),
     blacklist,
     creators,

@@ -4,8 +4,11 @@ import { loadConfig, SETTINGS } from "../config";
 import { Checkpointer } from "../db/checkpointer";
 import { openDatabase } from "../db/database";
 import { isPostgresUrl, redactUrl } from "../db/location";
-import type { IssuedKey } from "../modules/accounts/service";
 import { createRuntime } from "../runtime";
+import { announce, firstStartKey } from "../server/first-start";
+import { lockDatabaseFile } from "../server/serve-lock";
+import { superviseWorkers } from "../server/supervisor";
+import { runWorker, workerRole } from "../server/worker";
 import { WebhookWorker } from "../jobs/webhook-worker";
 import { createServices } from "../services";
 import type { Command } from "./args";
@@ -20,6 +23,7 @@ export const serve: Command = {
     { name: "base-url", kind: "string", value: "URL", help: "public address used in links the service returns", default: SETTINGS.baseUrl.default, env: SETTINGS.baseUrl.env },
     { name: "trust-proxy", kind: "optional", value: "N", help: "take the client address from X-Forwarded-For, N proxies from the right", default: SETTINGS.trustProxy.default, env: SETTINGS.trustProxy.env },
     { name: "access-log", kind: "string", value: "on|off", help: "one JSON line per request on stdout", default: SETTINGS.accessLog.default, env: SETTINGS.accessLog.env },
+    { name: "workers", kind: "string", value: "N|auto", help: "processes serving the port (auto: one per core this process may use)", default: SETTINGS.workers.default, env: SETTINGS.workers.env },
     { name: "course-submissions", kind: "boolean", negatable: true, help: "grade course quizzes (off: submissions answer 410 gone)", default: SETTINGS.courseSubmissions.default, env: SETTINGS.courseSubmissions.env },
     {
       name: "allow-private-webhooks",
@@ -40,9 +44,13 @@ export const serve: Command = {
   examples: [
     "trustlist serve --port 8080 --db /var/lib/trustlist/trustlist.db",
     "TRUSTLIST_HOST=0.0.0.0 TRUSTLIST_PORT=8080 trustlist serve",
+    "trustlist serve --workers auto",
     "trustlist serve --db postgres://trustlist@db.internal/trustlist  # several instances on one PostgreSQL",
   ],
   async run({ values }) {
+    // A worker of `serve --workers N`, started by the supervisor with its configuration (src/server/).
+    const role = workerRole();
+    if (role) return runWorker(role);
     const config = loadConfig(values);
     const started = performance.now();
     // A taken port fails here, before the database is opened (or created). This probe binds
@@ -55,6 +63,9 @@ export const serve: Command = {
         throw listenError(error, config.host, config.port);
       }
     }
+    if (config.workers > 1) return superviseWorkers(config);
+    // Held until the process ends: a second serve on this SQLite file is refused, naming it.
+    if (!isPostgresUrl(config.dbPath)) lockDatabaseFile(config.dbPath);
     const { database: store } = await openDatabase(config.dbPath, { create: true, migrations: "apply" });
     const shownDb = isPostgresUrl(config.dbPath) ? redactUrl(config.dbPath) : config.dbPath;
     const runtime = await createRuntime({ store, config });
@@ -107,11 +118,7 @@ export const serve: Command = {
 
     // A first start on an empty database makes the operator account and its admin key; after the
     // bind, so a server that cannot listen never mints a key.
-    let firstKey: IssuedKey | null = null;
-    if ((await services.accounts.countAccounts()) === 0) {
-      await services.accounts.createAccount({ name: "operator", tier: "enterprise", daily_quota: 1_000_000_000 });
-      firstKey = await services.accounts.createKey({ account: "operator", scope: "admin", rate_tier: "partner", burst: 1_000_000, name: "first admin key" });
-    }
+    const firstKey = await firstStartKey(services);
 
     void services.blacklist.warm().then(() => {
       runtime.log.info("subject filter ready", { subjects: services.blacklist.subjects.size, ms: Math.round(performance.now() - started) });
@@ -124,11 +131,7 @@ export const serve: Command = {
     }
     runtime.log.info("listening", { address, base_url: config.baseUrl, db: shownDb, startup_ms: Math.round(performance.now() - started) });
     runtime.log.flush();
-    console.error(`trustlist listening on ${address}  (docs: ${address}/docs, database: ${shownDb})`);
-    if (firstKey) {
-      console.error(`First start: created account 'operator' and this admin key (shown once, store it now):`);
-      console.error(`  ${firstKey.key}`);
-    }
+    announce(address, shownDb, firstKey);
 
     return "running";
   },

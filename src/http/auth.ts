@@ -44,7 +44,35 @@ export class KeyRegistry {
   /** Bumped by `invalidate`, so a lookup that was in flight meanwhile is not cached. */
   private generation = 0;
 
+  /** The workers of one `serve --workers N`: a count any of them bumps when it changed keys or accounts. */
+  private peers: PeerGeneration | null = null;
+  private peersSeen = 0;
+
   constructor(private readonly store: AccountsStore) {}
+
+  /**
+   * Shares key and account changes with the other workers (server/worker.ts): from the next
+   * lookup on, one worker's revoke, rotation or suspension empties every worker's cache, without
+   * waiting for the database's change notification.
+   */
+  shareWith(peers: PeerGeneration): void {
+    this.peers = peers;
+    this.peersSeen = peers.read();
+  }
+
+  /** This process changed a key or an account: forget every cached caller here and in the other workers. */
+  changed(): void {
+    this.invalidate();
+    if (this.peers) this.peersSeen = this.peers.bump();
+  }
+
+  /** Drops the cache when another worker has changed keys or accounts since the last look. */
+  private syncWithPeers(): void {
+    const seen = this.peers!.read();
+    if (seen === this.peersSeen) return;
+    this.peersSeen = seen;
+    this.invalidate();
+  }
 
   /**
    * True when the database answers a lookup at once (SQLite's prepared statement). Otherwise
@@ -56,6 +84,7 @@ export class KeyRegistry {
 
   /** The caller of an `Authorization` header value; the header itself is the cache key. */
   fromHeader(authorization: string): Caller | null {
+    if (this.peers !== null) this.syncWithPeers();
     const cached = this.byHeader.get(authorization);
     if (cached) return cached;
     if (!authorization.startsWith("Bearer ")) return null;
@@ -80,6 +109,7 @@ export class KeyRegistry {
   /** Where lookups are asynchronous: one query for a key the cache does not hold, then `find` answers. */
   async load(authorization: string | null): Promise<void> {
     if (this.answersAtOnce || authorization === null || !authorization.startsWith("Bearer ")) return;
+    if (this.peers !== null) this.syncWithPeers();
     const key = authorization.slice(7).trim();
     if (this.cache.has(key) || !KEY_PATTERN.test(key)) return;
     const hash = hashKey(key);
@@ -116,6 +146,12 @@ export class KeyRegistry {
     this.cache.clear();
     this.byHeader.clear();
   }
+}
+
+/** A counter shared by the workers of one serve: `bump` adds one and answers the new value. */
+export interface PeerGeneration {
+  read(): number;
+  bump(): number;
 }
 
 export interface KeyGate {
@@ -167,7 +203,7 @@ export function admitKeyed(
     });
   }
   // Counted only once admitted: a request refused above costs the account nothing.
-  count.used = used + 1;
+  gate.quota.charge(caller.accountId, count);
   gate.meter.record(caller.keyId, caller.accountId, endpoint);
   headers["x-ratelimit-remaining"] = caller.dailyQuota - used - 1;
   return caller;

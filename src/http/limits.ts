@@ -72,7 +72,7 @@ export class TokenBuckets {
 
   /** `maxBuckets`: the per-key instance leaves it unbounded, since only valid keys make buckets. */
   constructor(
-    private readonly now: () => number,
+    protected readonly now: () => number,
     private readonly maxBuckets = Number.POSITIVE_INFINITY,
   ) {}
 
@@ -202,10 +202,10 @@ export class QuotaCounter {
 
   constructor(
     /** Reads `usage_daily`: at once on SQLite; on PostgreSQL `load` comes before `counter`. */
-    private readonly store: AccountsStore,
-    private readonly now: () => number,
+    protected readonly store: AccountsStore,
+    protected readonly now: () => number,
     /** Calls of an account on a day that are counted but not yet in `usage_daily`. */
-    private readonly unflushedCalls: (accountId: string, day: string) => number,
+    protected readonly unflushedCalls: (accountId: string, day: string) => number,
     private readonly maxCounters = MAX_QUOTA_COUNTERS,
   ) {}
 
@@ -214,9 +214,14 @@ export class QuotaCounter {
     return this.counter(accountId).used;
   }
 
-  /** Today's counter of the account; the caller checks `used` against the quota, then increments it. */
+  /** Today's counter of the account; the caller checks `used` against the quota, then `charge`s it. */
   counter(accountId: string): DayCount {
     return this.current(accountId);
+  }
+
+  /** Counts one admitted call on the counter `counter` returned for the account. */
+  charge(_accountId: string, count: DayCount): void {
+    count.used++;
   }
 
   /** Where the count is read asynchronously (PostgreSQL): reads today's count of an account not held yet. */

@@ -30,10 +30,18 @@ export class Logger {
   private buffer = "";
   private timer: ReturnType<typeof setTimeout> | null = null;
 
+  /** `base` fields (`serve --workers`: the worker's number) as JSON members, written into every line. */
+  private readonly baseText: string;
+
   constructor(
     private readonly enabled: { access: boolean },
     private readonly sink: (text: string) => void = (text) => process.stdout.write(text),
-  ) {}
+    private readonly base: LogFields = {},
+  ) {
+    this.baseText = Object.entries(base)
+      .map(([name, value]) => `,${JSON.stringify(name)}:${JSON.stringify(value)}`)
+      .join("");
+  }
 
   get accessEnabled() {
     return this.enabled.access;
@@ -59,7 +67,7 @@ export class Logger {
     if (!this.enabled.access) return;
     let text = `{"ts":"${timestamp()}","level":"info","msg":"request","request_id":"${fields.request_id}","method":"${fields.method}","path":${JSON.stringify(fields.path)},"route":${fields.route === null ? "null" : JSON.stringify(fields.route)},"status":${fields.status},"duration_ms":${fields.duration_ms}`;
     if (fields.key_id) text += `,"key_id":"${fields.key_id}"`;
-    this.append(text + "}\n");
+    this.append(text + this.baseText + "}\n");
   }
 
   flush() {
@@ -73,7 +81,7 @@ export class Logger {
   }
 
   private line(level: string, msg: string, fields: LogFields) {
-    this.append(JSON.stringify({ ts: timestamp(), level, msg, ...fields }) + "\n");
+    this.append(JSON.stringify({ ts: timestamp(), level, msg, ...this.base, ...fields }) + "\n");
   }
 
   private append(text: string) {

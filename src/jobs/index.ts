@@ -7,7 +7,7 @@ import { cron, Patterns } from "@elysiajs/cron";
 import { Elysia } from "elysia";
 import type { Runtime } from "../runtime";
 import type { Services } from "../services";
-import { type Job, JobRunner } from "./runner";
+import { type Exclusive, type Job, JobRunner } from "./runner";
 
 export type { Job, JobRun } from "./runner";
 export { JobRunner } from "./runner";
@@ -52,16 +52,19 @@ export function jobs(runtime: Runtime, services: Services): Job[] {
   ];
 }
 
-/** The jobs of one app: what the scheduler and `POST /v1/admin/jobs/{name}` both run. */
-export function jobRunner(runtime: Runtime, services: Services): JobRunner {
+/**
+ * The jobs of one app: what the scheduler and `POST /v1/admin/jobs/{name}` both run. `exclusive`
+ * keeps a fleet job to one runner at a time (default: the database's, across instances).
+ */
+export function jobRunner(runtime: Runtime, services: Services, exclusive?: Exclusive): JobRunner {
   const { store } = runtime;
-  return new JobRunner(jobs(runtime, services), runtime.clock, runtime.log, (name, fn) => store.exclusive(name, fn));
+  return new JobRunner(jobs(runtime, services), runtime.clock, runtime.log, exclusive ?? ((name, fn) => store.exclusive(name, fn)));
 }
 
-/** The jobs as cron plugins; a tick while the job's last run is still going is skipped. */
-export function scheduler(runner: JobRunner) {
+/** The jobs (those `only` picks) as cron plugins; a tick while the job's last run is still going is skipped. */
+export function scheduler(runner: JobRunner, only: (job: Job) => boolean = () => true) {
   let app = new Elysia({ name: "jobs" });
-  for (const job of runner.jobs) {
+  for (const job of runner.jobs.filter(only)) {
     app = app.use(
       cron({
         name: job.name,

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# `serve --workers N` on the bench database (`make bench-workers`, and step 7d of `make bench`):
+#
+#  1. the keyed check (bench/check.lua) on 1 and 2 workers, rounds alternating between them: checks
+#     per second, the CPU seconds all the processes of each server (supervisor and workers) used per
+#     100,000 checks (linear scaling keeps it flat: target within 10 % of one worker), and the worst
+#     request latency (target under 100 ms: no worker may stall on another's lock)
+#  2. memory of the whole server (supervisor + workers: VmRSS summed, and PSS summed, which counts
+#     pages the processes share once) with 1, 2 and 4 workers, once each has answered a round
+#
+# Inputs (environment, as run.sh sets them): BENCH_BIN, BENCH_DB (the imported SQLite file),
+# BENCH_DATA, BENCH_RUN (where results go), BENCH_ROUNDS_WORKERS (3), BENCH_DURATION (10),
+# BENCH_CONNECTIONS (32), BENCH_THREADS (2), BENCH_PORT (18080), BENCH_SETTLE_S (5: seconds after
+# "listening" for the subject filter and indexes). Without them it uses dist/trustlist and
+# bench/data (`make bench` must have imported it once).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+export PATH="$ROOT/.tools/node_modules/.bin:$PATH"
+
+BIN=${BENCH_BIN:-$ROOT/dist/trustlist}
+DATA=${BENCH_DATA:-$ROOT/bench/data}
+DB=${BENCH_DB:-$DATA/bench.db}
+RUN=${BENCH_RUN:-bench/results/workers-$(date -u +%Y%m%dT%H%M%SZ)}
+ROUNDS=${BENCH_ROUNDS_WORKERS:-3}
+DURATION=${BENCH_DURATION:-10}
+CONNECTIONS=${BENCH_CONNECTIONS:-32}
+THREADS=${BENCH_THREADS:-2}
+SETTLE=${BENCH_SETTLE_S:-5}
+PORT=$((${BENCH_PORT:-18080} + 40))
+HOST=127.0.0.1
+mkdir -p "$RUN"
+FACTS=$RUN/facts.txt
+touch "$FACTS"
+fact() { echo "$1=$2" >>"$FACTS"; }
+say() { printf '[bench-workers %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+[ -s "$DATA/queries.txt" ] || { say "no $DATA/queries.txt: run make bench first (it generates the data)"; exit 1; }
+[ -s "$DB" ] || { say "no $DB: run make bench first (it imports the data into SQLite)"; exit 1; }
+command -v wrk >/dev/null || { say "wrk is not installed (apt-get install -y wrk)"; exit 1; }
+
+PIDS=()
+cleanup() {
+  local pid
+  for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && wait "$pid" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+KEY_FILE=$(cd "$RUN" && pwd)/workers.key
+NAME="bench-workers-$(date +%s%N)"
+"$BIN" accounts create --name "$NAME" --tier enterprise --daily-quota 1000000000 --json --db "$DB" >/dev/null
+(umask 077 && "$BIN" keys create --account "$NAME" --burst 1000000 --rate-tier partner --json --db "$DB" | jq -r .key >"$KEY_FILE")
+
+wait_healthy() { # url pid
+  local i
+  for i in $(seq 1 600); do
+    curl -sf -o /dev/null --max-time 1 "$1/healthz" && return 0
+    kill -0 "$2" 2>/dev/null || { say "server $2 exited"; return 1; }
+    sleep 0.05
+  done
+  return 1
+}
+# The server's processes: the supervisor (or the single serve) and its children.
+tree() { echo "$1"; pgrep -P "$1" || true; }
+TICKS=$(getconf CLK_TCK)
+ticks() { local pid t=0; for pid in $(tree "$1"); do t=$((t + $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0))); done; echo "$t"; }
+rss_kb() { local pid k=0; for pid in $(tree "$1"); do k=$((k + $(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0))); done; echo "$k"; }
+# Proportional set size: pages shared by the processes (the binary's code, the database's mapped
+# pages) count once in the sum, where VmRSS counts them in every process.
+pss_kb() { local pid k=0; for pid in $(tree "$1"); do k=$((k + $(awk '/^Pss:/ { print $2 }' "/proc/$pid/smaps_rollup" 2>/dev/null || echo 0))); done; echo "$k"; }
+
+start() { # workers -> pid of the supervisor (or single serve)
+  "$BIN" serve --db "$DB" --port "$PORT" --host "$HOST" --access-log off --workers "$1" >/dev/null 2>>"$RUN/workers-servers.err" &
+  local pid=$!
+  PIDS+=("$pid")
+  wait_healthy "http://$HOST:$PORT" "$pid"
+  sleep "$SETTLE"
+  echo "$pid"
+}
+stop() { kill -TERM "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+load() { # outfile pid
+  local before after
+  before=$(ticks "$2")
+  BENCH_KEY_FILE=$KEY_FILE BENCH_QUERIES=$DATA/queries.txt WRK_THREADS=$THREADS \
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION"s --timeout 2s --latency -s bench/check.lua "http://$HOST:$PORT" -- "$THREADS" >"$1" 2>&1 || true
+  after=$(ticks "$2")
+  awk -v t="$((after - before))" -v hz="$TICKS" 'BEGIN { printf "CPU server_s=%.2f\n", t / hz }' >>"$1"
+}
+result() { sed -n "s/^RESULT .*$2=\([0-9.]*\).*/\1/p" "$1" | head -1; }
+cpu() { sed -n 's/^CPU server_s=\([0-9.]*\)/\1/p' "$1" | head -1; }
+per100k() { awk -v c="$(cpu "$1")" -v n="$(result "$1" requests)" 'BEGIN { if (n > 0) printf "%.2f", c / n * 100000; else print "n/a" }'; }
+
+# ---- 1. the keyed check on 1 and 2 workers ------------------------------------------------
+for n in $(seq 1 "$ROUNDS"); do
+  for w in 1 2; do
+    PID=$(start "$w")
+    load "$RUN/workers-warmup-$n-$w.txt" "$PID"
+    load "$RUN/workers-round-$n-$w.txt" "$PID"
+    stop "$PID"
+    f=$RUN/workers-round-$n-$w.txt
+    say "  round $n, $w worker(s): $(result "$f" rps)/s, $(per100k "$f") CPU s per 100k checks, max $(result "$f" max_ms) ms"
+  done
+done
+
+# ---- 2. memory ----------------------------------------------------------------------------
+for w in 1 2 4; do
+  PID=$(start "$w")
+  load "$RUN/workers-memory-$w.txt" "$PID"
+  fact "rss_kb_$w" "$(rss_kb "$PID")"
+  fact "pss_kb_$w" "$(pss_kb "$PID")"
+  say "  $w worker(s): $(rss_kb "$PID") kB resident, $(pss_kb "$PID") kB proportional (all processes)"
+  stop "$PID"
+done
+
+# ---- report -------------------------------------------------------------------------------
+median() { sort -n | awk '{ a[NR] = $1 } END { if (NR == 0) print "n/a"; else print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
+col() { for n in $(seq 1 "$ROUNDS"); do result "$RUN/workers-round-$n-$1.txt" "$2"; done | median; }
+worst() { for n in $(seq 1 "$ROUNDS"); do result "$RUN/workers-round-$n-$1.txt" max_ms; done | sort -n | tail -1; }
+cpucol() { for n in $(seq 1 "$ROUNDS"); do per100k "$RUN/workers-round-$n-$1.txt"; done | median; }
+RSS1=$(sed -n 's/^rss_kb_1=//p' "$FACTS"); RSS2=$(sed -n 's/^rss_kb_2=//p' "$FACTS"); RSS4=$(sed -n 's/^rss_kb_4=//p' "$FACTS")
+PSS1=$(sed -n 's/^pss_kb_1=//p' "$FACTS"); PSS2=$(sed -n 's/^pss_kb_2=//p' "$FACTS"); PSS4=$(sed -n 's/^pss_kb_4=//p' "$FACTS")
+{
+  echo "## serve --workers: the keyed check on 1 and 2 workers (medians of $ROUNDS rounds, ${THREADS}t/${CONNECTIONS}c, ${DURATION}s, $(nproc) cores)"
+  echo
+  echo "| workers | checks/s | CPU s per 100k checks (all processes) | p99 ms | worst ms |"
+  echo "|---|---|---|---|---|"
+  for w in 1 2; do echo "| $w | $(col "$w" rps) | $(cpucol "$w") | $(col "$w" p99_ms) | $(worst "$w") |"; done
+  echo
+  awk -v a="$(cpucol 1)" -v b="$(cpucol 2)" 'BEGIN { if (a > 0) printf "CPU per check, 2 workers against 1: %.2fx (target: within 1.10x)\n", b / a }'
+  echo
+  echo "Resident memory, all processes: 1 worker $((RSS1 / 1024)) MB, 2 workers $((RSS2 / 1024)) MB, 4 workers $((RSS4 / 1024)) MB" \
+    "($(awk -v a="$RSS1" -v b="$RSS4" 'BEGIN { if (a > 0) printf "%.2f", b / a }')x for 4; target at most 2x)."
+  echo "Proportional (shared pages counted once): 1 worker $((PSS1 / 1024)) MB, 2 workers $((PSS2 / 1024)) MB, 4 workers $((PSS4 / 1024)) MB" \
+    "($(awk -v a="$PSS1" -v b="$PSS4" 'BEGIN { if (a > 0) printf "%.2f", b / a }')x for 4)."
+} >"$RUN/workers.md"
+cat "$RUN/workers.md"
