@@ -62,8 +62,10 @@ test("error: a second run of a job while the first is under way is 409, and the 
   const ids = await entriesLapsingAt11(1_200);
   t.clock.set("2026-11-21T11:00:01Z");
   const first = t.json("POST", "/v1/admin/jobs/expire-entries", { key: admin });
-  // The first run is between two slices now: a second one would walk the same due rows.
-  await new Promise((resolve) => setImmediate(resolve));
+  // Once its first slice has committed, the first run is between two slices: a second one would
+  // walk the same due rows. (PostgreSQL reaches the job a few round trips later than SQLite.)
+  const expiredSoFar = async () => (await t.rows<{ n: number }>("SELECT CAST(count(*) AS INTEGER) AS n FROM blacklist_changes WHERE type = 'expired'"))[0]!.n;
+  while ((await expiredSoFar()) === 0) await Bun.sleep(1);
   const second = await t.json("POST", "/v1/admin/jobs/expire-entries", { key: admin });
   expectEnvelope(second, 409, "conflict");
   expect(second.body.error.message).toContain("expire-entries");
