@@ -6,6 +6,7 @@ import { statSync } from "node:fs";
 import type { Store } from "../../db/client";
 import type { Database as AnyDatabase } from "../../db/database";
 import { UniqueViolation } from "../../db/errors";
+import type { PostgresDatabase } from "../../db/postgres";
 import { type Clock, iso } from "../../clock";
 import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../db/schema";
 import { rollbackJournalWhileAlone, suspendIndexes, suspendSearchIndexing, suspendTriggers } from "../../db/search-index";
@@ -142,6 +143,9 @@ function andThen<T, U>(value: Awaitable<T>, next: (value: T) => Awaitable<U>): A
 function counting(work: unknown, counted: Counted): Awaitable<Counted> {
   return work instanceof Promise ? work.then(() => counted) : counted;
 }
+
+/** Lines an import on PostgreSQL loads between two refreshes of the planner's statistics. */
+const ANALYZE_EVERY_LINES = 100_000;
 
 /** Lines of one kind an import on PostgreSQL sends before waiting for their answers. */
 const PIPELINED_LINES = 500;
@@ -285,6 +289,15 @@ export class TransferService {
           let window: Array<{ lineNo: number; work: Promise<Counted> }> = [];
           let windowKind: unknown = null;
           const windowKeys = new Set<string>();
+          // The lines' own look-ups (a link's creator, an entry's named creators) and the scores
+          // at the end read tables this transaction is filling: the planner is told what they hold.
+          const database = this.database as PostgresDatabase;
+          let linesAtAnalyze = 0;
+          const analyzeIfGrown = async () => {
+            if (summary.lines - linesAtAnalyze < ANALYZE_EVERY_LINES) return;
+            await database.analyze();
+            linesAtAnalyze = summary.lines;
+          };
           const land = async () => {
             const settled = await Promise.allSettled(window.map((w) => w.work));
             const failed = settled.findIndex((r) => r.status === "rejected");
@@ -292,6 +305,7 @@ export class TransferService {
             for (const r of settled) summary[(r as PromiseFulfilledResult<Counted>).value]++;
             window = [];
             windowKeys.clear();
+            await analyzeIfGrown();
           };
           const readLines = async () => {
             for await (const batch of lines) {
@@ -325,6 +339,7 @@ export class TransferService {
             await Promise.allSettled(window.map((w) => w.work));
             throw error;
           }
+          if (summary.lines > linesAtAnalyze) await database.analyze();
           await creators.endBulkAsync();
         } catch (error) {
           creators.abandonBulk();
