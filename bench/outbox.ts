@@ -2,18 +2,19 @@
 // Webhook outbox throughput (SPEC section 8). Serves trustlist on a fresh database with
 // --allow-private-webhooks and a receiver on loopback, then:
 //   1. baseline: the keyed check's throughput for --check-s seconds with the outbox idle;
-//   2. healthy: --events `blacklist.added` events committed in one transaction from a second
-//      connection (as a CLI import would), so what is measured is the drain alone, while the check
+//   2. backlog: --events `blacklist.added` events committed in one transaction from a second
+//      connection (as a CLI import would): how fast the worker drains it (deliveries per second);
+//   3. healthy: --events events committed at --rate a second from that connection, while the check
 //      stream goes on; every delivery is timed from its event's commit (the body's `timestamp`) to
-//      its receipt: deliveries per second and p50/p99/max, and the check's throughput meanwhile;
-//   3. hanging: the same with a second endpoint registered whose receiver never answers: the
-//      healthy endpoint's deliveries per second and p99 must stay where they were.
+//      its receipt: p50/p99/max, and the check's throughput meanwhile;
+//   4. hanging: the same with a second endpoint registered whose receiver never answers: the
+//      healthy endpoint's p99 and the checks must stay where they were.
 // Targets (issue): >= 500 deliveries/s, p99 < 1 s when healthy, the check's throughput falls by no
 // more than 20 % while the outbox drains, a hanging receiver does not slow the healthy one.
 // The receiver and the check stream share this process: on a small machine the figures are a floor.
 // Prints one JSON object; bench/report.ts renders it.
-// Usage: bun bench/outbox.ts --bin dist/trustlist [--events 10000] [--port 18100] [--check-s 5]
-//        [--connections 16] [--work DIR]
+// Usage: bun bench/outbox.ts --bin dist/trustlist [--events 10000] [--rate 500] [--port 18100]
+//        [--check-s 5] [--connections 16] [--work DIR]
 import { Database } from "bun:sqlite";
 import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -26,6 +27,7 @@ const { values: args } = parseArgs({
     port: { type: "string", default: "18100" },
     "check-s": { type: "string", default: "5" },
     connections: { type: "string", default: "16" },
+    rate: { type: "string", default: "500" },
     work: { type: "string" },
   },
 });
@@ -33,6 +35,7 @@ const bin = resolve(args.bin!);
 const EVENTS = Number(args.events);
 const CHECK_MS = Number(args["check-s"]) * 1000;
 const CONNECTIONS = Number(args.connections);
+const RATE = Number(args.rate);
 const port = Number(args.port);
 const base = `http://127.0.0.1:${port}`;
 const work = resolve(args.work ?? join("bench", "data", "outbox-bench"));
@@ -122,15 +125,27 @@ function commitEvents(n: number): number {
   return at;
 }
 
-/** Commits `EVENTS` events, then streams checks until `path` has received them all. */
-async function phase(name: string, path: string, reader: string) {
+/**
+ * Commits `EVENTS` events, all at once (`rate` 0: a backlog, as an import leaves) or `rate` a second
+ * in batches every 100 ms (the steady traffic of a busy server), while checks stream; ends when
+ * `path` has received them all.
+ */
+async function phase(name: string, path: string, reader: string, rate: number) {
   received.set(path, []);
   const started = performance.now();
-  commitEvents(EVENTS);
   const stopChecks = checkStream(reader);
-  const deadline = started + 120_000;
+  if (rate === 0) commitEvents(EVENTS);
+  else {
+    const perBatch = Math.max(1, Math.round(rate / 10));
+    for (let sent = 0; sent < EVENTS; sent += perBatch) {
+      commitEvents(Math.min(perBatch, EVENTS - sent));
+      const due = started + ((sent + perBatch) / rate) * 1000;
+      await Bun.sleep(Math.max(0, due - performance.now()));
+    }
+  }
+  const deadline = started + 180_000;
   while ((received.get(path)?.length ?? 0) < EVENTS) {
-    if (performance.now() > deadline) throw new Error(`${name}: ${received.get(path)?.length ?? 0} of ${EVENTS} delivered in 120 s`);
+    if (performance.now() > deadline) throw new Error(`${name}: ${received.get(path)?.length ?? 0} of ${EVENTS} delivered in 180 s`);
     await Bun.sleep(5);
   }
   const drained = performance.now();
@@ -139,6 +154,7 @@ async function phase(name: string, path: string, reader: string) {
   const row = {
     phase: name,
     events: EVENTS,
+    committed_per_s: rate === 0 ? "all at once" : rate,
     drain_s: round((drained - started) / 1000),
     deliveries_per_s: round(EVENTS / ((drained - started) / 1000)),
     commit_to_receipt_ms: { p50: percentile(ages, 0.5), p99: percentile(ages, 0.99), max: ages.at(-1) ?? NaN },
@@ -174,9 +190,10 @@ try {
   log(`baseline: ${result.checks_per_s_idle} checks/s`);
 
   await register("/ok");
-  result.healthy = await phase("healthy", "/ok", reader);
+  result.backlog = await phase("backlog", "/ok", reader, 0);
+  result.healthy = await phase("healthy", "/ok", reader, RATE);
   await register("/hang");
-  result.with_hanging_receiver = await phase("with a hanging receiver", "/ok", reader);
+  result.with_hanging_receiver = await phase("with a hanging receiver", "/ok", reader, RATE);
   result.loadavg = (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
 } finally {
   server.kill("SIGTERM");

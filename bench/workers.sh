@@ -89,7 +89,7 @@ load() { # outfile pid
 }
 result() { sed -n "s/^RESULT .*$2=\([0-9.]*\).*/\1/p" "$1" | head -1; }
 cpu() { sed -n 's/^CPU server_s=\([0-9.]*\)/\1/p' "$1" | head -1; }
-per100k() { awk -v c="$(cpu "$1")" -v n="$(result "$1" requests)" 'BEGIN { if (n > 0) printf "%.2f", c / n * 100000; else print "n/a" }'; }
+per100k() { awk -v c="$(cpu "$1")" -v n="$(result "$1" requests)" 'BEGIN { if (n > 0) printf "%.2f\n", c / n * 100000; else print "n/a" }'; }
 
 # ---- 1. the keyed check on 1 and 2 workers ------------------------------------------------
 for n in $(seq 1 "$ROUNDS"); do

@@ -15,6 +15,7 @@ import postgres1 from "../../migrations/postgres/0001_search_names.sql" with { t
 import postgres2 from "../../migrations/postgres/0002_row_order.sql" with { type: "text" };
 import postgres3 from "../../migrations/postgres/0003_webhooks.sql" with { type: "text" };
 import postgres4 from "../../migrations/postgres/0004_sessions.sql" with { type: "text" };
+import postgres5 from "../../migrations/postgres/0005_creators_version_bulk.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -43,4 +44,5 @@ export const embeddedPostgresMigrations: EmbeddedMigration[] = [
   { tag: "0002_row_order", when: 1795459163256, breakpoints: true, sql: postgres2 },
   { tag: "0003_webhooks", when: 1795460107528, breakpoints: true, sql: postgres3 },
   { tag: "0004_sessions", when: 1795461258706, breakpoints: true, sql: postgres4 },
+  { tag: "0005_creators_version_bulk", when: 1795465256942, breakpoints: true, sql: postgres5 },
 ];

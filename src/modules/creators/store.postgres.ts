@@ -95,6 +95,15 @@ export class PostgresCreatorsStore implements CreatorsStore {
     return this.database.write(fn);
   }
 
+  async holdVersion(): Promise<() => Promise<void>> {
+    // Read by the trigger of migration 0005; SET LOCAL ends with the transaction.
+    await this.sql`SELECT set_config('trustlist.bulk', 'on', true)`;
+    return async () => {
+      await this.sql`SELECT set_config('trustlist.bulk', 'off', true)`;
+      await this.sql`UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'creators_version'`;
+    };
+  }
+
   async byHandle(handle: string): Promise<CreatorRow | null> {
     const [row] = await this.sql`SELECT * FROM creators WHERE handle = ${handle}`;
     return row ? creatorRow(row) : null;

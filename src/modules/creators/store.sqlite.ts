@@ -154,6 +154,11 @@ export class SqliteCreatorsStore implements CreatorsStore {
     return this.store.write(fn);
   }
 
+  async holdVersion(): Promise<() => Promise<void>> {
+    // The SQLite import suspends the counter's triggers and moves it once itself (transfer).
+    return async () => {};
+  }
+
   byHandle(handle: string): CreatorRow | null {
     return this.byHandleStatement.get(handle);
   }

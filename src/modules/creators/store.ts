@@ -124,6 +124,11 @@ export type DirectoryIndexRow = Pick<
 export interface CreatorsStore {
   /** One transaction (joins the caller's when inside one). */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Inside a bulk write transaction (the import): creators_version stops moving with each write
+   * until the returned function moves it once. SQLite's import suspends its triggers itself.
+   */
+  holdVersion(): Promise<() => Promise<void>>;
   byHandle(handle: string): Awaitable<CreatorRow | null>;
   byId(id: string): Awaitable<CreatorRow | null>;
   /** Throws UniqueViolation when the handle (or id) is taken. */

@@ -278,6 +278,7 @@ export class TransferService {
     const writer = this.writerFor("postgres");
     try {
       await this.database.write(async () => {
+        const moveVersion = await creators.store.holdVersion();
         creators.beginBulk();
         try {
           let lineNo = 0;
@@ -341,6 +342,7 @@ export class TransferService {
           }
           if (summary.lines > linesAtAnalyze) await database.analyze();
           await creators.endBulkAsync();
+          await moveVersion();
         } catch (error) {
           creators.abandonBulk();
           throw error;
