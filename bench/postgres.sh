@@ -79,14 +79,13 @@ wait_healthy() { # url pid
   done
   return 1
 }
-start() { # db port -> pid
+start() { # db port: sets STARTED_PID (not echoed: PIDS must grow in this shell, not a subshell)
   "$BIN" serve --db "$1" --port "$2" --host "$HOST" --access-log off >/dev/null 2>>"$RUN/pg-servers.err" &
-  local pid=$!
-  PIDS+=("$pid")
-  wait_healthy "http://$HOST:$2" "$pid"
+  STARTED_PID=$!
+  PIDS+=("$STARTED_PID")
+  wait_healthy "http://$HOST:$2" "$STARTED_PID"
   # The subject filter and the indexes are built after "listening": let them finish.
   sleep 5
-  echo "$pid"
 }
 TICKS=$(getconf CLK_TCK)
 proc_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
@@ -107,8 +106,8 @@ SQ_PORT=$BASE_PORT
 PA_PORT=$((BASE_PORT + 1))
 PB_PORT=$((BASE_PORT + 2))
 say "serve: SQLite on $SQ_PORT, PostgreSQL A on $PA_PORT"
-SQ_PID=$(start "$SQLITE_DB" "$SQ_PORT")
-PA_PID=$(start "$PG_URL" "$PA_PORT")
+start "$SQLITE_DB" "$SQ_PORT"; SQ_PID=$STARTED_PID
+start "$PG_URL" "$PA_PORT"; PA_PID=$STARTED_PID
 load "$RUN/pg-warmup-sqlite.txt" "http://$HOST:$SQ_PORT" "$SQLITE_KEY" "$CONNECTIONS" "$SQ_PID"
 load "$RUN/pg-warmup-postgres.txt" "http://$HOST:$PA_PORT" "$PG_KEY" "$CONNECTIONS" "$PA_PID"
 for n in $(seq 1 "$ROUNDS"); do
@@ -121,7 +120,7 @@ kill -TERM "$SQ_PID" 2>/dev/null || true
 
 # ---- 3. two PostgreSQL instances at once -------------------------------------------------
 say "serve: PostgreSQL B on $PB_PORT; one wrk per instance at once"
-PB_PID=$(start "$PG_URL" "$PB_PORT")
+start "$PG_URL" "$PB_PORT"; PB_PID=$STARTED_PID
 for n in $(seq 1 "$ROUNDS"); do
   load "$RUN/pg-round-$n-pair-a.txt" "http://$HOST:$PA_PORT" "$PG_KEY" "$((CONNECTIONS / 2))" "$PA_PID" &
   WA=$!

@@ -70,13 +70,12 @@ rss_kb() { local pid k=0; for pid in $(tree "$1"); do k=$((k + $(awk '/^VmRSS:/ 
 # pages) count once in the sum, where VmRSS counts them in every process.
 pss_kb() { local pid k=0; for pid in $(tree "$1"); do k=$((k + $(awk '/^Pss:/ { print $2 }' "/proc/$pid/smaps_rollup" 2>/dev/null || echo 0))); done; echo "$k"; }
 
-start() { # workers -> pid of the supervisor (or single serve)
+start() { # workers: sets PID to the supervisor's (or single serve's); not echoed, so PIDS grows in this shell
   "$BIN" serve --db "$DB" --port "$PORT" --host "$HOST" --access-log off --workers "$1" >/dev/null 2>>"$RUN/workers-servers.err" &
-  local pid=$!
-  PIDS+=("$pid")
-  wait_healthy "http://$HOST:$PORT" "$pid"
+  PID=$!
+  PIDS+=("$PID")
+  wait_healthy "http://$HOST:$PORT" "$PID"
   sleep "$SETTLE"
-  echo "$pid"
 }
 stop() { kill -TERM "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 load() { # outfile pid
@@ -94,7 +93,7 @@ per100k() { awk -v c="$(cpu "$1")" -v n="$(result "$1" requests)" 'BEGIN { if (n
 # ---- 1. the keyed check on 1 and 2 workers ------------------------------------------------
 for n in $(seq 1 "$ROUNDS"); do
   for w in 1 2; do
-    PID=$(start "$w")
+    start "$w"
     load "$RUN/workers-warmup-$n-$w.txt" "$PID"
     load "$RUN/workers-round-$n-$w.txt" "$PID"
     stop "$PID"
@@ -105,7 +104,7 @@ done
 
 # ---- 2. memory ----------------------------------------------------------------------------
 for w in 1 2 4; do
-  PID=$(start "$w")
+  start "$w"
   load "$RUN/workers-memory-$w.txt" "$PID"
   fact "rss_kb_$w" "$(rss_kb "$PID")"
   fact "pss_kb_$w" "$(pss_kb "$PID")"
