@@ -129,10 +129,14 @@ export class WebhookWorker {
     while (!this.stopped) {
       let worked = false;
       try {
-        const dispatched = await this.service.dispatchEvents();
-        const claimed = await this.claim();
+        // Fan out and claim only when the queue runs low: while rows wait for the rate, the loop
+        // wakes each millisecond or so, and a claim walks the due rows of busy endpoints too.
+        if (this.queued < this.options.maxInFlight) {
+          const dispatched = await this.service.dispatchEvents();
+          const claimed = await this.claim();
+          worked = dispatched > 0 || claimed > 0;
+        }
         this.startQueued();
-        worked = dispatched > 0 || claimed > 0;
       } catch (error) {
         this.log.error("webhook worker step failed", { error: String(error) });
       }
