@@ -5,7 +5,7 @@ import { t } from "elysia";
 import { statSync } from "node:fs";
 import type { Store } from "../../db/client";
 import type { Database as AnyDatabase } from "../../db/database";
-import { UniqueViolation } from "../../db/errors";
+import { asUniqueViolation } from "../../db/errors";
 import type { PostgresDatabase } from "../../db/postgres";
 import { type Clock, iso } from "../../clock";
 import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../db/schema";
@@ -556,7 +556,7 @@ function parseLine(text: string, lineNo: number): { type?: unknown } {
 /** A line's failure as the error naming its line; other errors as they are. */
 function asLineError(error: unknown, lineNo: number): unknown {
   if (error instanceof ServiceError && !error.message.startsWith("line ")) return lineError(lineNo, error.message);
-  if (error instanceof UniqueViolation || (error instanceof Error && /UNIQUE constraint/.test(error.message))) return lineError(lineNo, "a record with this id or key already exists");
+  if (asUniqueViolation(error)) return lineError(lineNo, "a record with this id or key already exists");
   return error;
 }
 
