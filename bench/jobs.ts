@@ -16,6 +16,7 @@ import { Database } from "bun:sqlite";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { waitHealthy } from "./healthy";
 
 const { values: args } = parseArgs({
   options: {
@@ -125,16 +126,7 @@ function window(from: number, to: number) {
 }
 const round = (x: number) => Math.round(x * 10) / 10;
 
-async function healthy(deadlineMs: number) {
-  const until = performance.now() + deadlineMs;
-  while (performance.now() < until) {
-    try {
-      if ((await fetch(`${base}/healthz`)).status === 200) return;
-    } catch {}
-    await Bun.sleep(20);
-  }
-  throw new Error(`no answer from ${base}/healthz`);
-}
+const healthy = (deadlineMs: number) => waitHealthy(base, deadlineMs);
 
 // ---- 1. start and warm-ups ---------------------------------------------------------------
 log(`serve ${db} on ${base}`);

@@ -19,6 +19,7 @@ import { Database } from "bun:sqlite";
 import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { waitHealthy } from "./healthy";
 
 const { values: args } = parseArgs({
   options: {
@@ -73,16 +74,7 @@ const cli = (...argv: string[]) => {
   return JSON.parse(run.stdout.toString());
 };
 
-async function healthy(deadlineMs: number) {
-  const until = performance.now() + deadlineMs;
-  while (performance.now() < until) {
-    try {
-      if ((await fetch(`${base}/healthz`)).status === 200) return;
-    } catch {}
-    await Bun.sleep(20);
-  }
-  throw new Error(`no answer from ${base}/healthz`);
-}
+const healthy = (deadlineMs: number) => waitHealthy(base, deadlineMs);
 
 /** Keyed checks from `CONNECTIONS` lanes until `stop()`: answers per second. */
 function checkStream(key: string) {
