@@ -3,6 +3,7 @@ import type { Database, Statement } from "bun:sqlite";
 import type { Store } from "../../db/client";
 import { countInSlices } from "../../db/count-slices";
 import { asUniqueViolation } from "../../db/errors";
+import { suspendTriggers } from "../../db/search-index";
 import {
   type ConnectionFields,
   type CreatorOrder,
@@ -40,6 +41,9 @@ const SCAN_WHERE = `(?1 IS NULL OR instr(search_text, ?1) > 0)
   AND (?3 IS NULL OR (handle >= ?3 AND handle < ?3 || '~'))
   AND (?4 IS NULL OR instr(',' || platforms || ',', ',' || ?4 || ',') > 0)`;
 type ScanParams = [string | null, string | null, string | null, string | null];
+
+/** Triggers counting creator writes in meta.creators_version (migration 0006). */
+const CREATORS_VERSION_TRIGGERS = ["creators_version_ai", "creators_version_au"];
 
 export class SqliteCreatorsStore implements CreatorsStore {
   private readonly sqlite: Database;
@@ -155,8 +159,12 @@ export class SqliteCreatorsStore implements CreatorsStore {
   }
 
   async holdVersion(): Promise<() => Promise<void>> {
-    // The SQLite import suspends the counter's triggers and moves it once itself (transfer).
-    return async () => {};
+    // Dropped inside the caller's transaction: a rollback brings them back by itself.
+    const resume = suspendTriggers(this.sqlite, CREATORS_VERSION_TRIGGERS);
+    return async () => {
+      resume();
+      this.sqlite.run("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'creators_version'");
+    };
   }
 
   byHandle(handle: string): CreatorRow | null {

@@ -126,7 +126,8 @@ export interface CreatorsStore {
   transaction<T>(fn: () => Promise<T>): Promise<T>;
   /**
    * Inside a bulk write transaction (the import): creators_version stops moving with each write
-   * until the returned function moves it once. SQLite's import suspends its triggers itself.
+   * until the returned function moves it once (SQLite drops its counting triggers meanwhile,
+   * PostgreSQL's trigger stands still while the transaction says trustlist.bulk).
    */
   holdVersion(): Promise<() => Promise<void>>;
   byHandle(handle: string): Awaitable<CreatorRow | null>;

@@ -9,7 +9,7 @@ import { asUniqueViolation } from "../../db/errors";
 import type { PostgresDatabase } from "../../db/postgres";
 import { type Clock, iso } from "../../clock";
 import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../db/schema";
-import { rollbackJournalWhileAlone, suspendIndexes, suspendSearchIndexing, suspendTriggers } from "../../db/search-index";
+import { rollbackJournalWhileAlone, suspendIndexes, suspendSearchIndexing } from "../../db/search-index";
 import { ServiceError } from "../../errors";
 import { newId } from "../../ids";
 import { BodyInteger, DateTime, literals } from "../../http/model";
@@ -60,8 +60,6 @@ const BYTES_PER_LINE = 250;
 /** From this file size on, an import rebuilds the search indexes at its end (about 30k lines). */
 const REBUILD_INDEXES_FROM_BYTES = 8 * 1024 * 1024;
 
-/** Triggers counting creator writes in meta.creators_version (migration 0006). */
-const CREATORS_VERSION_TRIGGERS = ["creators_version_ai", "creators_version_au"];
 
 const CreatorLine = TypeCompiler.Compile(
   t.Object(
@@ -223,7 +221,7 @@ export class TransferService {
     const resumeCreatorIndexes = resumeIndexing && rebuildTables ? suspendIndexes(sqlite, ["creators"]) : null;
     // The creators_version counter only has to move once per commit (the directory index and the
     // change notifier compare it), not on each of the 100k+ creator writes an import makes.
-    const resumeVersionTriggers = suspendTriggers(sqlite, CREATORS_VERSION_TRIGGERS);
+    const moveVersion = await creators.store.holdVersion();
     const creatorIds = new Map<string, string>();
     const writer = this.writerFor("sqlite");
     let lineNo = 0;
@@ -250,8 +248,7 @@ export class TransferService {
       blacklist.endBulk();
       creators.endBulk();
       resumeCreatorIndexes?.();
-      resumeVersionTriggers();
-      sqlite.run("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'creators_version'");
+      await moveVersion();
       sqlite.run("COMMIT");
     } catch (error) {
       blacklist.abandonBulk();
