@@ -122,7 +122,7 @@ export const serve: Command = {
     const firstKey = await firstStartKey(services);
 
     // So the first keyless requests do not wait for what their answers are computed from.
-    void warmUp(services, () =>
+    void warmUp(services, store, () =>
       runtime.log.info("subject filter ready", { subjects: services.blacklist.subjects.size, ms: Math.round(performance.now() - started) }),
     );
     const address = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;

@@ -105,7 +105,7 @@ export async function runWorker(role: WorkerRole): Promise<"running"> {
   log.info("worker listening", { pid: process.pid });
   process.send!({ type: "ready" } satisfies WorkerMessage);
   // As a single serve does: requests meanwhile read what they need themselves.
-  void warmUp(services);
+  void warmUp(services, store);
   return "running";
 }
 
