@@ -181,3 +181,34 @@ test("an import naming a creator twice, or an account linked to another creator,
   await expect(importLines([...lines, other, { ...lines[1], creator: "othermaker" }], 0)).rejects.toThrow(/line 5: .*already linked to another creator/);
   expect((await directory("lotus")).total).toBe(0);
 });
+
+sqliteOnly("an import of entries alone rescores the stored creators they name, by handle or by linked account", async () => {
+  await importLines(
+    [
+      ...lines.slice(0, 2),
+      { type: "creator", handle: "quietmaker", verification_level: 1, joined_at: "2026-01-01T00:00:00Z" },
+      { type: "creator", handle: "bystander", verification_level: 1, joined_at: "2026-01-01T00:00:00Z" },
+    ],
+    Infinity,
+  );
+  const row = (handle: string) => t.sqlite.query("SELECT trust_score, blacklisted FROM creators WHERE handle = ?").get(handle) as { trust_score: number; blacklisted: number };
+  const bystander = row("bystander");
+  expect(row("lotusforge").blacklisted).toBe(0);
+  // A bulk import (indexes rebuilt, creators scored at the end) that brings no creator of its own.
+  const entry = { type: "entry", severity: "ban", scope: "global", vertical: "all", reason_code: "scam", appealable: true };
+  expect(
+    await importLines(
+      [
+        { ...entry, provider: "roblox", provider_user_id: "777" },
+        { ...entry, provider: "discord", provider_user_id: "5151", creator: "quietmaker", severity: "warn" },
+      ],
+      0,
+    ),
+  ).toMatchObject({ entries: 2 });
+  expect(row("lotusforge").blacklisted).toBe(1);
+  expect(row("quietmaker").trust_score).toBeLessThan(bystander.trust_score);
+  expect(row("bystander")).toEqual(bystander);
+  const scored = t.sqlite.query("SELECT handle, trust_score, blacklisted FROM creators ORDER BY handle").all();
+  await t.services.creators.refreshAll();
+  expect(t.sqlite.query("SELECT handle, trust_score, blacklisted FROM creators ORDER BY handle").all()).toEqual(scored);
+});
