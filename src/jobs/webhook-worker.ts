@@ -130,7 +130,7 @@ export class WebhookWorker {
       let worked = false;
       try {
         // Fan out and claim only when the queue runs low: while rows wait for the rate, the loop
-        // wakes each millisecond or so, and a claim walks the due rows of busy endpoints too.
+        // wakes each millisecond or so. A claim reads only the endpoints whose lanes have room.
         if (this.queued < this.options.maxInFlight) {
           const dispatched = await this.service.dispatchEvents();
           const claimed = await this.claim();
@@ -184,8 +184,9 @@ export class WebhookWorker {
     const laneRoom = perEndpoint * QUEUE_ROUNDS;
     const room = maxInFlight * 2 - this.attempts.size - this.queued;
     if (room <= 0 || (this.stopped && this.running !== null)) return 0;
-    const full = [...this.lanes].filter(([, lane]) => lane.running + lane.queue.length >= laneRoom).map(([key]) => key);
-    const { claimed, leaseUntil } = await this.service.claimDue(room, this.leaseMs, full);
+    const held = new Map<string, number>();
+    for (const [key, lane] of this.lanes) held.set(key, lane.running + lane.queue.length);
+    const { claimed, leaseUntil } = await this.service.claimDue(room, this.leaseMs, { perLane: laneRoom, held });
     const extra: string[] = [];
     for (const delivery of claimed) {
       const lane = this.laneOf(delivery.endpointId ?? delivery.url);

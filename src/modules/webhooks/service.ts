@@ -22,7 +22,7 @@ import {
   type WebhookRegistrationView,
 } from "./model";
 import { newSigningSecret } from "./signing";
-import { type AttemptOutcome, type AttemptRow, type ClaimedDelivery, createWebhooksStore, type DeliveryRow, type EndpointRow, type WebhooksStore } from "./store";
+import { type AttemptOutcome, type AttemptRow, type ClaimedDelivery, type ClaimLanes, createWebhooksStore, type DeliveryRow, type EndpointRow, type WebhooksStore } from "./store";
 import { checkDestinationUrl, checkDiscordWebhookUrl, type UrlPolicy } from "./url-guard";
 
 /** Endpoints one account may register. */
@@ -292,10 +292,14 @@ export class WebhooksService {
     });
   }
 
-  claimDue(limit: number, leaseMs: number, busyEndpoints: string[]): Promise<{ claimed: ClaimedDelivery[]; leaseUntil: number }> {
+  /**
+   * Claims up to `limit` due deliveries for `leaseMs`; per lane (endpoint or Discord URL) at most
+   * `lanes.perLane` less what the caller holds (default: `limit`, nothing held).
+   */
+  claimDue(limit: number, leaseMs: number, lanes: ClaimLanes = { perLane: limit, held: new Map() }): Promise<{ claimed: ClaimedDelivery[]; leaseUntil: number }> {
     const now = this.clock.now();
     const leaseUntil = now + leaseMs;
-    return this.store.claimDue(now, limit, leaseUntil, busyEndpoints).then((claimed) => ({ claimed, leaseUntil }));
+    return this.store.claimDue(now, limit, leaseUntil, lanes).then((claimed) => ({ claimed, leaseUntil }));
   }
 
   /** Whether a claimed row is still to be sent (its endpoint was not deleted or disabled since). */
