@@ -3,9 +3,14 @@
 // at most `maxInFlight` attempts at once and at most `perEndpoint` per endpoint, so a receiver
 // that hangs ties up its own slots for the 10 s time limit and nobody else's. Claimed rows wait
 // in a short queue per endpoint (a few rounds of its slots, well inside the lease) and the loop
-// claims again for an endpoint only when its queue runs low, so a busy endpoint costs one claim
-// per batch, not per attempt. Each step is one short transaction and the loop yields between
-// them: requests never wait behind it.
+// claims again only when a lane runs low (or at the poll), so a busy endpoint costs one claim per
+// batch, not per attempt, and a full one costs a claim nothing (store.ts).
+//
+// The work around each attempt is done per batch, not per attempt: the attempts that end in one
+// turn of the event loop are recorded together in one transaction (after the I/O of that turn,
+// requests included, has been handled), and the rows started together are checked (endpoint
+// deleted or disabled meanwhile?) with one read. Each step is one short transaction and the
+// worker yields between them: requests never wait behind it.
 //
 // After a crash: a claimed row's lease lapses (PostgreSQL; another instance then takes it) or is
 // let go when the one process serving a SQLite file starts, so the row is sent again. A row is
@@ -14,8 +19,8 @@ import type { Clock } from "../clock";
 import type { Logger } from "../http/logger";
 import type { Metrics } from "../http/metrics";
 import { AttemptAborted, ATTEMPT_TIMEOUT_MS, sendDelivery } from "../modules/webhooks/sender";
-import type { WebhooksService } from "../modules/webhooks/service";
-import type { ClaimedDelivery } from "../modules/webhooks/store";
+import type { AttemptResult, WebhooksService } from "../modules/webhooks/service";
+import type { AttemptOutcome, ClaimedDelivery } from "../modules/webhooks/store";
 
 export interface WebhookWorkerOptions {
   /** Attempts in flight at once, over all endpoints. */
@@ -46,10 +51,18 @@ interface Held {
   leaseUntil: number;
 }
 
-/** One endpoint's (or Discord URL's) share: attempts running and claimed rows waiting. */
+/** One endpoint's (or Discord URL's) share: attempts running (sent or being recorded) and claimed rows waiting. */
 interface Lane {
   running: number;
   queue: Held[];
+}
+
+/** An attempt that ended, waiting for the batch that records it. */
+interface Ended {
+  delivery: ClaimedDelivery;
+  result: AttemptResult;
+  recorded(outcome: AttemptOutcome | null): void;
+  failed(error: unknown): void;
 }
 
 export class WebhookWorker {
@@ -60,8 +73,15 @@ export class WebhookWorker {
    */
   private readonly leaseMs: number;
   private readonly lanes = new Map<string, Lane>();
+  /** Each attempt's whole life (sent, then recorded): `stop` and `drain` wait for them. */
   private readonly attempts = new Set<Promise<void>>();
+  /** Attempts started and not yet recorded, over all lanes. */
+  private inFlight = 0;
   private queued = 0;
+  /** Attempts ended and not yet recorded: one transaction records them at the end of the turn. */
+  private ended: Ended[] = [];
+  private startScheduled = false;
+  private rateTimer: ReturnType<typeof setTimeout> | null = null;
   private running: Promise<void> | null = null;
   private stopped = true;
   private wake: (() => void) | null = null;
@@ -100,6 +120,7 @@ export class WebhookWorker {
     this.stopped = true;
     this.shutdown.abort();
     this.wake?.();
+    if (this.rateTimer) clearTimeout(this.rateTimer);
     await this.running;
     await Promise.allSettled([...this.attempts]);
     await this.releaseQueued();
@@ -107,14 +128,14 @@ export class WebhookWorker {
 
   /**
    * One pass for tests and the benchmark: fan out and deliver everything due now, waiting for the
-   * attempts; answers how many attempts were made.
+   * attempts; answers how many attempts were started.
    */
   async drain(): Promise<number> {
     let made = 0;
     for (;;) {
       await this.service.dispatchEvents();
       await this.claim();
-      const started = this.startQueued();
+      const started = await this.startQueued();
       made += started;
       if (started === 0 && this.attempts.size === 0 && this.queued === 0) return made;
       if (this.attempts.size > 0) await Promise.race([...this.attempts]);
@@ -127,25 +148,19 @@ export class WebhookWorker {
       await this.service.releaseAllClaims().catch((error) => this.log.error("webhook claims not released", { error: String(error) }));
     }
     while (!this.stopped) {
-      let worked = false;
+      let dispatched = 0;
       try {
-        // Fan out and claim only when the queue runs low: while rows wait for the rate, the loop
-        // wakes each millisecond or so. A claim reads only the endpoints whose lanes have room.
-        if (this.queued < this.options.maxInFlight) {
-          const dispatched = await this.service.dispatchEvents();
-          const claimed = await this.claim();
-          worked = dispatched > 0 || claimed > 0;
-        }
-        this.startQueued();
+        dispatched = await this.service.dispatchEvents();
+        if ((await this.claim()) > 0) await this.startQueued();
       } catch (error) {
         this.log.error("webhook worker step failed", { error: String(error) });
       }
       if (this.stopped) break;
-      // Work found: look again at once (after requests had their turn); else wait for a lane to
-      // run low or for the poll.
+      // Events fanned out: look again at once (after requests had their turn). Else wait for a
+      // lane to run low (an attempt's end wakes the loop) or for the poll. Starting queued rows
+      // is not the loop's: ends of attempts and the rate's timer do it.
       await new Promise<void>((resolve) => {
-        const waitingForRate = this.queued > 0 && this.attempts.size < this.options.maxInFlight;
-        const timer = setTimeout(done, waitingForRate ? this.untilToken() : worked ? 0 : this.options.pollMs);
+        const timer = setTimeout(done, dispatched > 0 ? 0 : this.options.pollMs);
         function done() {
           clearTimeout(timer);
           resolve();
@@ -182,7 +197,7 @@ export class WebhookWorker {
   private async claim(): Promise<number> {
     const { maxInFlight, perEndpoint } = this.options;
     const laneRoom = perEndpoint * QUEUE_ROUNDS;
-    const room = maxInFlight * 2 - this.attempts.size - this.queued;
+    const room = maxInFlight * 2 - this.inFlight - this.queued;
     if (room <= 0 || (this.stopped && this.running !== null)) return 0;
     const held = new Map<string, number>();
     for (const [key, lane] of this.lanes) held.set(key, lane.running + lane.queue.length);
@@ -202,56 +217,98 @@ export class WebhookWorker {
     return claimed.length - extra.length;
   }
 
-  /** Starts queued rows where their lane and the overall limit allow; answers how many started. */
-  private startQueued(): number {
-    let started = 0;
-    for (const [key, lane] of this.lanes) {
-      while (lane.queue.length > 0 && lane.running < this.options.perEndpoint && this.attempts.size < this.options.maxInFlight && !this.shutdown.signal.aborted) {
-        if (!this.takeToken()) return started;
-        this.begin(key, lane, lane.queue.shift()!);
-        this.queued--;
-        started++;
-      }
-      if (lane.running === 0 && lane.queue.length === 0) this.lanes.delete(key);
-    }
-    return started;
+  /** Starts queued rows at the end of this turn (once, however many attempts ended in it). */
+  private scheduleStart(): void {
+    if (this.startScheduled || this.shutdown.signal.aborted) return;
+    this.startScheduled = true;
+    setImmediate(() => {
+      this.startScheduled = false;
+      this.startQueued().catch((error) => this.log.error("webhook attempts not started", { error: String(error) }));
+    });
   }
 
-  private begin(key: string, lane: Lane, held: Held): void {
-    lane.running++;
-    const attempt = this.attempt(held).finally(() => {
-      this.attempts.delete(attempt);
-      lane.running--;
-      // The lane's next row goes at once; the loop claims more when the lane runs low.
-      const next = lane.queue.length > 0 && !this.shutdown.signal.aborted && this.takeToken() ? lane.queue.shift() : undefined;
-      if (next) {
+  /**
+   * Starts queued rows where their lane, the overall limit and the rate allow, after one read that
+   * drops those whose endpoint was deleted or disabled while they waited; answers how many it took
+   * from the queues.
+   */
+  private async startQueued(): Promise<number> {
+    const { perEndpoint, maxInFlight, timeoutMs } = this.options;
+    const picked: { lane: Lane; key: string; held: Held }[] = [];
+    const expiring = new Map<number, string[]>();
+    const now = this.clock.now();
+    let waitingForRate = false;
+    for (const [key, lane] of this.lanes) {
+      while (lane.queue.length > 0 && lane.running < perEndpoint && this.inFlight < maxInFlight && !this.shutdown.signal.aborted) {
+        if (!this.takeToken()) {
+          waitingForRate = true;
+          break;
+        }
+        const held = lane.queue.shift()!;
         this.queued--;
-        this.begin(key, lane, next);
-      } else if (lane.running === 0 && lane.queue.length === 0) {
-        this.lanes.delete(key);
+        // A row whose lease could lapse before this attempt ends is left for the next claim, so no
+        // other worker can be sending it at the same time.
+        if (now + timeoutMs + 5_000 > held.leaseUntil) {
+          (expiring.get(held.leaseUntil) ?? expiring.set(held.leaseUntil, []).get(held.leaseUntil)!).push(held.delivery.id);
+          continue;
+        }
+        lane.running++;
+        this.inFlight++;
+        picked.push({ lane, key, held });
       }
-      if (lane.running + lane.queue.length <= (this.options.perEndpoint * QUEUE_ROUNDS) / 2) this.wake?.();
+      if (waitingForRate) break;
+      if (lane.running === 0 && lane.queue.length === 0) this.lanes.delete(key);
+    }
+    if (waitingForRate && this.rateTimer === null) {
+      this.rateTimer = setTimeout(() => {
+        this.rateTimer = null;
+        this.scheduleStart();
+      }, this.untilToken());
+    }
+    for (const [leaseUntil, ids] of expiring) await this.service.release(ids, leaseUntil).catch(() => {});
+    if (picked.length === 0) return [...expiring.values()].reduce((n, ids) => n + ids.length, 0);
+    // They may have waited in their lane: an endpoint deleted or disabled meanwhile gets nothing more.
+    let due: Set<string>;
+    try {
+      due = await this.service.stillDueOf(picked.map((p) => p.held.delivery));
+    } catch (error) {
+      due = new Set();
+      this.log.error("webhook attempts not started", { error: String(error) });
+    }
+    for (const { lane, key, held } of picked) {
+      if (due.has(held.delivery.id)) this.begin(key, lane, held.delivery);
+      else this.finish(key, lane);
+    }
+    return picked.length;
+  }
+
+  private begin(key: string, lane: Lane, delivery: ClaimedDelivery): void {
+    const attempt = this.attempt(delivery).finally(() => {
+      this.attempts.delete(attempt);
+      this.finish(key, lane);
     });
     this.attempts.add(attempt);
   }
 
-  private async attempt({ delivery, leaseUntil }: Held): Promise<void> {
-    // A row whose lease could lapse before this attempt ends is left for the next claim, so no
-    // other worker can be sending it at the same time.
-    if (this.clock.now() + this.options.timeoutMs + 5_000 > leaseUntil) {
-      await this.service.release([delivery.id], leaseUntil).catch(() => {});
-      return;
-    }
+  /** A lane's attempt is over (recorded, dropped or aborted): its slot goes to the next row. */
+  private finish(key: string, lane: Lane): void {
+    lane.running--;
+    this.inFlight--;
+    if (lane.running === 0 && lane.queue.length === 0 && this.lanes.get(key) === lane) this.lanes.delete(key);
+    if (lane.queue.length > 0) this.scheduleStart();
+    // The loop claims more when the lane runs low.
+    if (lane.running + lane.queue.length <= (this.options.perEndpoint * QUEUE_ROUNDS) / 2) this.wake?.();
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
     try {
-      // It may have waited in its lane: an endpoint deleted or disabled meanwhile gets nothing more.
-      if (!(await this.service.stillDue(delivery))) return;
       const result = await sendDelivery(delivery, {
         policy: this.service.options.policy,
         timeoutMs: this.options.timeoutMs,
         signal: this.shutdown.signal,
         now: () => this.clock.now(),
       });
-      const outcome = await this.service.recordAttempt(delivery, result);
+      const outcome = await this.record(delivery, result);
       // delivered, retry (pending again), failed (the last retry), or discarded (deleted meanwhile).
       this.metrics.webhookAttempt(outcome === null ? "discarded" : outcome.status === "pending" ? "retry" : outcome.status, result.latencyMs);
       if (outcome?.status === "delivered") this.metrics.webhookDelivered(this.clock.now() - delivery.createdAt);
@@ -261,15 +318,38 @@ export class WebhookWorker {
     }
   }
 
+  /**
+   * Records an attempt with the others that end in this turn of the event loop: one transaction
+   * for all of them, after the turn's I/O (requests included) has been handled. Until it commits,
+   * the row is still claimed and pending: a crash meanwhile sends it again (at least once), and
+   * nothing sends it again after the commit of a 2xx.
+   */
+  private record(delivery: ClaimedDelivery, result: AttemptResult): Promise<AttemptOutcome | null> {
+    return new Promise((recorded, failed) => {
+      this.ended.push({ delivery, result, recorded, failed });
+      if (this.ended.length === 1) setImmediate(() => this.recordEnded());
+    });
+  }
+
+  private async recordEnded(): Promise<void> {
+    const batch = this.ended;
+    this.ended = [];
+    try {
+      const outcomes = await this.service.recordAttempts(batch.map(({ delivery, result }) => ({ delivery, result })));
+      batch.forEach((ended, n) => ended.recorded(outcomes[n]!));
+    } catch (error) {
+      for (const ended of batch) ended.failed(error);
+    }
+  }
+
   /** Lets go of rows claimed but not started, so another instance need not wait for their lease. */
   private async releaseQueued(): Promise<void> {
     const byLease = new Map<number, string[]>();
     for (const lane of this.lanes.values()) {
       for (const held of lane.queue) (byLease.get(held.leaseUntil) ?? byLease.set(held.leaseUntil, []).get(held.leaseUntil)!).push(held.delivery.id);
+      this.queued -= lane.queue.length;
       lane.queue.length = 0;
     }
-    this.queued = 0;
-    this.lanes.clear();
     for (const [leaseUntil, ids] of byLease) await this.service.release(ids, leaseUntil).catch(() => {});
   }
 }

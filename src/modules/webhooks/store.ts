@@ -74,6 +74,13 @@ export interface PendingEvent {
   createdAt: number;
 }
 
+/** One attempt to record: the row, the delivery's attempts when claimed, where it leaves the delivery. */
+export interface RecordedAttempt {
+  attempt: AttemptRow;
+  attemptsBefore: number;
+  outcome: AttemptOutcome;
+}
+
 /** Where an attempt leaves its delivery. */
 export interface AttemptOutcome {
   status: DeliveryStatus;
@@ -126,10 +133,10 @@ export interface WebhooksStore {
    */
   claimDue(now: number, limit: number, leaseUntil: number, lanes: ClaimLanes): Promise<ClaimedDelivery[]>;
   /**
-   * Whether a claimed row is still to be sent: pending with `attempts` attempts, its endpoint
-   * neither deleted nor disabled since the claim.
+   * Of claimed rows (id, and `attempts` when claimed), the ids still to be sent: pending with as
+   * many attempts, their endpoint neither deleted nor disabled since the claim. One read for a batch.
    */
-  stillDue(id: string, attempts: number): Promise<boolean>;
+  stillDue(rows: { id: string; attempts: number }[]): Promise<Set<string>>;
   /** Lets go of every lease: for the single process that serves a SQLite file, at start. */
   releaseClaims(): Promise<void>;
   /** Lets go of the leases of rows claimed but not sent (their endpoint had no free slot). */
@@ -141,10 +148,11 @@ export interface WebhooksStore {
   noteEndpointResult(endpointId: string, ok: boolean, at: number): Promise<number | null>;
   disableEndpoint(endpointId: string, reason: string, at: number): Promise<void>;
   /**
-   * Records one attempt and moves its delivery, if the delivery is still the one claimed (still
-   * pending with `attemptsBefore` attempts). False when it was deleted or finished meanwhile.
+   * Records attempts, each moving its delivery if the delivery is still the one claimed (still
+   * pending with `attemptsBefore` attempts); answers per attempt whether it was recorded (false
+   * when deleted or finished meanwhile). Joins the caller's transaction.
    */
-  recordAttempt(attempt: AttemptRow, attemptsBefore: number, outcome: AttemptOutcome): Promise<boolean>;
+  recordAttempts(attempts: RecordedAttempt[]): Promise<boolean[]>;
 
   listDeliveries(endpointId: string, limit: number, beforeId: string | null): Promise<DeliveryRow[]>;
   attemptsOf(deliveryIds: string[]): Promise<AttemptRow[]>;
@@ -283,6 +291,12 @@ function patchColumns(patch: EndpointPatch): [string, unknown][] {
   if (patch.disabledAt !== undefined) columns.push(["disabled_at", patch.disabledAt]);
   if (patch.failingSince !== undefined) columns.push(["failing_since", patch.failingSince]);
   return columns;
+}
+
+/** The ids of `claimed` found still pending with the attempts they were claimed with. */
+function stillDueIds(claimed: { id: string; attempts: number }[], found: { id: string; attempts: number | string }[]): Set<string> {
+  const attemptsNow = new Map(found.map((r) => [r.id, Number(r.attempts)]));
+  return new Set(claimed.filter((r) => attemptsNow.get(r.id) === r.attempts).map((r) => r.id));
 }
 
 /** Lane keys without room: for Discord messages, whose lanes are their URLs. */
@@ -434,14 +448,15 @@ class SqliteWebhooksStore implements WebhooksStore {
       .all(now, limit, JSON.stringify(fullLanes(lanes)));
   }
 
-  async stillDue(id: string, attempts: number): Promise<boolean> {
-    const row = this.sqlite
-      .query(
-        `SELECT 1 FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
-         WHERE d.id = ? AND d.status = 'pending' AND d.attempts = ? AND (d.endpoint_id IS NULL OR e.enabled = 1)`,
+  async stillDue(rows: { id: string; attempts: number }[]): Promise<Set<string>> {
+    if (rows.length === 0) return new Set();
+    const found = this.sqlite
+      .query<{ id: string; attempts: number }, [string]>(
+        `SELECT d.id, d.attempts FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         WHERE d.id IN (SELECT value FROM json_each(?)) AND d.status = 'pending' AND (d.endpoint_id IS NULL OR e.enabled = 1)`,
       )
-      .get(id, attempts);
-    return row !== null;
+      .all(JSON.stringify(rows.map((r) => r.id)));
+    return stillDueIds(rows, found);
   }
 
   async releaseClaims(): Promise<void> {
@@ -473,20 +488,21 @@ class SqliteWebhooksStore implements WebhooksStore {
     this.sqlite.run("UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ?, disabled_at = ? WHERE id = ?", [reason, at, endpointId]);
   }
 
-  async recordAttempt(a: AttemptRow, attemptsBefore: number, outcome: AttemptOutcome): Promise<boolean> {
+  async recordAttempts(attempts: RecordedAttempt[]): Promise<boolean[]> {
     return this.store.write(() => {
-      // query() keeps the compiled statements: these run once per attempt.
-      const moved = this.sqlite
-        .query(
-          `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, next_attempt_at = ?, finished_at = ?, claimed_until = NULL
-           WHERE id = ? AND status = 'pending' AND attempts = ?`,
-        )
-        .run(outcome.status, outcome.nextAttemptAt, outcome.finishedAt, a.deliveryId, attemptsBefore).changes;
-      if (moved === 0) return false;
-      this.sqlite
-        .query(`INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error, response_excerpt) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-        .run(a.deliveryId, a.attempt, a.startedAt, a.statusCode, a.latencyMs, a.error, a.responseExcerpt);
-      return true;
+      // query() keeps the compiled statements: these run for every attempt.
+      const move = this.sqlite.query(
+        `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, next_attempt_at = ?, finished_at = ?, claimed_until = NULL
+         WHERE id = ? AND status = 'pending' AND attempts = ?`,
+      );
+      const insert = this.sqlite.query(
+        `INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error, response_excerpt) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      );
+      return attempts.map(({ attempt: a, attemptsBefore, outcome }) => {
+        if (move.run(outcome.status, outcome.nextAttemptAt, outcome.finishedAt, a.deliveryId, attemptsBefore).changes === 0) return false;
+        insert.run(a.deliveryId, a.attempt, a.startedAt, a.statusCode, a.latencyMs, a.error, a.responseExcerpt);
+        return true;
+      });
     });
   }
 
@@ -692,10 +708,11 @@ class PostgresWebhooksStore implements WebhooksStore {
     return rows.map(toClaimed);
   }
 
-  async stillDue(id: string, attempts: number): Promise<boolean> {
-    const rows = await this.sql`SELECT 1 FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
-      WHERE d.id = ${id} AND d.status = 'pending' AND d.attempts = ${attempts} AND (d.endpoint_id IS NULL OR e.enabled)`;
-    return rows.length > 0;
+  async stillDue(rows: { id: string; attempts: number }[]): Promise<Set<string>> {
+    if (rows.length === 0) return new Set();
+    const found = await this.sql`SELECT d.id, d.attempts FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      WHERE d.id = ANY(${this.sql.array(rows.map((r) => r.id), "TEXT")}) AND d.status = 'pending' AND (d.endpoint_id IS NULL OR e.enabled)`;
+    return stillDueIds(rows, found);
   }
 
   async releaseClaims(): Promise<void> {
@@ -720,16 +737,33 @@ class PostgresWebhooksStore implements WebhooksStore {
     await this.sql`UPDATE webhook_endpoints SET enabled = false, disabled_reason = ${reason}, disabled_at = ${at} WHERE id = ${endpointId}`;
   }
 
-  async recordAttempt(a: AttemptRow, attemptsBefore: number, outcome: AttemptOutcome): Promise<boolean> {
-    return this.transaction(async () => {
-      const moved = await this.sql`UPDATE webhook_deliveries SET attempts = attempts + 1, status = ${outcome.status},
-          next_attempt_at = ${outcome.nextAttemptAt}, finished_at = ${outcome.finishedAt}, claimed_until = NULL
-        WHERE id = ${a.deliveryId} AND status = 'pending' AND attempts = ${attemptsBefore} RETURNING 1`;
-      if (moved.length === 0) return false;
-      await this.sql`INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error, response_excerpt)
-        VALUES (${a.deliveryId}, ${a.attempt}, ${a.startedAt}, ${a.statusCode}, ${a.latencyMs}, ${a.error}, ${a.responseExcerpt})`;
-      return true;
-    });
+  async recordAttempts(attempts: RecordedAttempt[]): Promise<boolean[]> {
+    if (attempts.length === 0) return [];
+    // Two statements for the whole batch: the deliveries still as claimed move, then their attempts.
+    const moved = await this.sql`UPDATE webhook_deliveries d SET attempts = d.attempts + 1, status = v.status,
+        next_attempt_at = v.next_attempt_at, finished_at = v.finished_at, claimed_until = NULL
+      FROM unnest(${this.sql.array(attempts.map((a) => a.attempt.deliveryId), "TEXT")}::text[],
+                  ${this.sql.array(attempts.map((a) => a.attemptsBefore), "INT4")}::int[],
+                  ${this.sql.array(attempts.map((a) => a.outcome.status), "TEXT")}::text[],
+                  ${this.sql.array(attempts.map((a) => a.outcome.nextAttemptAt), "INT8")}::bigint[],
+                  ${this.sql.array(attempts.map((a) => a.outcome.finishedAt), "INT8")}::bigint[])
+        AS v(id, attempts_before, status, next_attempt_at, finished_at)
+      WHERE d.id = v.id AND d.status = 'pending' AND d.attempts = v.attempts_before
+      RETURNING d.id`;
+    const ids = new Set(moved.map((r: { id: string }) => r.id));
+    const records = attempts
+      .filter((a) => ids.has(a.attempt.deliveryId))
+      .map(({ attempt: a }) => ({
+        delivery_id: a.deliveryId,
+        attempt: a.attempt,
+        started_at: a.startedAt,
+        status_code: a.statusCode,
+        latency_ms: a.latencyMs,
+        error: a.error,
+        response_excerpt: a.responseExcerpt,
+      }));
+    if (records.length) await this.sql`INSERT INTO webhook_attempts ${this.sql(records)}`;
+    return attempts.map((a) => ids.has(a.attempt.deliveryId));
   }
 
   async listDeliveries(endpointId: string, limit: number, beforeId: string | null): Promise<DeliveryRow[]> {
