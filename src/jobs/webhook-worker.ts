@@ -12,6 +12,13 @@
 // deleted or disabled meanwhile?) with one read. Each step is one short transaction and the
 // worker yields between them: requests never wait behind it.
 //
+// Deliveries share the request thread, so the worker yields to requests by its rate, not by
+// guessing at the event loop: attempts start through a token bucket whose rate is `maxPerSecond`
+// while the process answers no requests and `busyPerSecond` (600/s: the delivery target of 500/s
+// with room to catch up) while it does. Under load a backlog drains a little above the target and
+// requests keep the rest of the thread; idle, it drains faster. Rows waiting for the rate start in 10 ms ticks, at most a tick's
+// tokens at a time, after the requests of that turn.
+//
 // After a crash: a claimed row's lease lapses (PostgreSQL; another instance then takes it) or is
 // let go when the one process serving a SQLite file starts, so the row is sent again. A row is
 // finished only by the transaction that records its 2xx, so none is sent again after that.
@@ -33,13 +40,25 @@ export interface WebhookWorkerOptions {
   /** Whether this process may let go of every lease at start (the one server of a SQLite file). */
   releaseClaimsAtStart?: boolean;
   /**
-   * Attempts started per second at most. Each costs the request thread its signing, its answer
-   * and its record (about 0.2 ms on this machine): uncapped, a backlog of thousands took nine
-   * tenths of the keyed checks' throughput while it drained; capped, a backlog drains a little
-   * slower and requests keep most of the thread.
+   * Attempts started per second at most while no requests are being served. Each costs the
+   * request thread its check, signing, answer and share of a batched record: a backlog of
+   * thousands drains at this rate when the server is otherwise idle.
    */
   maxPerSecond?: number;
+  /**
+   * Attempts started per second at most while requests are being served (more than
+   * BUSY_REQUESTS_PER_SECOND a second answered by this process). Requests are the foreground and
+   * deliveries the background: under load a backlog drains at this rate (the 500/s target with
+   * room to catch up), leaving the rest of the thread to requests; when requests stop it goes back
+   * to `maxPerSecond`.
+   */
+  busyPerSecond?: number;
 }
+
+/** Requests a second above which the worker counts the process as serving load (see `busyPerSecond`). */
+const BUSY_REQUESTS_PER_SECOND = 50;
+/** How often the worker looks at the request rate (ms). */
+const LOAD_WINDOW_MS = 100;
 
 /**
  * Attempts that end within this long of each other are recorded in one transaction: a commit per
@@ -57,7 +76,7 @@ const RATE_TICK_MS = 10;
 /** Rows held per endpoint (in flight and queued), in rounds of its slots. */
 const QUEUE_ROUNDS = 4;
 
-const DEFAULTS = { maxInFlight: 64, perEndpoint: 8, pollMs: 100, timeoutMs: ATTEMPT_TIMEOUT_MS, releaseClaimsAtStart: false, maxPerSecond: 1_000 };
+const DEFAULTS = { maxInFlight: 64, perEndpoint: 8, pollMs: 100, timeoutMs: ATTEMPT_TIMEOUT_MS, releaseClaimsAtStart: false, maxPerSecond: 1_000, busyPerSecond: 600 };
 
 interface Held {
   delivery: ClaimedDelivery;
@@ -102,6 +121,10 @@ export class WebhookWorker {
   /** Attempts that may start now (a bucket refilled at `maxPerSecond`, holding a tenth of a second's). */
   private tokens = 0;
   private tokensAt = 0;
+  /** The rate now: `busyPerSecond` while requests are being served, else `maxPerSecond`. */
+  private rate: number;
+  private loadAt = 0;
+  private answeredAt = 0;
 
   constructor(
     private readonly service: WebhooksService,
@@ -111,6 +134,7 @@ export class WebhookWorker {
     options: WebhookWorkerOptions = {},
   ) {
     this.options = { ...DEFAULTS, ...options };
+    this.rate = this.options.maxPerSecond;
     this.leaseMs = this.options.timeoutMs * (QUEUE_ROUNDS + 2);
   }
 
@@ -187,17 +211,26 @@ export class WebhookWorker {
   /** Takes the right to start one attempt now, if the rate allows it. */
   private takeToken(): boolean {
     const now = performance.now();
-    const { maxPerSecond } = this.options;
-    this.tokens = Math.min(maxPerSecond / 10, this.tokens + ((now - this.tokensAt) * maxPerSecond) / 1000);
+    if (now - this.loadAt >= LOAD_WINDOW_MS) this.followLoad(now);
+    this.tokens = Math.min(this.rate / 10, this.tokens + ((now - this.tokensAt) * this.rate) / 1000);
     this.tokensAt = now;
     if (this.tokens < 1) return false;
     this.tokens--;
     return true;
   }
 
+  /** Picks the rate from how many requests this process answered since the last look. */
+  private followLoad(now: number): void {
+    const answered = this.metrics.requestsAnswered;
+    const perSecond = ((answered - this.answeredAt) * 1000) / (now - this.loadAt);
+    this.rate = perSecond > BUSY_REQUESTS_PER_SECOND ? Math.min(this.options.busyPerSecond, this.options.maxPerSecond) : this.options.maxPerSecond;
+    this.loadAt = now;
+    this.answeredAt = answered;
+  }
+
   /** Milliseconds until the next attempt may start. */
   private untilToken(): number {
-    return Math.max(1, Math.ceil(((1 - this.tokens) * 1000) / this.options.maxPerSecond));
+    return Math.max(1, Math.ceil(((1 - this.tokens) * 1000) / this.rate));
   }
 
   private laneOf(key: string): Lane {
