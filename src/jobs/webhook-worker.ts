@@ -23,6 +23,7 @@
 // let go when the one process serving a SQLite file starts, so the row is sent again. A row is
 // finished only by the transaction that records its 2xx, so none is sent again after that.
 import type { Clock } from "../clock";
+import { WEBHOOK_LEASE_MS } from "../config";
 import type { Logger } from "../http/logger";
 import type { Metrics } from "../http/metrics";
 import { AttemptAborted, ATTEMPT_TIMEOUT_MS, sendDelivery } from "../modules/webhooks/sender";
@@ -39,6 +40,13 @@ export interface WebhookWorkerOptions {
   timeoutMs?: number;
   /** Whether this process may let go of every lease at start (the one server of a SQLite file). */
   releaseClaimsAtStart?: boolean;
+  /**
+   * How long a claim holds its rows (`--webhook-lease`): a queued row waits at most QUEUE_ROUNDS
+   * attempt times before it is sent, well inside the default, so a live row is never claimed by
+   * another worker meanwhile; a row whose lease could lapse before its attempt ends is let go
+   * instead of sent. A worker that died lets its rows go when it lapses.
+   */
+  leaseMs?: number;
   /**
    * Attempts started per second at most while no requests are being served. Each costs the
    * request thread its check, signing, answer and share of a batched record: a backlog of
@@ -76,7 +84,19 @@ const RATE_TICK_MS = 10;
 /** Rows held per endpoint (in flight and queued), in rounds of its slots. */
 const QUEUE_ROUNDS = 4;
 
-const DEFAULTS = { maxInFlight: 64, perEndpoint: 8, pollMs: 100, timeoutMs: ATTEMPT_TIMEOUT_MS, releaseClaimsAtStart: false, maxPerSecond: 1_000, busyPerSecond: 600 };
+const DEFAULTS = {
+  maxInFlight: 64,
+  perEndpoint: 8,
+  pollMs: 100,
+  timeoutMs: ATTEMPT_TIMEOUT_MS,
+  releaseClaimsAtStart: false,
+  leaseMs: WEBHOOK_LEASE_MS,
+  maxPerSecond: 1_000,
+  busyPerSecond: 600,
+};
+
+/** An attempt starts only while its lease outlasts its time limit by this much. */
+const LEASE_MARGIN_MS = 5_000;
 
 interface Held {
   delivery: ClaimedDelivery;
@@ -99,11 +119,6 @@ interface Ended {
 
 export class WebhookWorker {
   private readonly options: Required<WebhookWorkerOptions>;
-  /**
-   * How long a claim holds its rows: a queued row waits at most QUEUE_ROUNDS attempt times before
-   * it is sent, with room to spare, so a live row is never claimed by another worker meanwhile.
-   */
-  private readonly leaseMs: number;
   private readonly lanes = new Map<string, Lane>();
   /** Each attempt's whole life (sent, then recorded): `stop` and `drain` wait for them. */
   private readonly attempts = new Set<Promise<void>>();
@@ -135,7 +150,6 @@ export class WebhookWorker {
   ) {
     this.options = { ...DEFAULTS, ...options };
     this.rate = this.options.maxPerSecond;
-    this.leaseMs = this.options.timeoutMs * (QUEUE_ROUNDS + 2);
   }
 
   /** Attempts under way. */
@@ -247,7 +261,7 @@ export class WebhookWorker {
     if (room <= 0 || (this.stopped && this.running !== null)) return 0;
     const held = new Map<string, number>();
     for (const [key, lane] of this.lanes) held.set(key, lane.running + lane.queue.length);
-    const { claimed, leaseUntil } = await this.service.claimDue(room, this.leaseMs, { perLane: laneRoom, held });
+    const { claimed, leaseUntil } = await this.service.claimDue(room, this.options.leaseMs, { perLane: laneRoom, held });
     const extra: string[] = [];
     for (const delivery of claimed) {
       const lane = this.laneOf(delivery.endpointId ?? delivery.url);
@@ -295,7 +309,7 @@ export class WebhookWorker {
         this.queued--;
         // A row whose lease could lapse before this attempt ends is left for the next claim, so no
         // other worker can be sending it at the same time.
-        if (now + timeoutMs + 5_000 > held.leaseUntil) {
+        if (now + timeoutMs + LEASE_MARGIN_MS > held.leaseUntil) {
           (expiring.get(held.leaseUntil) ?? expiring.set(held.leaseUntil, []).get(held.leaseUntil)!).push(held.delivery.id);
           continue;
         }
