@@ -6,18 +6,17 @@
 // claims again only when a lane runs low (or at the poll), so a busy endpoint costs one claim per
 // batch, not per attempt, and a full one costs a claim nothing (store.ts).
 //
-// The work around each attempt is done per batch, not per attempt: the attempts that end in one
-// turn of the event loop are recorded together in one transaction (after the I/O of that turn,
-// requests included, has been handled), and the rows started together are checked (endpoint
-// deleted or disabled meanwhile?) with one read. Each step is one short transaction and the
-// worker yields between them: requests never wait behind it.
+// The work around each attempt is done per batch, not per attempt: the attempts that end within
+// a few milliseconds of each other are recorded together in one transaction, and the rows started
+// together are checked (endpoint deleted or disabled meanwhile?) with one read. Each step is one
+// short transaction and the worker yields between them: requests never wait behind it.
 //
 // Deliveries share the request thread, so the worker yields to requests by its rate, not by
 // guessing at the event loop: attempts start through a token bucket whose rate is `maxPerSecond`
 // while the process answers no requests and `busyPerSecond` (600/s: the delivery target of 500/s
 // with room to catch up) while it does. Under load a backlog drains a little above the target and
-// requests keep the rest of the thread; idle, it drains faster. Rows waiting for the rate start in 10 ms ticks, at most a tick's
-// tokens at a time, after the requests of that turn.
+// requests keep the rest of the thread; idle, it drains faster. Rows waiting for the rate start
+// in 10 ms ticks, a tick's tokens at a time, after the requests of that turn.
 //
 // After a crash: a claimed row's lease lapses (PostgreSQL; another instance then takes it) or is
 // let go when the one process serving a SQLite file starts, so the row is sent again. A row is
