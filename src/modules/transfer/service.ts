@@ -1,6 +1,7 @@
 // Import and export in the JSON Lines format of SPEC section 9. An import is one transaction: any
 // bad line aborts it with the line number and nothing is written.
 import { statSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import type { Store } from "../../db/client";
 import type { Database as AnyDatabase } from "../../db/database";
 import { asUniqueViolation } from "../../db/errors";
@@ -165,8 +166,10 @@ export class TransferService {
     // A large file's lines are checked against their schemas on a second thread meanwhile (the
     // checks took 2.4 s of this loop's 16.6 s in a profile of the 1M-entry bench data set). A
     // failure there is the import's error when its line comes first: the first bad line's error
-    // either way, and nothing of the file committed.
-    const checks = bytes >= (this.options.checkLinesApartFromBytes ?? CHECK_LINES_APART_FROM_BYTES) ? new LineChecks(path) : null;
+    // either way, and nothing of the file committed. On a single core the second thread would
+    // only add its own parse of every line.
+    const checkApart = bytes >= (this.options.checkLinesApartFromBytes ?? CHECK_LINES_APART_FROM_BYTES) && availableParallelism() > 1;
+    const checks = checkApart ? new LineChecks(path) : null;
     const firstError = async (error: unknown, lineNo: number) => {
       const failure = await checks?.failureThrough(lineNo);
       return failure ? lineError(failure.lineNo, failure.message) : error;
