@@ -2,6 +2,7 @@
 // parses and writes each line without checking it, and asks this thread's verdict when it stops,
 // on a failure or at the file's end. An unchecked bad line may be written meanwhile: the verdict
 // comes before the commit, and a failure rolls everything back.
+import { workerEntry } from "../../worker-entry";
 import { firstSchemaFailure, type SchemaFailure } from "./lines";
 
 type Message = { type: "through"; lineNo: number } | { type: "done"; failure: SchemaFailure | null } | { type: "error"; message: string };
@@ -15,7 +16,7 @@ export class LineChecks {
   private readonly waiting = new Set<() => void>();
 
   constructor(private readonly path: string) {
-    this.worker = new Worker(workerEntry());
+    this.worker = new Worker(workerEntry("modules/transfer/line-check-worker.ts"));
     this.worker.unref();
     let settle!: (failure: Promise<SchemaFailure | null> | SchemaFailure | null) => void;
     this.verdict = new Promise((resolve) => (settle = resolve));
@@ -68,10 +69,4 @@ export class LineChecks {
       this.worker.terminate();
     }
   }
-}
-
-/** Next to this file from source; under the compiled binary's embedded root otherwise (see db/checkpointer.ts). */
-function workerEntry(): string {
-  const compiled = import.meta.url.includes("/$bunfs/");
-  return new URL(compiled ? "./modules/transfer/line-check-worker.ts" : "./line-check-worker.ts", import.meta.url).href;
 }
