@@ -53,7 +53,7 @@ node_modules/.installed: package.json bun.lock | $(BUN)
 	@touch $@
 
 dist/trustlist: $(SOURCES) | deps
-	$(BUN) build --compile --minify-whitespace --minify-syntax --sourcemap src/main.ts src/db/checkpoint-worker.ts --outfile dist/trustlist
+	$(BUN) build --compile --minify-whitespace --minify-syntax --sourcemap src/main.ts src/db/checkpoint-worker.ts src/modules/transfer/line-check-worker.ts --outfile dist/trustlist
 
 # The typed client, generated from the app's own OpenAPI document (sdk/scripts/build.ts). Its build
 # tools live in sdk/node_modules: openapi-typescript drives the TypeScript 5 compiler API.

@@ -35,10 +35,24 @@ export interface Config {
   allowPrivateWebhooks: boolean;
   /** Pauses before the 2nd..8th delivery attempt, in ms (SPEC section 8); tests shorten them. */
   webhookRetryDelaysMs: number[];
+  /**
+   * How long a claim holds its webhook deliveries, in ms: an instance that dies mid-delivery lets
+   * its rows go after this (on PostgreSQL; a SQLite file's one server lets go at its start). Tests
+   * shorten it.
+   */
+  webhookLeaseMs: number;
 }
 
 /** SPEC section 8: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery failed. */
 export const WEBHOOK_RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+
+/** A claim's lease: six attempt time limits, room for a row to wait in its endpoint's queue. */
+export const WEBHOOK_LEASE_MS = 60_000;
+/**
+ * The shortest lease: an attempt starts only while its lease outlasts the 10 s time limit and a
+ * 5 s margin, so a shorter one would never send anything; a second more lets a claimed row start.
+ */
+export const MIN_WEBHOOK_LEASE_MS = 16_000;
 
 /** Each setting's flag, environment variable and default: `loadConfig` reads them, `help` prints them. */
 export const SETTINGS = {
@@ -52,6 +66,7 @@ export const SETTINGS = {
   courseSubmissions: { flag: "course-submissions", env: "TRUSTLIST_COURSE_SUBMISSIONS", default: "off" },
   allowPrivateWebhooks: { flag: "allow-private-webhooks", env: "TRUSTLIST_ALLOW_PRIVATE_WEBHOOKS", default: "off" },
   webhookRetryDelays: { flag: "webhook-retry-delays", env: "TRUSTLIST_WEBHOOK_RETRY_DELAYS_MS", default: WEBHOOK_RETRY_DELAYS_MS.join(",") },
+  webhookLease: { flag: "webhook-lease", env: "TRUSTLIST_WEBHOOK_LEASE_MS", default: String(WEBHOOK_LEASE_MS) },
 } as const;
 
 /** Most workers `--workers N` may ask for. */
@@ -106,6 +121,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
   const courseSubmissions = pick(flags, env, "courseSubmissions");
   const allowPrivateWebhooks = pick(flags, env, "allowPrivateWebhooks");
   const retryDelays = pick(flags, env, "webhookRetryDelays");
+  const lease = pick(flags, env, "webhookLease");
   return {
     dbPath: resolveDbPath(flags, env),
     port,
@@ -118,6 +134,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     courseSubmissions: boolean(courseSubmissions.source, courseSubmissions.value ?? false),
     allowPrivateWebhooks: boolean(allowPrivateWebhooks.source, allowPrivateWebhooks.value ?? false),
     webhookRetryDelaysMs: retryDelays.value === undefined ? WEBHOOK_RETRY_DELAYS_MS : retryDelayList(retryDelays.source, retryDelays.value),
+    webhookLeaseMs: lease.value === undefined ? WEBHOOK_LEASE_MS : integer(lease.source, lease.value, MIN_WEBHOOK_LEASE_MS, 86_400_000),
   };
 }
 

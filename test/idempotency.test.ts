@@ -119,7 +119,11 @@ test("two servers on one database: the write that loses the race for a key rolls
     // the same request under the same key.
     const add = t.services.blacklist.add.bind(t.services.blacklist);
     t.services.blacklist.add = async (...args) => {
-      const theirs = await other.json("POST", "/v1/partner/blacklist", { key: writer.key, body: ENTRY, headers: { "idempotency-key": "two-1" } });
+      // The other server's request starts from the event loop, as a real one does, not inside
+      // this request's synchronous stack (where its request slot would become this one's).
+      const theirs = await new Promise<Awaited<ReturnType<typeof other.json>>>((resolve, reject) =>
+        setImmediate(() => other.json("POST", "/v1/partner/blacklist", { key: writer.key, body: ENTRY, headers: { "idempotency-key": "two-1" } }).then(resolve, reject)),
+      );
       expect(theirs.status).toBe(201);
       return add(...args);
     };

@@ -26,7 +26,7 @@ const lines = [
 function importLines(rows: unknown[], rebuildIndexesFromBytes: number) {
   const file = join(t.dir, `import-${Math.random().toString(36).slice(2)}.jsonl`);
   writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
-  return new TransferService(t.runtime.store, t.services, t.clock, { rebuildIndexesFromBytes }).importFile(file);
+  return new TransferService(t.runtime.store, t.services, t.clock, { rebuildIndexesFromBytes, checkLinesApartFromBytes: rebuildIndexesFromBytes }).importFile(file);
 }
 
 const journalMode = (db: Database) => db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()!.journal_mode;
@@ -181,3 +181,69 @@ test("an import naming a creator twice, or an account linked to another creator,
   await expect(importLines([...lines, other, { ...lines[1], creator: "othermaker" }], 0)).rejects.toThrow(/line 5: .*already linked to another creator/);
   expect((await directory("lotus")).total).toBe(0);
 });
+
+sqliteOnly("an import of entries alone rescores the stored creators they name, by handle or by linked account", async () => {
+  await importLines(
+    [
+      ...lines.slice(0, 2),
+      { type: "creator", handle: "quietmaker", verification_level: 1, joined_at: "2026-01-01T00:00:00Z" },
+      { type: "creator", handle: "bystander", verification_level: 1, joined_at: "2026-01-01T00:00:00Z" },
+    ],
+    Infinity,
+  );
+  const row = (handle: string) => t.sqlite.query("SELECT trust_score, blacklisted FROM creators WHERE handle = ?").get(handle) as { trust_score: number; blacklisted: number };
+  const bystander = row("bystander");
+  expect(row("lotusforge").blacklisted).toBe(0);
+  // A bulk import (indexes rebuilt, creators scored at the end) that brings no creator of its own.
+  const entry = { type: "entry", severity: "ban", scope: "global", vertical: "all", reason_code: "scam", appealable: true };
+  expect(
+    await importLines(
+      [
+        { ...entry, provider: "roblox", provider_user_id: "777" },
+        { ...entry, provider: "discord", provider_user_id: "5151", creator: "quietmaker", severity: "warn" },
+      ],
+      0,
+    ),
+  ).toMatchObject({ entries: 2 });
+  expect(row("lotusforge").blacklisted).toBe(1);
+  expect(row("quietmaker").trust_score).toBeLessThan(bystander.trust_score);
+  expect(row("bystander")).toEqual(bystander);
+  const scored = t.sqlite.query("SELECT handle, trust_score, blacklisted FROM creators ORDER BY handle").all();
+  await t.services.creators.refreshAll();
+  expect(t.sqlite.query("SELECT handle, trust_score, blacklisted FROM creators ORDER BY handle").all()).toEqual(scored);
+});
+
+sqliteOnly("a large import checking its lines on a second thread fails at the same first bad line, with the same words", async () => {
+  const entry = { type: "entry", provider: "discord", provider_user_id: "4242", severity: "ban", scope: "global", vertical: "all", reason_code: "scam", appealable: true };
+  const good = (i: number) => ({ ...entry, provider_user_id: String(10_000 + i) });
+  const schemaBad = { ...entry, provider_user_id: "31", severity: "nuke" };
+  // Passes its schema; refused only where it is written (no earlier creator line).
+  const writeBad = { type: "connection", creator: "nobody_here", provider: "roblox", provider_user_id: "5", public: true };
+  // Fails both: the schema's words win, as when the line is checked before it is written.
+  const bothBad = { ...entry, provider_user_id: "not-a-snowflake", extra: 1 };
+  const files: Array<{ rows: unknown[] | string; line: number }> = [
+    { rows: [good(1), good(2), schemaBad, good(3)], line: 3 },
+    { rows: [good(1), writeBad, good(2), schemaBad], line: 2 },
+    { rows: [good(1), schemaBad, good(2), writeBad], line: 2 },
+    { rows: [good(1), bothBad], line: 2 },
+    { rows: [JSON.stringify(good(1)), "{not json", JSON.stringify(schemaBad)].join("\n"), line: 2 },
+    // Far into a file: the thread has reported progress several times before the bad line.
+    { rows: [...Array.from({ length: 25_000 }, (_, i) => good(i)), schemaBad, good(-1)], line: 25_001 },
+    { rows: [...Array.from({ length: 25_000 }, (_, i) => good(i)), writeBad, schemaBad], line: 25_001 },
+  ];
+  const failure = (rows: unknown[] | string, checkLinesApartFromBytes: number) => {
+    const file = join(t.dir, `bad-${Math.random().toString(36).slice(2)}.jsonl`);
+    writeFileSync(file, typeof rows === "string" ? rows : rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    return new TransferService(t.runtime.store, t.services, t.clock, { rebuildIndexesFromBytes: 0, checkLinesApartFromBytes })
+      .importFile(file)
+      .then(() => null, (error: Error) => error.message);
+  };
+  for (const { rows, line } of files) {
+    const inLine = await failure(rows, Infinity);
+    expect(inLine).toStartWith(`line ${line}: `);
+    expect(await failure(rows, 0)).toBe(inLine);
+  }
+  expect(t.sqlite.query("SELECT count(*) AS n FROM blacklist_entries").get()).toEqual({ n: 0 });
+  // And a good file goes through with its lines checked apart.
+  expect(await importLines([...lines, good(1)], 0)).toMatchObject({ entries: 2, creators: 1, connections: 1 });
+}, 30_000);

@@ -87,7 +87,7 @@ test("the fan-out gives each event to the enabled endpoints subscribed to it tha
   expect(await service.dispatchEvents()).toBe(4);
   expect(await service.dispatchEvents()).toBe(0);
   expect(await service.pendingDeliveries()).toBe(4);
-  const { claimed } = await service.claimDue(100, 60_000, []);
+  const { claimed } = await service.claimDue(100, 60_000);
   expect(claimed.map((c) => c.endpointId).sort()).toEqual(["wh_added", "wh_added", "wh_added", "wh_deals"]);
   expect(claimed[0]!.url).toBe(receiver.url(`/${claimed[0]!.endpointId}`));
   expect(JSON.parse(claimed[0]!.payload)).toMatchObject({ data: { id: expect.any(String) } });
@@ -108,22 +108,53 @@ test("a claim hides its rows until the lease lapses; release and busy endpoints 
   await service.store.insertEndpoint(endpoint("wh_b", ["blacklist.added"]));
   await emit(database, 2);
   await service.dispatchEvents();
-  const first = await service.claimDue(1, 60_000, ["wh_a"]);
+  const first = await service.claimDue(1, 60_000, { perLane: 1, held: new Map([["wh_a", 1]]) });
   expect(first.claimed.map((c) => c.endpointId)).toEqual(["wh_b"]);
-  const second = await service.claimDue(10, 60_000, []);
+  const second = await service.claimDue(10, 60_000);
   expect(second.claimed.map((c) => c.endpointId).sort()).toEqual(["wh_a", "wh_a", "wh_b"]);
-  expect((await service.claimDue(10, 60_000, [])).claimed).toEqual([]);
+  expect((await service.claimDue(10, 60_000)).claimed).toEqual([]);
   await service.release([second.claimed[0]!.id], second.leaseUntil);
-  expect((await service.claimDue(10, 60_000, [])).claimed).toHaveLength(1);
+  expect((await service.claimDue(10, 60_000)).claimed).toHaveLength(1);
   clock.advance(60_001);
-  expect((await service.claimDue(10, 60_000, [])).claimed).toHaveLength(4);
+  expect((await service.claimDue(10, 60_000)).claimed).toHaveLength(4);
+});
+
+test("a claim takes each endpoint's room: a full endpoint's backlog is left alone, the others' rows come oldest first", async () => {
+  await service.store.insertEndpoint(endpoint("wh_hang", ["blacklist.added"]));
+  await service.store.insertEndpoint(endpoint("wh_ok", ["blacklist.added"]));
+  const row = (id: string, endpointId: string, at: number) => ({
+    id,
+    endpointId,
+    eventId: null,
+    type: "webhook.test",
+    url: null,
+    payload: "{}",
+    status: "pending" as const,
+    attempts: 0,
+    nextAttemptAt: at,
+    createdAt: at,
+    finishedAt: null,
+  });
+  const now = clock.now();
+  await service.store.transaction(() =>
+    service.store.insertDeliveries([
+      ...Array.from({ length: 2_000 }, (_, i) => row(`msg_hang_${String(i).padStart(5, "0")}`, "wh_hang", now - 10_000 + i)),
+      ...Array.from({ length: 5 }, (_, i) => row(`msg_ok_${i}`, "wh_ok", now - 5 + i)),
+    ]),
+  );
+  const lanes = { perLane: 8, held: new Map([["wh_hang", 8], ["wh_ok", 5]]) };
+  // wh_hang is full; wh_ok has room for 3, its oldest 3.
+  const { claimed } = await service.claimDue(100, 60_000, lanes);
+  expect(claimed.map((c) => c.id).sort()).toEqual(["msg_ok_0", "msg_ok_1", "msg_ok_2"]);
+  const rest = await service.claimDue(100, 60_000, { perLane: 8, held: new Map([["wh_hang", 7]]) });
+  expect(rest.claimed.map((c) => c.id).sort()).toEqual(["msg_hang_00000", "msg_ok_3", "msg_ok_4"]);
 });
 
 test("an attempt is recorded once: a stale claim (already recorded, or deleted) changes nothing", async () => {
   await service.store.insertEndpoint(endpoint("wh_a", ["blacklist.added"]));
   await emit(database, 1);
   await service.dispatchEvents();
-  const [row] = (await service.claimDue(10, 60_000, [])).claimed;
+  const [row] = (await service.claimDue(10, 60_000)).claimed;
   const result = { startedAt: clock.now(), latencyMs: 3, statusCode: 500, error: null, responseExcerpt: "no" };
   expect(await service.recordAttempt(row!, result)).toMatchObject({ status: "pending", nextAttemptAt: clock.now() + DELAYS[0]! });
   expect(await service.recordAttempt(row!, { ...result, statusCode: 200 })).toBeNull();
@@ -134,7 +165,7 @@ test("an attempt is recorded once: a stale claim (already recorded, or deleted) 
   expect(attempts).toEqual([{ deliveryId: row!.id, attempt: 1, startedAt: result.startedAt, statusCode: 500, latencyMs: 3, error: "HTTP 500: only a 2xx answer counts as delivered", responseExcerpt: "no" }]);
   await service.store.deleteEndpoint("acct_1", "wh_a");
   clock.advance(DELAYS[0]!);
-  expect((await service.claimDue(10, 60_000, [])).claimed).toEqual([]);
+  expect((await service.claimDue(10, 60_000)).claimed).toEqual([]);
   expect(await service.recordAttempt({ ...row!, attempts: 1 }, { ...result, statusCode: 200 })).toBeNull();
 });
 
@@ -142,7 +173,7 @@ test("deleting an endpoint takes its deliveries and their attempts with it; anot
   await service.store.insertEndpoint(endpoint("wh_a", ["blacklist.added"]));
   await emit(database, 3);
   await service.dispatchEvents();
-  const [row] = (await service.claimDue(1, 60_000, [])).claimed;
+  const [row] = (await service.claimDue(1, 60_000)).claimed;
   await service.recordAttempt(row!, { startedAt: clock.now(), latencyMs: 1, statusCode: 500, error: null, responseExcerpt: null });
   await expect(service.delete("acct_2", "wh_a")).rejects.toThrow("No webhook endpoint");
   expect(await service.pendingDeliveries()).toBe(3);
@@ -157,7 +188,7 @@ test("a claimed row is no longer due once its endpoint is disabled or deleted, o
   await service.store.insertEndpoint(endpoint("wh_b", ["blacklist.added"]));
   await emit(database, 1);
   await service.dispatchEvents();
-  const { claimed } = await service.claimDue(10, 60_000, []);
+  const { claimed } = await service.claimDue(10, 60_000);
   const a = claimed.find((c) => c.endpointId === "wh_a")!;
   const b = claimed.find((c) => c.endpointId === "wh_b")!;
   expect(await service.stillDue(a)).toBe(true);
@@ -178,7 +209,7 @@ test("a Discord message joins the caller's transaction: rolled back with it", as
     .catch(() => {});
   expect(await service.pendingDeliveries()).toBe(0);
   await database.write(() => service.queueDiscordMessage("https://discord.com/api/webhooks/1/abc", "hello", clock.now()));
-  const { claimed } = await service.claimDue(10, 60_000, []);
+  const { claimed } = await service.claimDue(10, 60_000);
   expect(claimed).toMatchObject([{ endpointId: null, url: "https://discord.com/api/webhooks/1/abc", secret: null, type: "discord.message" }]);
 });
 
@@ -186,7 +217,7 @@ test("pruning deletes finished deliveries and dispatched events older than 30 da
   await service.store.insertEndpoint(endpoint("wh_a", ["blacklist.added"]));
   await emit(database, 3);
   await service.dispatchEvents();
-  const { claimed } = await service.claimDue(10, 60_000, []);
+  const { claimed } = await service.claimDue(10, 60_000);
   for (const row of claimed.slice(0, 2)) {
     await service.recordAttempt(row, { startedAt: clock.now(), latencyMs: 1, statusCode: 200, error: null, responseExcerpt: null });
   }

@@ -3,7 +3,7 @@
 // Standard Webhooks library.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "../src/clock";
-import { ConfigError, loadConfig, WEBHOOK_RETRY_DELAYS_MS } from "../src/config";
+import { ConfigError, loadConfig, MIN_WEBHOOK_LEASE_MS, WEBHOOK_LEASE_MS, WEBHOOK_RETRY_DELAYS_MS } from "../src/config";
 import { Logger } from "../src/http/logger";
 import { WebhookWorker } from "../src/jobs/webhook-worker";
 import { DISABLE_AFTER_MS, KEEP_FINISHED_MS } from "../src/modules/webhooks/service";
@@ -181,6 +181,15 @@ describe("configuration", () => {
     expect(loadConfig({}, { TRUSTLIST_WEBHOOK_RETRY_DELAYS_MS: "9,9,9,9,9,9,9" }).webhookRetryDelaysMs).toEqual(new Array(7).fill(9));
     expect(() => loadConfig({ "webhook-retry-delays": "1,2,3" }, {})).toThrow("give 7 pauses");
     expect(() => loadConfig({ "webhook-retry-delays": "1,2,3,4,5,6,x" }, {})).toThrow(ConfigError);
+  });
+
+  test("the claim lease: 60 s by default; the flag or the environment shortens it, never below an attempt and its margin", () => {
+    expect(loadConfig({}, {}).webhookLeaseMs).toBe(WEBHOOK_LEASE_MS);
+    expect(WEBHOOK_LEASE_MS).toBe(60_000);
+    expect(loadConfig({ "webhook-lease": "20000" }, {}).webhookLeaseMs).toBe(20_000);
+    expect(loadConfig({}, { TRUSTLIST_WEBHOOK_LEASE_MS: String(MIN_WEBHOOK_LEASE_MS) }).webhookLeaseMs).toBe(MIN_WEBHOOK_LEASE_MS);
+    expect(() => loadConfig({ "webhook-lease": "15000" }, {})).toThrow("--webhook-lease: 15000 is outside 16000..86400000");
+    expect(() => loadConfig({}, { TRUSTLIST_WEBHOOK_LEASE_MS: "soon" })).toThrow(ConfigError);
   });
 });
 

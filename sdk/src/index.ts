@@ -15,13 +15,13 @@ export type { paths } from "./schema.js";
 type Method = "get" | "put" | "post" | "delete" | "patch";
 type Operation<P extends keyof paths, M extends Method> = paths[P] extends Record<M, infer O> ? O : never;
 type JsonContent<R> = R extends { content: { "application/json": infer J } } ? J : never;
-type SuccessStatus = 200 | 201;
+type SuccessStatus = 200 | 201 | 202;
 
 /** The query parameters of `M P`. */
 export type QueryOf<P extends keyof paths, M extends Method = "get"> = Operation<P, M> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
 /** The JSON request body of `M P`. */
 export type BodyOf<P extends keyof paths, M extends Method> = Operation<P, M> extends { requestBody?: infer B } ? JsonContent<NonNullable<B>> : never;
-/** The JSON body of a successful (200/201) answer to `M P`. */
+/** The JSON body of a successful (200/201/202) answer to `M P`. */
 export type ResultOf<P extends keyof paths, M extends Method = "get"> = Operation<P, M> extends { responses: infer R }
   ? { [S in keyof R & SuccessStatus]: JsonContent<R[S]> }[keyof R & SuccessStatus]
   : never;
@@ -44,6 +44,13 @@ export type PublicTrust = ResultOf<"/v1/public/trust/{handle}">;
 export type NewEntry = BodyOf<"/v1/partner/blacklist", "post">;
 export type CreatedEntry = ResultOf<"/v1/partner/blacklist", "post">;
 export type CreatorUpdate = BodyOf<"/v1/partner/creators/{handle}", "put">;
+export type NewWebhook = BodyOf<"/v1/webhooks", "post">;
+export type WebhookRegistration = ResultOf<"/v1/webhooks", "post">;
+export type WebhookEndpoint = ResultOf<"/v1/webhooks/{id}">;
+export type WebhookUpdate = BodyOf<"/v1/webhooks/{id}", "patch">;
+export type WebhookDeliveriesQuery = QueryOf<"/v1/webhooks/{id}/deliveries">;
+export type WebhookDeliveriesPage = ResultOf<"/v1/webhooks/{id}/deliveries">;
+export type WebhookDelivery = WebhookDeliveriesPage["data"][number];
 
 export interface TrustlistOptions extends RetryOptions {
   /** The server, e.g. `https://trust.example.org` (no trailing path). */
@@ -159,6 +166,52 @@ export class Trustlist {
   /** The calling account's daily quota and what it has used. */
   usage(options?: CallOptions): Promise<ResultOf<"/v1/account/usage">> {
     return ok(this.api.GET("/v1/account/usage", init(options)));
+  }
+
+  // Webhooks (Pro plans and higher, any key scope): the calling account's endpoints only.
+
+  /** Registers an endpoint; the answer carries its signing secret, shown this once. */
+  createWebhook(webhook: NewWebhook, options?: CallOptions): Promise<WebhookRegistration> {
+    return ok(this.api.POST("/v1/webhooks", { body: webhook, ...init(options) }));
+  }
+
+  listWebhooks(options?: CallOptions): Promise<ResultOf<"/v1/webhooks">> {
+    return ok(this.api.GET("/v1/webhooks", init(options)));
+  }
+
+  /** One endpoint: whether it is enabled, and why not when it was disabled. */
+  getWebhook(id: string, options?: CallOptions): Promise<WebhookEndpoint> {
+    return ok(this.api.GET("/v1/webhooks/{id}", { params: { path: { id } }, ...init(options) }));
+  }
+
+  /** Changes its URL or events; `{enabled: true}` re-enables it after it was disabled. */
+  updateWebhook(id: string, update: WebhookUpdate, options?: CallOptions): Promise<WebhookEndpoint> {
+    return ok(this.api.PATCH("/v1/webhooks/{id}", { params: { path: { id } }, body: update, ...init(options) }));
+  }
+
+  /** Deletes it: its pending deliveries stop, its delivery history goes with it. */
+  deleteWebhook(id: string, options?: CallOptions): Promise<ResultOf<"/v1/webhooks/{id}", "delete">> {
+    return ok(this.api.DELETE("/v1/webhooks/{id}", { params: { path: { id } }, ...init(options) }));
+  }
+
+  /** A new signing secret, shown this once; every attempt from now on is signed with it. */
+  rotateWebhookSecret(id: string, options?: CallOptions): Promise<WebhookRegistration> {
+    return ok(this.api.POST("/v1/webhooks/{id}/rotate-secret", { params: { path: { id } }, ...init(options) }));
+  }
+
+  /** Queues a signed `webhook.test` delivery (202); follow it with `webhookDeliveries`. */
+  testWebhook(id: string, options?: CallOptions): Promise<WebhookDelivery> {
+    return ok(this.api.POST("/v1/webhooks/{id}/test", { params: { path: { id } }, ...init(options) }));
+  }
+
+  /** One page of an endpoint's deliveries, newest first, each with its attempts. */
+  webhookDeliveries(id: string, query: WebhookDeliveriesQuery = {}, options?: CallOptions): Promise<WebhookDeliveriesPage> {
+    return ok(this.api.GET("/v1/webhooks/{id}/deliveries", { params: { path: { id }, query }, ...init(options) }));
+  }
+
+  /** Every delivery of an endpoint from `query` on, page after page. */
+  eachWebhookDelivery(id: string, query: WebhookDeliveriesQuery = {}, options?: CallOptions): AsyncGenerator<WebhookDelivery> {
+    return walk((page) => this.webhookDeliveries(id, page, options), query);
   }
 
   // Public reads (no key needed).

@@ -14,8 +14,8 @@ export interface Live {
   key(...flags: string[]): string;
 }
 
-/** Starts a server before the file's tests and stops it after them. */
-export function liveServer(): Live {
+/** Starts a server (with `serve` flags such as `--allow-private-webhooks`) before the file's tests and stops it after them. */
+export function liveServer(flags: string[] = []): Live {
   let server: Server;
   let dir = "";
   let account = "";
@@ -23,7 +23,7 @@ export function liveServer(): Live {
   beforeAll(async () => {
     dir = tempDir("trustlist-sdk-");
     const db = join(dir, "t.db");
-    server = await startServer([BUN, MAIN], db);
+    server = await startServer([BUN, MAIN], db, undefined, true, flags);
     live.base = server.base;
     live.db = db;
     live.adminKey = server.stderr.match(/tl_live_\w{32}/)![0];

@@ -41,6 +41,14 @@ export const serve: Command = {
       default: SETTINGS.webhookRetryDelays.default,
       env: SETTINGS.webhookRetryDelays.env,
     },
+    {
+      name: "webhook-lease",
+      kind: "string",
+      value: "MS",
+      help: "how long a claim holds webhook deliveries: a killed instance's rows are sent again after it (tests shorten it)",
+      default: SETTINGS.webhookLease.default,
+      env: SETTINGS.webhookLease.env,
+    },
   ],
   examples: [
     "trustlist serve --port 8080 --db /var/lib/trustlist/trustlist.db",
@@ -89,7 +97,10 @@ export const serve: Command = {
     void checkpointer?.ready.then((started) => started && runtime.log.info("checkpointer ready"));
     // One server owns a SQLite file (SPEC section 1), so rows a killed run had claimed are due again
     // now; on PostgreSQL other instances may hold live claims, which lapse on their own.
-    const webhookWorker = new WebhookWorker(services.webhooks, runtime.clock, runtime.metrics, runtime.log, { releaseClaimsAtStart: store.dialect === "sqlite" });
+    const webhookWorker = new WebhookWorker(services.webhooks, runtime.clock, runtime.metrics, runtime.log, {
+      releaseClaimsAtStart: store.dialect === "sqlite",
+      leaseMs: config.webhookLeaseMs,
+    });
     webhookWorker.start();
 
     let stopping = false;

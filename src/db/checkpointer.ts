@@ -9,6 +9,7 @@
 // `intervalMs`: the WAL holds at most that long's writes plus what a long read pins. The CLI keeps
 // SQLite's automatic checkpoint. The worker's entry is a second entry point of `bun build
 // --compile` (Makefile), or a compiled binary cannot start it.
+import { workerEntry } from "../worker-entry";
 import type { Store } from "./client";
 
 /** How often the checkpointer looks at the WAL. */
@@ -35,7 +36,7 @@ export class Checkpointer {
     store.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
     // After a burst, the writer that restarts the WAL from its start cuts the file back to this.
     store.sqlite.exec(`PRAGMA journal_size_limit = ${WAL_KEPT_BYTES}`);
-    this.worker = new Worker(workerEntry());
+    this.worker = new Worker(workerEntry("db/checkpoint-worker.ts"));
     // A process that is done should exit even if nobody stopped the checkpointer.
     this.worker.unref();
     const onError = options.onError ?? (() => {});
@@ -77,14 +78,4 @@ export class Checkpointer {
     });
     return this.stopped;
   }
-}
-
-/**
- * Where the worker's module is: next to this file when run from source; in a compiled binary every
- * entry point sits under the embedded root (`/$bunfs/root/db/...` for src/db/...), and
- * import.meta.url names the binary itself at that root.
- */
-function workerEntry(): string {
-  const compiled = import.meta.url.includes("/$bunfs/");
-  return new URL(compiled ? "./db/checkpoint-worker.ts" : "./checkpoint-worker.ts", import.meta.url).href;
 }

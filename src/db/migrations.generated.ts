@@ -10,12 +10,14 @@ import sqlite7 from "../../migrations/0007_suggestion_pool.sql" with { type: "te
 import sqlite8 from "../../migrations/0008_idempotency_keys.sql" with { type: "text" };
 import sqlite9 from "../../migrations/0009_webhooks.sql" with { type: "text" };
 import sqlite10 from "../../migrations/0010_sessions.sql" with { type: "text" };
+import sqlite11 from "../../migrations/0011_webhook_endpoint_due.sql" with { type: "text" };
 import postgres0 from "../../migrations/postgres/0000_init.sql" with { type: "text" };
 import postgres1 from "../../migrations/postgres/0001_search_names.sql" with { type: "text" };
 import postgres2 from "../../migrations/postgres/0002_row_order.sql" with { type: "text" };
 import postgres3 from "../../migrations/postgres/0003_webhooks.sql" with { type: "text" };
 import postgres4 from "../../migrations/postgres/0004_sessions.sql" with { type: "text" };
 import postgres5 from "../../migrations/postgres/0005_creators_version_bulk.sql" with { type: "text" };
+import postgres6 from "../../migrations/postgres/0006_webhook_endpoint_due.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -36,6 +38,7 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0008_idempotency_keys", when: 1795435014867, breakpoints: true, sql: sqlite8 },
   { tag: "0009_webhooks", when: 1795459068591, breakpoints: true, sql: sqlite9 },
   { tag: "0010_sessions", when: 1795459465760, breakpoints: true, sql: sqlite10 },
+  { tag: "0011_webhook_endpoint_due", when: 1795468323366, breakpoints: true, sql: sqlite11 },
 ];
 
 export const embeddedPostgresMigrations: EmbeddedMigration[] = [
@@ -45,4 +48,5 @@ export const embeddedPostgresMigrations: EmbeddedMigration[] = [
   { tag: "0003_webhooks", when: 1795460107528, breakpoints: true, sql: postgres3 },
   { tag: "0004_sessions", when: 1795461258706, breakpoints: true, sql: postgres4 },
   { tag: "0005_creators_version_bulk", when: 1795465256942, breakpoints: true, sql: postgres5 },
+  { tag: "0006_webhook_endpoint_due", when: 1795468324391, breakpoints: true, sql: postgres6 },
 ];

@@ -222,6 +222,11 @@ export const webhookDeliveries = pgTable(
     index("webhook_deliveries_due_idx")
       .on(table.nextAttemptAt)
       .where(sql`${table.status} = 'pending'`),
+    // A claim reads each endpoint's due rows through its own range: an endpoint whose lane is
+    // full (a hanging receiver with a backlog) is never walked.
+    index("webhook_deliveries_endpoint_due_idx")
+      .on(table.endpointId, table.nextAttemptAt)
+      .where(sql`${table.status} = 'pending'`),
     index("webhook_deliveries_endpoint_idx").on(table.endpointId, table.createdAt),
     index("webhook_deliveries_finished_idx")
       .on(table.finishedAt)

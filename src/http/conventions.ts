@@ -77,6 +77,9 @@ interface FinishContext {
   caller?: { keyId: string };
 }
 
+/** What the hooks put on the context for `finish`: when the request began, and the guard's caller. */
+type Timed = { startedAt?: number; caller?: { keyId: string } };
+
 interface RouteMatcher {
   method: string;
   pattern: RegExp;
@@ -103,6 +106,10 @@ export function conventions(runtime: Runtime) {
    * Metrics and the access line, once per request: from the after-handle hook on success and
    * from the error handler otherwise. Synchronous on purpose: an after-response hook is
    * scheduled separately for every request, which the hot path cannot afford.
+   *
+   * The hooks hand it the fields it reads, never their whole context: Elysia infers from a hook's
+   * source which parts of the context to build, and a context passed whole to a function makes it
+   * build all of them (headers object, cookies, body) for every request of every route.
    */
   const finish = (ctx: FinishContext, status: number) => {
     const durationMs = performance.now() - (ctx.startedAt ?? performance.now());
@@ -124,7 +131,7 @@ export function conventions(runtime: Runtime) {
   const plugin = new Elysia({ name: "conventions" })
     .onRequest((ctx) => {
       const { request, set, server } = ctx;
-      (ctx as { startedAt?: number }).startedAt = performance.now();
+      const startedAt = ((ctx as { startedAt?: number }).startedAt = performance.now());
       // Before anything reads a cache: another process's revoke, suspend or blacklist add applies now.
       runtime.store.changes.check();
       const incoming = request.headers.get("x-request-id");
@@ -136,7 +143,7 @@ export function conventions(runtime: Runtime) {
       if (isPublic) {
         Object.assign(set.headers, CORS_HEADERS);
         if (request.method === "OPTIONS") {
-          finish(ctx, 204);
+          finish({ request, set, startedAt, path }, 204);
           return new Response(null, {
             status: 204,
             headers: {
@@ -156,7 +163,8 @@ export function conventions(runtime: Runtime) {
       }
     })
     .onError({ as: "global" }, (ctx) => {
-      const { code, error, set, request, server } = ctx;
+      const { code, error, set, request, server, route } = ctx;
+      const finished = (status: number) => finish({ request, set, route, startedAt: (ctx as Timed).startedAt, caller: (ctx as Timed).caller }, status);
       const requestId = String(set.headers["x-request-id"] ?? newRequestId());
       set.headers["x-request-id"] = requestId;
       if (set.headers["x-ratelimit-remaining"] === undefined) {
@@ -167,7 +175,7 @@ export function conventions(runtime: Runtime) {
         set.status = replay.status;
         set.headers["content-type"] = replay.contentType;
         set.headers["idempotent-replayed"] = "true";
-        finish(ctx, replay.status);
+        finished(replay.status);
         return replay.body;
       }
       let failure: ApiError;
@@ -198,11 +206,12 @@ export function conventions(runtime: Runtime) {
       }
       set.status = failure.status;
       if (failure.headers) Object.assign(set.headers, failure.headers);
-      finish(ctx, failure.status);
+      finished(failure.status);
       return envelope(failure.code, failure.message, requestId);
     })
     .onAfterHandle({ as: "global" }, (ctx) => {
-      finish(ctx, typeof ctx.set.status === "number" ? ctx.set.status : 200);
+      const { request, set, route, path } = ctx;
+      finish({ request, set, route, path, startedAt: (ctx as Timed).startedAt, caller: (ctx as Timed).caller }, typeof set.status === "number" ? set.status : 200);
     });
 
   return { plugin, routeTable };

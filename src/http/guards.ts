@@ -100,8 +100,9 @@ export function chargeIp(
 
 /** Charges the caller's IP bucket named `name`; 429 `rate_limited` when it is empty. */
 export function limitByIp(runtime: Runtime, name: string, rule: BucketRule) {
-  return new Elysia().derive({ as: "scoped" }, (ctx) => {
-    const state = chargeIp(runtime, name, rule, ctx);
+  // The fields chargeIp reads, never the whole context (see `finish` in conventions.ts).
+  return new Elysia().derive({ as: "scoped" }, ({ request, server, set }) => {
+    const state = chargeIp(runtime, name, rule, { request, server, set });
     if (!state.allowed) {
       throw new ApiError(429, "rate_limited", `Too many requests from this address; retry in ${state.retryAfter} s.`, {
         "retry-after": String(state.retryAfter),
@@ -109,7 +110,7 @@ export function limitByIp(runtime: Runtime, name: string, rule: BucketRule) {
     }
     // Only the header's last entries were read, so its length cost nothing, but one this long was
     // padded by its sender. Refused after the charge, so a flood of them still meets the 429.
-    if (runtime.config.trustProxy > 0 && (ctx.request.headers.get("x-forwarded-for")?.length ?? 0) > MAX_FORWARDED_FOR) {
+    if (runtime.config.trustProxy > 0 && (request.headers.get("x-forwarded-for")?.length ?? 0) > MAX_FORWARDED_FOR) {
       throw new ApiError(400, "invalid_request", `X-Forwarded-For is longer than ${MAX_FORWARDED_FOR} characters.`);
     }
     return { clientIp: state.ip };

@@ -47,6 +47,11 @@ export class Metrics {
   private readonly webhookLatency = new Histogram(ATTEMPT_BUCKETS_MS);
   private readonly webhookDeliveryAge = new Histogram(DELIVERY_AGE_BUCKETS_MS);
 
+  /** Requests answered since start (the webhook worker reads how fast it grows). */
+  get requestsAnswered(): number {
+    return this.latencyCount;
+  }
+
   webhookAttempt(outcome: string, latencyMs: number) {
     this.webhookOutcomes.set(outcome, (this.webhookOutcomes.get(outcome) ?? 0) + 1);
     this.webhookLatency.observe(latencyMs);

@@ -66,7 +66,10 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
   const scheduled = scheduler(jobRunner(runtime, services, jobLocks(region, names, store)), (job) => job.scope === "fleet");
   // Webhook deliveries go out from here, once for the whole serve; on SQLite this process owns the
   // file, so rows a killed run had claimed are due again now (as in a single serve).
-  const webhookWorker = new WebhookWorker(services.webhooks, runtime.clock, runtime.metrics, log, { releaseClaimsAtStart: store.dialect === "sqlite" });
+  const webhookWorker = new WebhookWorker(services.webhooks, runtime.clock, runtime.metrics, log, {
+    releaseClaimsAtStart: store.dialect === "sqlite",
+    leaseMs: config.webhookLeaseMs,
+  });
   webhookWorker.start();
 
   const slots: Array<Slot | null> = new Array(config.workers + 1).fill(null);

@@ -304,13 +304,18 @@ export class SqliteCreatorsStore implements CreatorsStore {
       "SELECT to_creator_id AS id, count(*) AS n, sum(rating) AS sum FROM reviews GROUP BY to_creator_id",
     );
     for (const r of reviews.iterate()) of(r.id).reviews = { n: r.n, sum: r.sum };
+    // Without statistics (a fresh import) the planner scanned all of blacklist_entries and looked
+    // each entry up among the connections: 2 s at 1M entries. Entries are the larger side, so each
+    // connection is looked up in the subject index instead (CROSS JOIN keeps that order), and
+    // only the named entries of the creator index are read (the NULLs sort first): 0.2 s.
     const penalties = db.query<PenaltyRow & { creator_id: string }, [number]>(
       `SELECT c.id AS creator_id, e.id, e.severity, e.high_risk, e.watchlist
        FROM creators c JOIN blacklist_entries e INDEXED BY blacklist_creator_idx ON e.creator_handle = c.handle
-       WHERE e.status = 'active' AND (e.expires_at IS NULL OR e.expires_at > ?1)
+       WHERE e.creator_handle IS NOT NULL AND e.status = 'active' AND (e.expires_at IS NULL OR e.expires_at > ?1)
        UNION
        SELECT c.creator_id, e.id, e.severity, e.high_risk, e.watchlist
-       FROM connections c JOIN blacklist_entries e ON e.provider = c.provider AND e.provider_user_id = c.provider_user_id
+       FROM connections c CROSS JOIN blacklist_entries e INDEXED BY blacklist_subject_idx
+         ON e.provider = c.provider AND e.provider_user_id = c.provider_user_id
        WHERE e.status = 'active' AND (e.expires_at IS NULL OR e.expires_at > ?1)`,
     );
     for (const p of penalties.iterate(now)) of(p.creator_id).penalties.push(p);
@@ -336,6 +341,10 @@ export class SqliteCreatorsStore implements CreatorsStore {
   }
 
   async countCreators(): Promise<number> {
+    return this.creatorCountNow();
+  }
+
+  creatorCountNow(): number {
     return this.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM creators").get()!.n;
   }
 

@@ -121,10 +121,9 @@ export function pageRoutes(runtime: Runtime, services: Services) {
   return new Elysia({ detail: { hide: true } })
     .get(
       "/",
-      async (ctx) => {
-        const refused = refuse(ctx);
+      async ({ request, server, query, set }) => {
+        const refused = refuse({ request, server, set });
         if (refused) return refused;
-        const { query, set } = ctx;
         const q = (query.q ?? "").trim();
         let search = null;
         let searchError: string | null = null;
@@ -160,10 +159,9 @@ export function pageRoutes(runtime: Runtime, services: Services) {
       },
       { query: HomeQuery },
     )
-    .get("/u/:handle", async (ctx) => {
-      const refused = refuse(ctx);
+    .get("/u/:handle", async ({ request, server, params, set }) => {
+      const refused = refuse({ request, server, set });
       if (refused) return refused;
-      const { params, set } = ctx;
       const requested = safeDecode(params.handle);
       const row = await creators.find(requested);
       if (!row) {

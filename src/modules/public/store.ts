@@ -68,8 +68,7 @@ class SqliteSearchNamesStore implements SearchNamesStore {
       for (const [id] of this.gramPostings.values(`"${g.replaceAll('"', '""')}"`)) shared.set(id as number, (shared.get(id as number) ?? 0) + 1);
     }
     if (shared.size === 0) return [];
-    const ids = [...shared].sort((a, b) => b[1] - a[1]).slice(0, limit).map(([id]) => id);
-    return this.namesById.all(JSON.stringify(ids)).map((row) => row.name);
+    return this.namesById.all(JSON.stringify(mostShared(shared, limit))).map((row) => row.name);
   }
 
   /**
@@ -121,4 +120,21 @@ class PostgresSearchNamesStore implements SearchNamesStore {
   async refreshStatistics(): Promise<number> {
     return 0;
   }
+}
+
+/**
+ * The `limit` ids sharing the most trigrams, in first-seen order within a count: what a stable sort
+ * by count would answer, without sorting thousands of ids for a few dozen (counts are small).
+ */
+function mostShared(shared: Map<number, number>, limit: number): number[] {
+  const byCount: number[][] = [];
+  for (const [id, count] of shared) (byCount[count] ??= []).push(id);
+  const ids: number[] = [];
+  for (let count = byCount.length - 1; count > 0 && ids.length < limit; count--) {
+    for (const id of byCount[count] ?? []) {
+      if (ids.length === limit) break;
+      ids.push(id);
+    }
+  }
+  return ids;
 }

@@ -22,7 +22,7 @@ import {
   type WebhookRegistrationView,
 } from "./model";
 import { newSigningSecret } from "./signing";
-import { type AttemptOutcome, type AttemptRow, type ClaimedDelivery, createWebhooksStore, type DeliveryRow, type EndpointRow, type WebhooksStore } from "./store";
+import { type AttemptOutcome, type AttemptRow, type ClaimedDelivery, type ClaimLanes, createWebhooksStore, type DeliveryRow, type EndpointRow, type WebhooksStore } from "./store";
 import { checkDestinationUrl, checkDiscordWebhookUrl, type UrlPolicy } from "./url-guard";
 
 /** Endpoints one account may register. */
@@ -292,15 +292,24 @@ export class WebhooksService {
     });
   }
 
-  claimDue(limit: number, leaseMs: number, busyEndpoints: string[]): Promise<{ claimed: ClaimedDelivery[]; leaseUntil: number }> {
+  /**
+   * Claims up to `limit` due deliveries for `leaseMs`; per lane (endpoint or Discord URL) at most
+   * `lanes.perLane` less what the caller holds (default: `limit`, nothing held).
+   */
+  claimDue(limit: number, leaseMs: number, lanes: ClaimLanes = { perLane: limit, held: new Map() }): Promise<{ claimed: ClaimedDelivery[]; leaseUntil: number }> {
     const now = this.clock.now();
     const leaseUntil = now + leaseMs;
-    return this.store.claimDue(now, limit, leaseUntil, busyEndpoints).then((claimed) => ({ claimed, leaseUntil }));
+    return this.store.claimDue(now, limit, leaseUntil, lanes).then((claimed) => ({ claimed, leaseUntil }));
   }
 
   /** Whether a claimed row is still to be sent (its endpoint was not deleted or disabled since). */
-  stillDue(delivery: ClaimedDelivery): Promise<boolean> {
-    return this.store.stillDue(delivery.id, delivery.attempts);
+  async stillDue(delivery: ClaimedDelivery): Promise<boolean> {
+    return (await this.store.stillDue([delivery])).has(delivery.id);
+  }
+
+  /** Of claimed rows, the ids still to be sent: one read for a batch about to start. */
+  stillDueOf(deliveries: ClaimedDelivery[]): Promise<Set<string>> {
+    return this.store.stillDue(deliveries);
   }
 
   release(ids: string[], leaseUntil: number): Promise<void> {
@@ -318,38 +327,58 @@ export class WebhooksService {
    * the outcome, or null when the delivery was deleted or finished meanwhile.
    */
   async recordAttempt(delivery: ClaimedDelivery, result: AttemptResult): Promise<AttemptOutcome | null> {
-    const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-    const attempt = delivery.attempts + 1;
+    return (await this.recordAttempts([{ delivery, result }]))[0]!;
+  }
+
+  /**
+   * Records a batch of attempts (those that ended at about the same time) in one transaction, as
+   * `recordAttempt` would one by one, in order; answers each one's outcome (null: deleted or
+   * finished meanwhile). A delivery is finished only by the commit that records its 2xx.
+   */
+  async recordAttempts(batch: { delivery: ClaimedDelivery; result: AttemptResult }[]): Promise<(AttemptOutcome | null)[]> {
     const now = this.clock.now();
     const delays = this.options.retryDelaysMs;
-    const outcome: AttemptOutcome = ok
-      ? { status: "delivered", nextAttemptAt: now, finishedAt: now }
-      : attempt > delays.length
-        ? { status: "failed", nextAttemptAt: now, finishedAt: now }
-        : { status: "pending", nextAttemptAt: now + delays[attempt - 1]!, finishedAt: null };
-    const row: AttemptRow = {
-      deliveryId: delivery.id,
-      attempt,
-      startedAt: result.startedAt,
-      statusCode: result.statusCode,
-      latencyMs: Math.round(result.latencyMs),
-      error: result.error ?? (ok ? null : `HTTP ${result.statusCode}: only a 2xx answer counts as delivered`),
-      responseExcerpt: result.responseExcerpt,
-    };
+    const items = batch.map(({ delivery, result }) => {
+      const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+      const attempt = delivery.attempts + 1;
+      const outcome: AttemptOutcome = ok
+        ? { status: "delivered", nextAttemptAt: now, finishedAt: now }
+        : attempt > delays.length
+          ? { status: "failed", nextAttemptAt: now, finishedAt: now }
+          : { status: "pending", nextAttemptAt: now + delays[attempt - 1]!, finishedAt: null };
+      const row: AttemptRow = {
+        deliveryId: delivery.id,
+        attempt,
+        startedAt: result.startedAt,
+        statusCode: result.statusCode,
+        latencyMs: Math.round(result.latencyMs),
+        error: result.error ?? (ok ? null : `HTTP ${result.statusCode}: only a 2xx answer counts as delivered`),
+        responseExcerpt: result.responseExcerpt,
+      };
+      return { delivery, result, ok, outcome, row };
+    });
     return this.store.transaction(async () => {
-      if (!(await this.store.recordAttempt(row, delivery.attempts, outcome))) return null;
-      if (delivery.endpointId !== null) {
-        const failingSince = await this.store.noteEndpointResult(delivery.endpointId, ok, result.startedAt);
-        if (failingSince !== null && now - failingSince >= DISABLE_AFTER_MS) {
-          const last = result.statusCode === null ? (result.error ?? "no answer") : `HTTP ${result.statusCode}`;
-          await this.store.disableEndpoint(
-            delivery.endpointId,
-            `Every delivery attempt failed for 5 days (since ${iso(failingSince)}); last: ${last}. Fix the receiver, then re-enable with PATCH {"enabled": true}.`,
-            now,
-          );
-        }
+      const recorded = await this.store.recordAttempts(items.map((i) => ({ attempt: i.row, attemptsBefore: i.delivery.attempts, outcome: i.outcome })));
+      // Each endpoint's results in order; a repeat of the same result changes nothing, so it is
+      // noted once per run of equal results.
+      const noted = new Map<string, { ok: boolean; failingSince: number | null; last: AttemptResult }>();
+      for (const [n, item] of items.entries()) {
+        const endpointId = item.delivery.endpointId;
+        if (!recorded[n] || endpointId === null) continue;
+        const before = noted.get(endpointId);
+        const failingSince = before?.ok === item.ok ? before.failingSince : await this.store.noteEndpointResult(endpointId, item.ok, item.result.startedAt);
+        noted.set(endpointId, { ok: item.ok, failingSince, last: item.result });
       }
-      return outcome;
+      for (const [endpointId, { failingSince, last }] of noted) {
+        if (failingSince === null || now - failingSince < DISABLE_AFTER_MS) continue;
+        const lastText = last.statusCode === null ? (last.error ?? "no answer") : `HTTP ${last.statusCode}`;
+        await this.store.disableEndpoint(
+          endpointId,
+          `Every delivery attempt failed for 5 days (since ${iso(failingSince)}); last: ${lastText}. Fix the receiver, then re-enable with PATCH {"enabled": true}.`,
+          now,
+        );
+      }
+      return items.map((item, n) => (recorded[n] ? item.outcome : null));
     });
   }
 

@@ -59,11 +59,26 @@ export interface ClaimedDelivery {
   nextAttemptAt: number;
 }
 
+/** What a claim may take per lane. */
+export interface ClaimLanes {
+  /** Rows a lane may hold at most. */
+  perLane: number;
+  /** Rows the caller holds per lane key (endpoint id, or URL for a Discord message). */
+  held: ReadonlyMap<string, number>;
+}
+
 export interface PendingEvent {
   id: string;
   type: string;
   payload: string;
   createdAt: number;
+}
+
+/** One attempt to record: the row, the delivery's attempts when claimed, where it leaves the delivery. */
+export interface RecordedAttempt {
+  attempt: AttemptRow;
+  attemptsBefore: number;
+  outcome: AttemptOutcome;
 }
 
 /** Where an attempt leaves its delivery. */
@@ -110,15 +125,18 @@ export interface WebhooksStore {
   insertDeliveries(rows: DeliveryRow[]): Promise<void>;
 
   /**
-   * Claims due deliveries (pending, due by `now`, not held by a live lease, endpoint enabled),
-   * oldest due first, until `leaseUntil`; skips endpoints in `busyEndpoints`.
+   * Claims due deliveries (pending, due by `now`, not held by a live lease, endpoint enabled) until
+   * `leaseUntil`, at most `limit` in all and, per lane (an endpoint, or a Discord URL), at most
+   * `lanes.perLane` less what the caller already holds of it (`lanes.held`). Each endpoint with
+   * room is read through its own range of the per-endpoint due index, oldest due first; an
+   * endpoint without room is never read, so a hanging endpoint's backlog costs a claim nothing.
    */
-  claimDue(now: number, limit: number, leaseUntil: number, busyEndpoints: string[]): Promise<ClaimedDelivery[]>;
+  claimDue(now: number, limit: number, leaseUntil: number, lanes: ClaimLanes): Promise<ClaimedDelivery[]>;
   /**
-   * Whether a claimed row is still to be sent: pending with `attempts` attempts, its endpoint
-   * neither deleted nor disabled since the claim.
+   * Of claimed rows (id, and `attempts` when claimed), the ids still to be sent: pending with as
+   * many attempts, their endpoint neither deleted nor disabled since the claim. One read for a batch.
    */
-  stillDue(id: string, attempts: number): Promise<boolean>;
+  stillDue(rows: { id: string; attempts: number }[]): Promise<Set<string>>;
   /** Lets go of every lease: for the single process that serves a SQLite file, at start. */
   releaseClaims(): Promise<void>;
   /** Lets go of the leases of rows claimed but not sent (their endpoint had no free slot). */
@@ -130,10 +148,11 @@ export interface WebhooksStore {
   noteEndpointResult(endpointId: string, ok: boolean, at: number): Promise<number | null>;
   disableEndpoint(endpointId: string, reason: string, at: number): Promise<void>;
   /**
-   * Records one attempt and moves its delivery, if the delivery is still the one claimed (still
-   * pending with `attemptsBefore` attempts). False when it was deleted or finished meanwhile.
+   * Records attempts, each moving its delivery if the delivery is still the one claimed (still
+   * pending with `attemptsBefore` attempts); answers per attempt whether it was recorded (false
+   * when deleted or finished meanwhile). Joins the caller's transaction.
    */
-  recordAttempt(attempt: AttemptRow, attemptsBefore: number, outcome: AttemptOutcome): Promise<boolean>;
+  recordAttempts(attempts: RecordedAttempt[]): Promise<boolean[]>;
 
   listDeliveries(endpointId: string, limit: number, beforeId: string | null): Promise<DeliveryRow[]>;
   attemptsOf(deliveryIds: string[]): Promise<AttemptRow[]>;
@@ -274,6 +293,17 @@ function patchColumns(patch: EndpointPatch): [string, unknown][] {
   return columns;
 }
 
+/** The ids of `claimed` found still pending with the attempts they were claimed with. */
+function stillDueIds(claimed: { id: string; attempts: number }[], found: { id: string; attempts: number | string }[]): Set<string> {
+  const attemptsNow = new Map(found.map((r) => [r.id, Number(r.attempts)]));
+  return new Set(claimed.filter((r) => attemptsNow.get(r.id) === r.attempts).map((r) => r.id));
+}
+
+/** Lane keys without room: for Discord messages, whose lanes are their URLs. */
+function fullLanes(lanes: ClaimLanes): string[] {
+  return [...lanes.held].filter(([, n]) => n >= lanes.perLane).map(([key]) => key);
+}
+
 const CLAIM_COLUMNS = "d.id, d.endpoint_id, d.type, d.url, e.url AS endpoint_url, e.secret, d.payload, d.attempts, d.created_at, d.next_attempt_at";
 
 type SqliteStore = Extract<Database, { dialect: "sqlite" }>;
@@ -374,33 +404,59 @@ class SqliteWebhooksStore implements WebhooksStore {
     return Promise.resolve();
   }
 
-  async claimDue(now: number, limit: number, leaseUntil: number, busyEndpoints: string[]): Promise<ClaimedDelivery[]> {
-    const due = this.sqlite.query<ClaimRecord, [number, number, string]>(
-      `SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
-       WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND (d.claimed_until IS NULL OR d.claimed_until <= ?1)
-         AND (d.endpoint_id IS NULL OR e.enabled = 1)
-         AND (d.endpoint_id IS NULL OR d.endpoint_id NOT IN (SELECT value FROM json_each(?3)))
-       ORDER BY d.next_attempt_at LIMIT ?2`,
+  async claimDue(now: number, limit: number, leaseUntil: number, lanes: ClaimLanes): Promise<ClaimedDelivery[]> {
+    // Reads first, outside the write lock (most polls find nothing due): each endpoint with room
+    // is one range of webhook_deliveries_endpoint_due_idx (endpoint_id = ?, next_attempt_at <= now).
+    const endpoints = this.sqlite.query<{ id: string }, []>("SELECT id FROM webhook_endpoints WHERE enabled = 1").all();
+    const dueOf = this.sqlite.query<ClaimRecord, [string, number, number]>(
+      `SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+       WHERE d.endpoint_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2 AND (d.claimed_until IS NULL OR d.claimed_until <= ?2)
+       ORDER BY d.next_attempt_at LIMIT ?3`,
     );
-    const busy = JSON.stringify(busyEndpoints);
-    // A read first: most polls find nothing due and take no write lock.
-    if (due.get(now, 1, busy) === null) return [];
+    const rows: ClaimRecord[] = [];
+    // From a random endpoint on, so a short `limit` does not always serve the same ones first.
+    const first = endpoints.length ? Math.floor(Math.random() * endpoints.length) : 0;
+    for (let i = 0; i < endpoints.length && rows.length < limit; i++) {
+      const id = endpoints[(first + i) % endpoints.length]!.id;
+      const room = Math.min(lanes.perLane - (lanes.held.get(id) ?? 0), limit - rows.length);
+      if (room > 0) rows.push(...dueOf.all(id, now, room));
+    }
+    if (rows.length < limit) rows.push(...this.discordDue(now, limit - rows.length, lanes));
+    if (rows.length === 0) return [];
     return this.store.write(() => {
-      const rows = due.all(now, limit, busy);
-      const claim = this.sqlite.query("UPDATE webhook_deliveries SET claimed_until = ? WHERE id = ?");
-      for (const row of rows) claim.run(leaseUntil, row.id);
-      return rows.map(toClaimed);
+      // Only rows still unclaimed are taken (the read above held no lock).
+      const claim = this.sqlite.query(
+        "UPDATE webhook_deliveries SET claimed_until = ?1 WHERE id = ?2 AND status = 'pending' AND (claimed_until IS NULL OR claimed_until <= ?3)",
+      );
+      return rows.filter((row) => claim.run(leaseUntil, row.id, now).changes > 0).map(toClaimed);
     });
   }
 
-  async stillDue(id: string, attempts: number): Promise<boolean> {
-    const row = this.sqlite
-      .query(
-        `SELECT 1 FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
-         WHERE d.id = ? AND d.status = 'pending' AND d.attempts = ? AND (d.endpoint_id IS NULL OR e.enabled = 1)`,
+  /**
+   * Due Discord messages: the index's `endpoint_id IS NULL` range, less the URLs without room
+   * (filtered, not skipped in the index: these are the occasional tripwire alerts). Rows over a
+   * URL's room go back through the worker's release.
+   */
+  private discordDue(now: number, limit: number, lanes: ClaimLanes): ClaimRecord[] {
+    return this.sqlite
+      .query<ClaimRecord, [number, number, string]>(
+        `SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         WHERE d.endpoint_id IS NULL AND d.status = 'pending' AND d.next_attempt_at <= ?1 AND (d.claimed_until IS NULL OR d.claimed_until <= ?1)
+           AND d.url NOT IN (SELECT value FROM json_each(?3))
+         ORDER BY d.next_attempt_at LIMIT ?2`,
       )
-      .get(id, attempts);
-    return row !== null;
+      .all(now, limit, JSON.stringify(fullLanes(lanes)));
+  }
+
+  async stillDue(rows: { id: string; attempts: number }[]): Promise<Set<string>> {
+    if (rows.length === 0) return new Set();
+    const found = this.sqlite
+      .query<{ id: string; attempts: number }, [string]>(
+        `SELECT d.id, d.attempts FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         WHERE d.id IN (SELECT value FROM json_each(?)) AND d.status = 'pending' AND (d.endpoint_id IS NULL OR e.enabled = 1)`,
+      )
+      .all(JSON.stringify(rows.map((r) => r.id)));
+    return stillDueIds(rows, found);
   }
 
   async releaseClaims(): Promise<void> {
@@ -432,20 +488,21 @@ class SqliteWebhooksStore implements WebhooksStore {
     this.sqlite.run("UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ?, disabled_at = ? WHERE id = ?", [reason, at, endpointId]);
   }
 
-  async recordAttempt(a: AttemptRow, attemptsBefore: number, outcome: AttemptOutcome): Promise<boolean> {
+  async recordAttempts(attempts: RecordedAttempt[]): Promise<boolean[]> {
     return this.store.write(() => {
-      // query() keeps the compiled statements: these run once per attempt.
-      const moved = this.sqlite
-        .query(
-          `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, next_attempt_at = ?, finished_at = ?, claimed_until = NULL
-           WHERE id = ? AND status = 'pending' AND attempts = ?`,
-        )
-        .run(outcome.status, outcome.nextAttemptAt, outcome.finishedAt, a.deliveryId, attemptsBefore).changes;
-      if (moved === 0) return false;
-      this.sqlite
-        .query(`INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error, response_excerpt) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-        .run(a.deliveryId, a.attempt, a.startedAt, a.statusCode, a.latencyMs, a.error, a.responseExcerpt);
-      return true;
+      // query() keeps the compiled statements: these run for every attempt.
+      const move = this.sqlite.query(
+        `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, next_attempt_at = ?, finished_at = ?, claimed_until = NULL
+         WHERE id = ? AND status = 'pending' AND attempts = ?`,
+      );
+      const insert = this.sqlite.query(
+        `INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error, response_excerpt) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      );
+      return attempts.map(({ attempt: a, attemptsBefore, outcome }) => {
+        if (move.run(outcome.status, outcome.nextAttemptAt, outcome.finishedAt, a.deliveryId, attemptsBefore).changes === 0) return false;
+        insert.run(a.deliveryId, a.attempt, a.startedAt, a.statusCode, a.latencyMs, a.error, a.responseExcerpt);
+        return true;
+      });
     });
   }
 
@@ -612,16 +669,37 @@ class PostgresWebhooksStore implements WebhooksStore {
     await this.sql`INSERT INTO webhook_deliveries ${this.sql(records)} ON CONFLICT DO NOTHING`;
   }
 
-  async claimDue(now: number, limit: number, leaseUntil: number, busyEndpoints: string[]): Promise<ClaimedDelivery[]> {
+  async claimDue(now: number, limit: number, leaseUntil: number, lanes: ClaimLanes): Promise<ClaimedDelivery[]> {
     // One statement: the rows are locked (others skip them), leased and returned, and the lease
-    // commits with it, so another instance never claims them until it lapses.
-    const rows = await this.sql`WITH due AS (
-        SELECT d.id FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
-        WHERE d.status = 'pending' AND d.next_attempt_at <= ${now} AND (d.claimed_until IS NULL OR d.claimed_until <= ${now})
-          AND (d.endpoint_id IS NULL OR e.enabled)
-          AND (d.endpoint_id IS NULL OR NOT (d.endpoint_id = ANY(${this.sql.array(busyEndpoints, "TEXT")})))
+    // commits with it, so another instance never claims them until it lapses. Each endpoint with
+    // room is read through its own range of webhook_deliveries_endpoint_due_idx (the LATERAL
+    // subquery, at most its room); an endpoint without room is not read at all. Discord messages
+    // are the index's `endpoint_id IS NULL` range, less the URLs without room (filtered: they are
+    // the occasional tripwire alerts; rows over a URL's room go back through the worker's release).
+    const keys = [...lanes.held.keys()];
+    const held = keys.map((key) => lanes.held.get(key)!);
+    const rows = await this.sql`WITH lanes AS (
+        SELECT e.id, ${lanes.perLane}::int - coalesce(h.held, 0) AS room
+        FROM webhook_endpoints e LEFT JOIN unnest(${this.sql.array(keys, "TEXT")}::text[], ${this.sql.array(held, "INT4")}::int[]) AS h(id, held) ON h.id = e.id
+        WHERE e.enabled AND coalesce(h.held, 0) < ${lanes.perLane}::int
+        ORDER BY random()
+      ), endpoint_due AS (
+        SELECT d.id FROM lanes l CROSS JOIN LATERAL (
+          SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+          WHERE d.endpoint_id = l.id AND d.status = 'pending' AND d.next_attempt_at <= ${now}
+            AND (d.claimed_until IS NULL OR d.claimed_until <= ${now})
+          ORDER BY d.next_attempt_at LIMIT l.room
+          FOR UPDATE SKIP LOCKED
+        ) d
+        LIMIT ${limit}
+      ), discord_due AS (
+        SELECT d.id FROM webhook_deliveries d
+        WHERE d.endpoint_id IS NULL AND d.status = 'pending' AND d.next_attempt_at <= ${now}
+          AND (d.claimed_until IS NULL OR d.claimed_until <= ${now}) AND NOT (d.url = ANY(${this.sql.array(fullLanes(lanes), "TEXT")}))
         ORDER BY d.next_attempt_at LIMIT ${limit}
-        FOR UPDATE OF d SKIP LOCKED
+        FOR UPDATE SKIP LOCKED
+      ), due AS (
+        SELECT id FROM endpoint_due UNION ALL SELECT id FROM discord_due LIMIT ${limit}
       )
       UPDATE webhook_deliveries d SET claimed_until = ${leaseUntil} FROM due WHERE d.id = due.id
       RETURNING d.id, d.endpoint_id, d.type, d.url, d.payload, d.attempts, d.created_at, d.next_attempt_at,
@@ -630,10 +708,11 @@ class PostgresWebhooksStore implements WebhooksStore {
     return rows.map(toClaimed);
   }
 
-  async stillDue(id: string, attempts: number): Promise<boolean> {
-    const rows = await this.sql`SELECT 1 FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
-      WHERE d.id = ${id} AND d.status = 'pending' AND d.attempts = ${attempts} AND (d.endpoint_id IS NULL OR e.enabled)`;
-    return rows.length > 0;
+  async stillDue(rows: { id: string; attempts: number }[]): Promise<Set<string>> {
+    if (rows.length === 0) return new Set();
+    const found = await this.sql`SELECT d.id, d.attempts FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      WHERE d.id = ANY(${this.sql.array(rows.map((r) => r.id), "TEXT")}) AND d.status = 'pending' AND (d.endpoint_id IS NULL OR e.enabled)`;
+    return stillDueIds(rows, found);
   }
 
   async releaseClaims(): Promise<void> {
@@ -658,16 +737,33 @@ class PostgresWebhooksStore implements WebhooksStore {
     await this.sql`UPDATE webhook_endpoints SET enabled = false, disabled_reason = ${reason}, disabled_at = ${at} WHERE id = ${endpointId}`;
   }
 
-  async recordAttempt(a: AttemptRow, attemptsBefore: number, outcome: AttemptOutcome): Promise<boolean> {
-    return this.transaction(async () => {
-      const moved = await this.sql`UPDATE webhook_deliveries SET attempts = attempts + 1, status = ${outcome.status},
-          next_attempt_at = ${outcome.nextAttemptAt}, finished_at = ${outcome.finishedAt}, claimed_until = NULL
-        WHERE id = ${a.deliveryId} AND status = 'pending' AND attempts = ${attemptsBefore} RETURNING 1`;
-      if (moved.length === 0) return false;
-      await this.sql`INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error, response_excerpt)
-        VALUES (${a.deliveryId}, ${a.attempt}, ${a.startedAt}, ${a.statusCode}, ${a.latencyMs}, ${a.error}, ${a.responseExcerpt})`;
-      return true;
-    });
+  async recordAttempts(attempts: RecordedAttempt[]): Promise<boolean[]> {
+    if (attempts.length === 0) return [];
+    // Two statements for the whole batch: the deliveries still as claimed move, then their attempts.
+    const moved = await this.sql`UPDATE webhook_deliveries d SET attempts = d.attempts + 1, status = v.status,
+        next_attempt_at = v.next_attempt_at, finished_at = v.finished_at, claimed_until = NULL
+      FROM unnest(${this.sql.array(attempts.map((a) => a.attempt.deliveryId), "TEXT")}::text[],
+                  ${this.sql.array(attempts.map((a) => a.attemptsBefore), "INT4")}::int[],
+                  ${this.sql.array(attempts.map((a) => a.outcome.status), "TEXT")}::text[],
+                  ${this.sql.array(attempts.map((a) => a.outcome.nextAttemptAt), "INT8")}::bigint[],
+                  ${this.sql.array(attempts.map((a) => a.outcome.finishedAt), "INT8")}::bigint[])
+        AS v(id, attempts_before, status, next_attempt_at, finished_at)
+      WHERE d.id = v.id AND d.status = 'pending' AND d.attempts = v.attempts_before
+      RETURNING d.id`;
+    const ids = new Set(moved.map((r: { id: string }) => r.id));
+    const records = attempts
+      .filter((a) => ids.has(a.attempt.deliveryId))
+      .map(({ attempt: a }) => ({
+        delivery_id: a.deliveryId,
+        attempt: a.attempt,
+        started_at: a.startedAt,
+        status_code: a.statusCode,
+        latency_ms: a.latencyMs,
+        error: a.error,
+        response_excerpt: a.responseExcerpt,
+      }));
+    if (records.length) await this.sql`INSERT INTO webhook_attempts ${this.sql(records)}`;
+    return attempts.map((a) => ids.has(a.attempt.deliveryId));
   }
 
   async listDeliveries(endpointId: string, limit: number, beforeId: string | null): Promise<DeliveryRow[]> {

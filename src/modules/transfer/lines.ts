@@ -1,0 +1,160 @@
+// The lines of the import format (SPEC section 9): how a file is cut into lines and the schema
+// of each kind of line. Shared by the import and the thread that checks a large file's lines.
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { t } from "elysia";
+import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../db/schema";
+import { BodyInteger, DateTime, literals } from "../../http/model";
+import { ApiTier } from "../accounts/model";
+import { EntryFields } from "../blacklist/model";
+import { ConnectionFields, CreatorFields } from "../creators/model";
+import { DealStatus, ReferralFields, ReviewFields, ServerParams, VouchFields } from "../network/model";
+
+export const AccountLine = TypeCompiler.Compile(
+  t.Object(
+    {
+      type: t.Literal("account"),
+      name: t.String({ minLength: 1, maxLength: 64 }),
+      tier: ApiTier,
+      daily_quota: t.Optional(t.Nullable(BodyInteger({ minimum: 0 }))),
+      status: t.Optional(literals(ACCOUNT_STATUSES)),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+export const EntryLine = TypeCompiler.Compile(
+  t.Object(
+    {
+      type: t.Literal("entry"),
+      id: t.Optional(t.String({ pattern: "^bl_[0-9a-z]{1,60}$" })),
+      status: t.Optional(literals(ENTRY_STATUSES)),
+      ...EntryFields,
+    },
+    { additionalProperties: false },
+  ),
+);
+
+export const CreatorLine = TypeCompiler.Compile(
+  t.Object(
+    {
+      type: t.Literal("creator"),
+      id: t.Optional(t.String({ pattern: "^crt_[0-9a-z]{1,60}$" })),
+      handle: t.String({ minLength: 2, maxLength: 33 }),
+      ...CreatorFields,
+      verification_level: BodyInteger({ minimum: 0, maximum: 4 }),
+      joined_at: DateTime("When the creator joined."),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+export const ConnectionLine = TypeCompiler.Compile(
+  t.Object(
+    { type: t.Literal("connection"), creator: t.String({ minLength: 2, maxLength: 33 }), ...ConnectionFields, public: t.Boolean() },
+    { additionalProperties: false },
+  ),
+);
+
+const CreatedAt = { created_at: t.Optional(DateTime("When it happened.")) };
+
+export const DealLine = TypeCompiler.Compile(
+  t.Object(
+    { type: t.Literal("deal"), id: t.Optional(t.String()), from: t.String(), to: t.String(), status: DealStatus, ...CreatedAt },
+    { additionalProperties: false },
+  ),
+);
+export const ReviewLine = TypeCompiler.Compile(t.Object({ type: t.Literal("review"), ...ReviewFields, ...CreatedAt }, { additionalProperties: false }));
+export const VouchLine = TypeCompiler.Compile(t.Object({ type: t.Literal("vouch"), ...VouchFields, ...CreatedAt }, { additionalProperties: false }));
+export const ReferralLine = TypeCompiler.Compile(t.Object({ type: t.Literal("referral"), ...ReferralFields, ...CreatedAt }, { additionalProperties: false }));
+/** Beyond SPEC section 9, so an export carries `servers_protected` too. */
+export const ServerLine = TypeCompiler.Compile(
+  t.Object(
+    { type: t.Literal("server"), ...ServerParams.properties, name: t.Optional(t.Nullable(t.String({ maxLength: 100 }))), ...CreatedAt },
+    { additionalProperties: false },
+  ),
+);
+
+/**
+ * The file's lines, split on "\n" only (a JSON string may hold U+2028 or a lone CR, where
+ * node:readline would cut the line), a chunk's worth at a time: one await per chunk of the file
+ * rather than per line.
+ */
+export async function* jsonLines(path: string): AsyncGenerator<string[], void, undefined> {
+  const decoder = new TextDecoder();
+  let rest = "";
+  for await (const chunk of Bun.file(path).stream()) {
+    const text = rest + decoder.decode(chunk, { stream: true });
+    const lines = text.split("\n");
+    rest = lines.pop()!;
+    yield lines;
+  }
+  rest += decoder.decode();
+  if (rest !== "") yield [rest];
+}
+
+export function schemaProblem(check: { Errors(value: unknown): Iterable<{ path: string; message: string; value: unknown }> }, value: unknown): string {
+  for (const error of check.Errors(value)) {
+    const field = error.path.replace(/^\//, "") || "(line)";
+    if (error.value === undefined) return `missing field '${field}'`;
+    return `field '${field}': ${error.message.toLowerCase()}`;
+  }
+  return "invalid record";
+}
+
+/** The schema of each kind of line, by its `type`. */
+const SCHEMAS: Record<string, { Check(value: unknown): boolean } & Parameters<typeof schemaProblem>[0]> = {
+  account: AccountLine,
+  entry: EntryLine,
+  creator: CreatorLine,
+  connection: ConnectionLine,
+  deal: DealLine,
+  review: ReviewLine,
+  vouch: VouchLine,
+  referral: ReferralLine,
+  server: ServerLine,
+};
+
+/**
+ * Kinds of line a large import checks against their schema on a thread of its own (every kind but
+ * accounts, whose write awaits their service and is checked where it is written).
+ */
+export function checkedApart(type: unknown): boolean {
+  return type !== "account" && typeof type === "string" && Object.hasOwn(SCHEMAS, type);
+}
+
+export interface SchemaFailure {
+  lineNo: number;
+  /** As the import words it after "line N: ". */
+  message: string;
+}
+
+/** Lines between two progress reports of `firstSchemaFailure`. */
+const PROGRESS_EVERY_LINES = 20_000;
+
+/**
+ * The first line of the file, in the import's numbering, of a kind `checkedApart` that fails its
+ * schema; null when there is none. Lines that are not JSON objects, or of another kind, are left
+ * to the import. `progress` hears, now and then, the last line checked.
+ */
+export async function firstSchemaFailure(path: string, progress?: (throughLine: number) => void): Promise<SchemaFailure | null> {
+  let lineNo = 0;
+  let reported = 0;
+  for await (const batch of jsonLines(path)) {
+    for (const raw of batch) {
+      lineNo++;
+      const text = raw.trim();
+      if (text === "") continue;
+      let value: { type?: unknown } | null;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        continue;
+      }
+      if (!value || typeof value !== "object" || !checkedApart(value.type)) continue;
+      const schema = SCHEMAS[value.type as string]!;
+      if (!schema.Check(value)) return { lineNo, message: schemaProblem(schema, value) };
+    }
+    if (progress && lineNo - reported >= PROGRESS_EVERY_LINES) progress((reported = lineNo));
+  }
+  return null;
+}
