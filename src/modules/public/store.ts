@@ -32,7 +32,7 @@ export function createSearchNamesStore(database: Database): SearchNamesStore {
 const POSTINGS_BUDGET = 3_000;
 
 class SqliteSearchNamesStore implements SearchNamesStore {
-  private readonly gramPostings: Statement<unknown, [string]>;
+  private readonly gramPostings: Statement<{ ids: string | null }, [string]>;
   private readonly namesById: Statement<{ name: string }, [string]>;
   private readonly gramSlice: Statement<{ term: string; doc: number }, [string, number]>;
   /** Names per trigram in the index, to pick the rarest; refreshed hourly. */
@@ -42,7 +42,9 @@ class SqliteSearchNamesStore implements SearchNamesStore {
     // The index's vocabulary as a table; temporary, so it lives with this connection only.
     db.run("CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_names_vocab USING fts5vocab(main, search_names_fts, 'row')");
     this.gramSlice = db.prepare("SELECT term, doc FROM temp.search_names_vocab WHERE term > ? ORDER BY term LIMIT ?");
-    this.gramPostings = db.prepare("SELECT rowid FROM search_names_fts WHERE search_names_fts MATCH ?");
+    // One string of ids per trigram: a row (and an array) per posting into JavaScript cost a third
+    // more. FTS5 yields rowids ascending, and the aggregate keeps the order it reads them in.
+    this.gramPostings = db.prepare("SELECT group_concat(rowid) AS ids FROM search_names_fts WHERE search_names_fts MATCH ?");
     this.namesById = db.prepare("SELECT name FROM search_names WHERE id IN (SELECT value FROM json_each(?)) AND suggestible");
   }
 
@@ -65,7 +67,8 @@ class SqliteSearchNamesStore implements SearchNamesStore {
       if (n === 0) continue;
       if (postings > 0 && postings + n > POSTINGS_BUDGET) break;
       postings += n;
-      for (const [id] of this.gramPostings.values(`"${g.replaceAll('"', '""')}"`)) shared.set(id as number, (shared.get(id as number) ?? 0) + 1);
+      const ids = this.gramPostings.get(`"${g.replaceAll('"', '""')}"`)?.ids;
+      if (ids) countIds(ids, shared);
     }
     if (shared.size === 0) return [];
     return this.namesById.all(JSON.stringify(mostShared(shared, limit))).map((row) => row.name);
@@ -137,4 +140,20 @@ function mostShared(shared: Map<number, number>, limit: number): number[] {
     }
   }
   return ids;
+}
+
+/** Adds one to `shared` for each id of `ids` (integers, comma-separated), read without splitting. */
+function countIds(ids: string, shared: Map<number, number>): void {
+  let id = 0;
+  let sign = 1;
+  for (let i = 0; i <= ids.length; i++) {
+    const code = i < ids.length ? ids.charCodeAt(i) : 44;
+    if (code === 45) sign = -1;
+    else if (code !== 44) id = id * 10 + code - 48;
+    else {
+      shared.set(sign * id, (shared.get(sign * id) ?? 0) + 1);
+      id = 0;
+      sign = 1;
+    }
+  }
 }
