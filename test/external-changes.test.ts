@@ -3,7 +3,9 @@
 // request and tells every cache (on PostgreSQL, the commit's notification does). Real CLI
 // processes on the app's database, no sleep between.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { TransferService } from "../src/modules/transfer/service";
 import { whenCommitArrives } from "./backend";
 import { createTestApp, expectEnvelope, type TestApp } from "./helpers";
 
@@ -54,4 +56,18 @@ test("an entry the CLI adds is banned on the very next check, also for a subject
   await whenCommitArrives(async () => expect((await check(key, "31337")).body.banned).toBe(true));
   // Unlisted subjects keep their clean answer while the filter takes the new row in.
   expect((await check(key, "31338")).body.banned).toBe(false);
+});
+
+test("after an import in this process (which leaves WAL for its commit and comes back), a CLI revoke still applies on the next request", async () => {
+  const { key, keyId } = await t.account();
+  const file = join(t.dir, "one-entry.jsonl");
+  writeFileSync(
+    file,
+    JSON.stringify({ type: "entry", provider: "discord", provider_user_id: "4242", severity: "ban", reason_code: "scam", scope: "global", vertical: "all", appealable: true }) + "\n",
+  );
+  await new TransferService(t.runtime.store, t.services, t.clock).importFile(file);
+  expect(t.sqlite.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()!.journal_mode).toBe("wal");
+  expect((await check(key, "4242")).body.banned).toBe(true);
+  cli("keys", "revoke", keyId);
+  await whenCommitArrives(async () => expectEnvelope(await check(key), 401, "unauthorized"));
 });

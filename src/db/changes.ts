@@ -44,15 +44,28 @@ export class ExternalChanges implements ChangeNotifier {
   private readonly ownCommit: Array<() => void> = [];
 
   /** The -shm file's first WAL-index header (12 words), and its words when last looked at. */
-  private readonly header: Uint32Array | null;
+  private header: Uint32Array | null = null;
   private readonly headerSeen = new Uint32Array(HEADER_WORDS);
 
   /** `shmPath`: the -shm file of a database in WAL mode, or null to ask SQLite every time. */
-  constructor(sqlite: Database, shmPath: string | null = null) {
+  constructor(
+    private readonly sqlite: Database,
+    private readonly shmPath: string | null = null,
+  ) {
     this.dataVersion = sqlite.prepare("PRAGMA data_version");
     // The read creates the -shm file if this is the first connection.
     this.seen = this.read();
-    this.header = shmPath === null ? null : mapHeader(shmPath);
+    this.journalModeChanged();
+  }
+
+  /**
+   * To be called when this connection left WAL mode or came back to it (a bulk import): leaving
+   * deletes the -shm file, and coming back makes a new one, so the header is looked up again
+   * (none outside WAL: every check asks SQLite).
+   */
+  journalModeChanged(): void {
+    const inWal = this.shmPath !== null && this.sqlite.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode === "wal";
+    this.header = inWal ? mapHeader(this.shmPath!) : null;
     if (this.header) this.headerSeen.set(this.header);
   }
 

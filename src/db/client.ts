@@ -87,9 +87,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     sqlite.close();
     throw error;
   }
-  // The -shm file is only trusted for the WAL it indexes (a read-only opening may not be in WAL).
-  const inWal = !options.readonly && path !== ":memory:" && sqlite.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode === "wal";
-  const changes = new ExternalChanges(sqlite, inWal ? `${path}-shm` : null);
+  const changes = new ExternalChanges(sqlite, options.readonly || path === ":memory:" ? null : `${path}-shm`);
   const writer = new Writer(sqlite, changes);
   let ping: import("bun:sqlite").Statement | undefined;
   return {

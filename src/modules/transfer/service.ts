@@ -191,13 +191,20 @@ export class TransferService {
     if (this.database.dialect === "postgres") return this.importFileAwaiting(path);
     const lines = jsonLines(path);
     const summary = emptySummary();
-    const sqlite = this.sqliteStore().sqlite;
+    const { sqlite, changes } = this.sqliteStore();
     const { blacklist, creators } = this.services;
     // The whole import is one transaction: with the usual 64 MB page cache its dirty pages spill
     // to the WAL and are read back as the indexes grow. Pages are only allocated when used.
     const cacheSize = sqlite.query<{ cache_size: number }, []>("PRAGMA cache_size").get()!.cache_size;
     sqlite.run(`PRAGMA cache_size = -${IMPORT_CACHE_KIB}`);
-    const resumeWal = rollbackJournalWhileAlone(sqlite);
+    const leftWal = rollbackJournalWhileAlone(sqlite);
+    const resumeWal = leftWal
+      ? () => {
+          leftWal();
+          changes.journalModeChanged();
+        }
+      : null;
+    if (leftWal) changes.journalModeChanged();
     try {
       sqlite.run("BEGIN IMMEDIATE");
     } catch (error) {
