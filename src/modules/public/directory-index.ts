@@ -2,7 +2,7 @@
 // position lists of every trigram of the query, about 0.3 ms per query on 100k creators, and
 // sorting its matches meant a row lookup each; with 16 requests in flight on one thread that
 // alone put the p99 past 15 ms. Here each creator's haystack and sort keys sit in arrays, the
-// query's rarest trigram names the candidates, `includes` confirms them, and a bounded selection
+// query's rarest trigrams name the candidates, `includes` confirms them, and a bounded selection
 // picks the page. The database stays the truth, read through the creators store on SQLite and
 // PostgreSQL alike, creators keyed by `rowid` (SQLite's rowid, PostgreSQL's seq): writes only mark
 // creators dirty, and they are re-read (committed state) before the next query. Another instance's
