@@ -11,8 +11,8 @@ export const Account = t.Object({
   id: t.String({ examples: ["acct_01jd5x8q3m7k2c9v4n6p8r0s1t"] }),
   name: t.String({ examples: ["acme-guild"] }),
   tier: ApiTier,
-  daily_quota: t.Integer({ description: "Effective daily quota shared by all keys.", examples: [1000] }),
-  daily_quota_override: t.Nullable(t.Integer({ description: "Operator override; null means the plan's quota." })),
+  daily_quota: BodyInteger({ description: "Effective daily quota shared by all keys.", examples: [1000] }),
+  daily_quota_override: t.Nullable(BodyInteger({ description: "Operator override; null means the plan's quota." })),
   status: AccountStatus,
   created_at: DateTime("When the account was created."),
 }, { $id: "Account", description: "An API account." });
@@ -44,7 +44,7 @@ export const ApiKey = t.Object({
   prefix: t.String({ description: "First characters of the secret, to tell keys apart.", examples: ["tl_live_Ab3d"] }),
   scope: KeyScope,
   rate_tier: RateTier,
-  burst: t.Nullable(t.Integer({ description: "Operator burst override in requests per second." })),
+  burst: t.Nullable(BodyInteger({ description: "Operator burst override in requests per second." })),
   created_at: DateTime("When the key was created."),
   revoked_at: t.Nullable(DateTime("When the key was revoked.")),
 }, { $id: "ApiKey", description: "An API key, without its secret." });
@@ -73,16 +73,16 @@ export const UsageStats = t.Object({
   key_id: t.String(),
   rate_limit_tier: RateTier,
   api_tier: ApiTier,
-  total_requests: t.Integer({ description: "All metered calls of this key still retained (about 3 months)." }),
-  requests_this_month: t.Integer({ description: "Calls in the current UTC month." }),
+  total_requests: BodyInteger({ description: "All metered calls of this key still retained (about 3 months)." }),
+  requests_this_month: BodyInteger({ description: "Calls in the current UTC month." }),
   rate_limit: t.Object({
-    limit: t.Integer({ description: "Daily quota of the account." }),
-    used: t.Integer({ description: "Calls today by all of the account's keys." }),
-    remaining: t.Integer(),
-    reset: t.Integer({ description: "Next midnight UTC, epoch seconds." }),
-    window_seconds: t.Integer({ examples: [86400] }),
+    limit: BodyInteger({ description: "Daily quota of the account." }),
+    used: BodyInteger({ description: "Calls today by all of the account's keys." }),
+    remaining: BodyInteger(),
+    reset: BodyInteger({ description: "Next midnight UTC, epoch seconds." }),
+    window_seconds: BodyInteger({ examples: [86400] }),
   }),
-  by_endpoint: t.Array(t.Object({ endpoint: t.String({ examples: ["GET /v1/blacklist/check"] }), count: t.Integer() }), {
+  by_endpoint: t.Array(t.Object({ endpoint: t.String({ examples: ["GET /v1/blacklist/check"] }), count: BodyInteger() }), {
     description: "Descending by count.",
   }),
 }, { $id: "UsageStats", description: "Usage of the calling key and its account's daily quota." });

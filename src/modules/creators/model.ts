@@ -15,7 +15,7 @@ export const TrustBand = literals(TRUST_BANDS, {
 });
 
 export const ReviewsSummary = t.Object({
-  count: t.Integer({ description: "Reviews received.", examples: [4] }),
+  count: BodyInteger({ description: "Reviews received.", examples: [4] }),
   average: t.Nullable(t.Number({ description: "Mean rating 1-5, two decimals; null without reviews.", examples: [4.5] })),
 }, { $id: "ReviewsSummary", description: "Reviews a creator received." });
 
@@ -32,12 +32,12 @@ export const CreatorProfile = t.Object(
     display_name: t.Nullable(t.String({ examples: ["Shadow Builds"] })),
     verification_level: VerificationLevel,
     verification_label: t.String({ examples: ["Standard"] }),
-    karma: t.Integer({ examples: [120] }),
-    trust_score: t.Integer({ minimum: 0, maximum: 250, examples: [164] }),
+    karma: BodyInteger({ examples: [120] }),
+    trust_score: BodyInteger({ minimum: 0, maximum: 250, examples: [164] }),
     trust_band: TrustBand,
     reviews: ReviewsSummary,
-    completed_deals: t.Integer({ examples: [7] }),
-    linked_accounts: t.Integer({ description: "Public linked platform accounts.", examples: [3] }),
+    completed_deals: BodyInteger({ examples: [7] }),
+    linked_accounts: BodyInteger({ description: "Public linked platform accounts.", examples: [3] }),
     blacklisted: t.Boolean({ description: "An active `ban` names the creator or one of its accounts." }),
     joined_at: DateTime("When the creator joined."),
     profile_url: t.String({ format: "uri", examples: ["https://trust.example.com/u/shadowbuilds"] }),
@@ -48,22 +48,22 @@ export const CreatorProfile = t.Object(
 export const TrustBreakdown = t.Object(
   {
     handle: t.String({ examples: ["shadowbuilds"] }),
-    trust_score: t.Integer({ minimum: 0, maximum: 250, examples: [164] }),
+    trust_score: BodyInteger({ minimum: 0, maximum: 250, examples: [164] }),
     band: TrustBand,
     trend: t.Object({
       direction: literals(["up", "down", "flat"] as const),
-      delta: t.Integer({ description: "Score now minus `from`; 0 without history.", examples: [6] }),
-      from: t.Nullable(t.Integer({ description: "Score at the start of the window (or the oldest known); null without history.", examples: [158] })),
-      window_days: t.Integer({ examples: [30] }),
+      delta: BodyInteger({ description: "Score now minus `from`; 0 without history.", examples: [6] }),
+      from: t.Nullable(BodyInteger({ description: "Score at the start of the window (or the oldest known); null without history.", examples: [158] })),
+      window_days: BodyInteger({ examples: [30] }),
     }),
     blacklisted: t.Boolean(),
     basis: t.Object(
       {
         verification_level: VerificationLevel,
         verification_label: t.String({ examples: ["Standard"] }),
-        account_age_days: t.Integer({ description: "Age when the score was computed.", examples: [412] }),
-        linked_accounts: t.Integer({ examples: [3] }),
-        completed_deals: t.Integer({ examples: [7] }),
+        account_age_days: BodyInteger({ description: "Age when the score was computed.", examples: [412] }),
+        linked_accounts: BodyInteger({ examples: [3] }),
+        completed_deals: BodyInteger({ examples: [7] }),
         reviews: ReviewsSummary,
       },
       { description: "The public inputs of the score. Penalties are never exposed." },

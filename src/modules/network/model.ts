@@ -53,7 +53,7 @@ export const Review = t.Object({
   deal_id: t.String({ description: "The completed deal the review is attached to." }),
   from: t.String(),
   to: t.String(),
-  rating: t.Integer({ minimum: 1, maximum: 5 }),
+  rating: BodyInteger({ minimum: 1, maximum: 5 }),
   created_at: DateTime("When the review was written."),
 }, { $id: "Review", description: "A review attached to a completed deal." });
 
