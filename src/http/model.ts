@@ -16,7 +16,7 @@ export function literals<const T extends readonly [string, ...string[]]>(values:
  * type 422; and being a transform, in a response schema it makes Elysia encode every answer through
  * the whole schema before checking it, a fifth of the cost of a 100-item directory page.)
  */
-export const BodyInteger = (options: IntegerOptions = {}) => Type.Integer(options);
+export const JsonInteger = (options: IntegerOptions = {}) => Type.Integer(options);
 
 export const DateTime = (description: string, example = "2026-11-21T10:00:00.000Z") =>
   t.String({ format: "date-time", description, examples: [example] });
