@@ -143,3 +143,42 @@ sqliteOnly("directory queries that come while the index builds are answered from
   expect(whileBuilding).toEqual(fromIndex);
   expect(fromIndex.map((page) => page.total).filter((n) => n > 0).length).toBeGreaterThan(6);
 });
+
+sqliteOnly("fuzzy matches agree with a plain reading after haystacks change and creators are added since the build", async () => {
+  const app = await createTestApp();
+  try {
+    const sqlite = app.sqlite;
+    const insert = sqlite.prepare(
+      `INSERT INTO creators (id, handle, joined_at, created_at, updated_at, trust_computed_at, trust_score, vouch_count, deal_count, search_text, platforms)
+       VALUES (?1, ?2, 0, ?3, 0, 0, 50, 0, 0, ?4, 'discord')`,
+    );
+    const text = (i: number, salt: number) => `maker${i} ${WORDS[(i * 7 + salt) % WORDS.length]} ${WORDS[(i * 3 + salt) % WORDS.length]}${i % 50}`;
+    sqlite.transaction(() => {
+      for (let i = 0; i < 2000; i++) insert.run(`crt_${String(i).padStart(6, "0")}`, `maker${i}`, i, text(i, 0));
+    })();
+    const dirIndex = new DirectoryIndex(createCreatorsStore(app.runtime.store), app.runtime.store.changes, createMetaStore(app.runtime.store));
+    await dirIndex.refresh();
+    // Changed haystacks (their old postings stay until the next build) and new creators, whose
+    // postings are appended after the packed ones; then the same creators again, out of order.
+    for (const round of [1, 2]) {
+      for (let i = 1999; i >= 0; i -= 3 + round) {
+        sqlite.run("UPDATE creators SET search_text = ?1 WHERE rowid = ?2", [text(i, round), i + 1]);
+        dirIndex.markDirty(`crt_${String(i).padStart(6, "0")}`);
+      }
+      for (let i = 2000 + (round - 1) * 100; i < 2000 + round * 100; i++) {
+        insert.run(`crt_${String(i).padStart(6, "0")}`, `maker${i}`, i, text(i, round));
+        dirIndex.markDirty(`crt_${String(i).padStart(6, "0")}`);
+      }
+      await dirIndex.refresh();
+      const rows = sqlite.query<{ rowid: number; search_text: string }, []>("SELECT rowid, search_text FROM creators").all();
+      for (const q of ["forge", "pixel studio", "studio pixel", "owl craft1", "maker19", "maker205", "ninja realm", "realm4", "the crimson", "crimson zzz"]) {
+        let expected = rows.filter((r) => r.search_text.includes(q));
+        if (expected.length === 0 && q.includes(" ")) expected = rows.filter((r) => q.split(" ").every((w) => r.search_text.includes(w)));
+        const matched = dirIndex.page(dirIndex.match(q, null), "newest", 0, 100_000);
+        expect(matched.toSorted((a, b) => a - b), `${q} round ${round}`).toEqual(expected.map((r) => r.rowid).sort((a, b) => a - b));
+      }
+    }
+  } finally {
+    app.close();
+  }
+});

@@ -14,11 +14,12 @@ import { createNetworkStore } from "../src/modules/network/store";
 import { PublicCounters } from "../src/modules/public/stats";
 import { createSearchNamesStore, type SearchNamesStore } from "../src/modules/public/store";
 import { Outbox } from "../src/outbox";
-import { databasesOfThisFile } from "./backend";
+import { backend, databasesOfThisFile, writeAsAnotherProcess } from "./backend";
 
 const databases = databasesOfThisFile();
 
 let database: Database;
+let location: string;
 let clock: ManualClock;
 let blacklist: BlacklistService;
 let creators: CreatorsService;
@@ -29,6 +30,7 @@ let counters: PublicCounters;
 beforeEach(async () => {
   const fresh = await databases.open();
   database = fresh.database;
+  location = fresh.location;
   clock = new ManualClock();
   const outbox = new Outbox(fresh.database);
   blacklist = new BlacklistService(fresh.database, clock, new CursorCodec("public-store-test"), outbox);
@@ -54,6 +56,37 @@ test("handles and public linked usernames are candidates for a near miss; the cl
   expect(await names.candidates("zzzzqqqq", lookup)).toEqual([]);
   // Under three characters there is no trigram to look up.
   expect(await names.candidates("ab", lookup)).toEqual([]);
+});
+
+test("a name added after a lookup is a candidate at the next one: this process's write, another process's, never a rolled-back one", async () => {
+  await creators.upsert("stormrider", {});
+  await names.refreshStatistics(false);
+  // The lookups below read the postings of the same trigrams each time.
+  expect(await names.candidates("stormridr", lookup)).toEqual(["stormrider"]);
+
+  await creators.upsert("stormriders", {});
+  expect((await names.candidates("stormridr", lookup)).toSorted()).toEqual(["stormrider", "stormriders"]);
+
+  // Inside a write that rolls back, the lookup may see the uncommitted name; afterwards it never
+  // does, nor does its id take the place of a real name: it would share the most trigrams.
+  for (const handle of ["zephyrqa", "zephyra", "zephyrb", "zephyrc"]) await creators.upsert(handle, {});
+  await names.refreshStatistics(false);
+  const closest = { ...lookup, limit: 1 };
+  expect(await names.candidates("zephyrqx", closest)).toEqual(["zephyrqa"]);
+  await expect(
+    database.write(async () => {
+      await creators.upsert("zephyrqx", {});
+      await names.candidates("zephyrqx", closest);
+      throw new Error("roll back");
+    }),
+  ).rejects.toThrow("roll back");
+  expect(await names.candidates("zephyrqx", closest)).toEqual(["zephyrqa"]);
+
+  if (backend === "sqlite") {
+    expect((await names.candidates("stormridr", lookup)).toSorted()).toEqual(["stormrider", "stormriders"]);
+    await writeAsAnotherProcess(location, "INSERT INTO search_names (name, public_refs) VALUES ($1, 1)", ["stormridr1"]);
+    expect((await names.candidates("stormridr", lookup)).toSorted()).toEqual(["stormrider", "stormriders", "stormridr1"]);
+  }
 });
 
 test("a privately linked username is never a candidate; it becomes one when linked publicly elsewhere", async () => {

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { ACCOUNT_STATUSES, API_TIERS, KEY_SCOPES, RATE_TIERS } from "../../db/schema";
-import { BodyInteger, DateTime, literals } from "../../http/model";
+import { JsonInteger, DateTime, literals } from "../../http/model";
 
 export const ApiTier = literals(API_TIERS, { description: "The account's plan.", examples: ["pro"] });
 export const RateTier = literals(RATE_TIERS, { description: "The key's burst tier.", examples: ["free"] });
@@ -11,8 +11,8 @@ export const Account = t.Object({
   id: t.String({ examples: ["acct_01jd5x8q3m7k2c9v4n6p8r0s1t"] }),
   name: t.String({ examples: ["acme-guild"] }),
   tier: ApiTier,
-  daily_quota: t.Integer({ description: "Effective daily quota shared by all keys.", examples: [1000] }),
-  daily_quota_override: t.Nullable(t.Integer({ description: "Operator override; null means the plan's quota." })),
+  daily_quota: JsonInteger({ description: "Effective daily quota shared by all keys.", examples: [1000] }),
+  daily_quota_override: t.Nullable(JsonInteger({ description: "Operator override; null means the plan's quota." })),
   status: AccountStatus,
   created_at: DateTime("When the account was created."),
 }, { $id: "Account", description: "An API account." });
@@ -23,7 +23,7 @@ export const NewAccountBody = t.Object(
   {
     name: t.String({ minLength: 1, maxLength: 64, examples: ["acme-guild"] }),
     tier: ApiTier,
-    daily_quota: t.Optional(t.Nullable(BodyInteger({ minimum: 0, maximum: 1_000_000_000 }))),
+    daily_quota: t.Optional(t.Nullable(JsonInteger({ minimum: 0, maximum: 1_000_000_000 }))),
   },
   { $id: "NewAccountBody", additionalProperties: t.Never() },
 );
@@ -31,7 +31,7 @@ export const NewAccountBody = t.Object(
 export const AccountPatchBody = t.Object(
   {
     tier: t.Optional(ApiTier),
-    daily_quota: t.Optional(t.Nullable(BodyInteger({ minimum: 0, maximum: 1_000_000_000, description: "Null restores the plan's quota." }))),
+    daily_quota: t.Optional(t.Nullable(JsonInteger({ minimum: 0, maximum: 1_000_000_000, description: "Null restores the plan's quota." }))),
     status: t.Optional(AccountStatus),
   },
   { $id: "AccountPatchBody", additionalProperties: t.Never() },
@@ -44,7 +44,7 @@ export const ApiKey = t.Object({
   prefix: t.String({ description: "First characters of the secret, to tell keys apart.", examples: ["tl_live_Ab3d"] }),
   scope: KeyScope,
   rate_tier: RateTier,
-  burst: t.Nullable(t.Integer({ description: "Operator burst override in requests per second." })),
+  burst: t.Nullable(JsonInteger({ description: "Operator burst override in requests per second." })),
   created_at: DateTime("When the key was created."),
   revoked_at: t.Nullable(DateTime("When the key was revoked.")),
 }, { $id: "ApiKey", description: "An API key, without its secret." });
@@ -61,7 +61,7 @@ export const NewKeyBody = t.Object(
     name: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
     scope: t.Optional(KeyScope),
     rate_tier: t.Optional(RateTier),
-    burst: t.Optional(t.Nullable(BodyInteger({ minimum: 1, maximum: 1_000_000, description: "Requests per second; the bucket holds 4x." }))),
+    burst: t.Optional(t.Nullable(JsonInteger({ minimum: 1, maximum: 1_000_000, description: "Requests per second; the bucket holds 4x." }))),
   },
   { $id: "NewKeyBody", additionalProperties: t.Never() },
 );
@@ -73,16 +73,16 @@ export const UsageStats = t.Object({
   key_id: t.String(),
   rate_limit_tier: RateTier,
   api_tier: ApiTier,
-  total_requests: t.Integer({ description: "All metered calls of this key still retained (about 3 months)." }),
-  requests_this_month: t.Integer({ description: "Calls in the current UTC month." }),
+  total_requests: JsonInteger({ description: "All metered calls of this key still retained (about 3 months)." }),
+  requests_this_month: JsonInteger({ description: "Calls in the current UTC month." }),
   rate_limit: t.Object({
-    limit: t.Integer({ description: "Daily quota of the account." }),
-    used: t.Integer({ description: "Calls today by all of the account's keys." }),
-    remaining: t.Integer(),
-    reset: t.Integer({ description: "Next midnight UTC, epoch seconds." }),
-    window_seconds: t.Integer({ examples: [86400] }),
+    limit: JsonInteger({ description: "Daily quota of the account." }),
+    used: JsonInteger({ description: "Calls today by all of the account's keys." }),
+    remaining: JsonInteger(),
+    reset: JsonInteger({ description: "Next midnight UTC, epoch seconds." }),
+    window_seconds: JsonInteger({ examples: [86400] }),
   }),
-  by_endpoint: t.Array(t.Object({ endpoint: t.String({ examples: ["GET /v1/blacklist/check"] }), count: t.Integer() }), {
+  by_endpoint: t.Array(t.Object({ endpoint: t.String({ examples: ["GET /v1/blacklist/check"] }), count: JsonInteger() }), {
     description: "Descending by count.",
   }),
 }, { $id: "UsageStats", description: "Usage of the calling key and its account's daily quota." });

@@ -1,6 +1,7 @@
 // Schemas of the badge route: the SVG it answers by default and the shields.io endpoint JSON it
 // answers for a `.json` handle (https://shields.io/badges/endpoint-badge, schema version 1).
 import { t } from "elysia";
+import { JsonInteger } from "../../http/model";
 
 export const BadgeParams = t.Object({
   handle: t.String({
@@ -20,7 +21,7 @@ export const ShieldsEndpoint = t.Object(
     label: t.String({ examples: ["Shadow Builds"] }),
     message: t.String({ examples: ["Trusted"] }),
     color: t.String({ description: "Hex colour of the trust band.", examples: ["#4c1"] }),
-    cacheSeconds: t.Integer({ description: "How long shields may keep it: the SVG badge's own hour.", examples: [3600] }),
+    cacheSeconds: JsonInteger({ description: "How long shields may keep it: the SVG badge's own hour.", examples: [3600] }),
   },
   { $id: "ShieldsEndpoint", description: "The badge in shields.io's endpoint format, for a `.json` handle." },
 );

@@ -1,7 +1,7 @@
 // Schemas of the blacklist routes, declared once: they validate requests, describe responses in
 // /openapi.json, and type the handlers. The import format's `entry` line reuses `EntryFields`.
 import { t } from "elysia";
-import { DateTime, literals } from "../../http/model";
+import { DateTime, literals, JsonInteger } from "../../http/model";
 import { ENTRY_SCOPES, PROVIDERS, SEVERITIES, VERTICALS } from "../../db/schema";
 
 export const Severity = literals(SEVERITIES, { description: "How serious the entry is.", examples: ["ban"] });
@@ -198,7 +198,7 @@ export const ChangesPage = t.Object(
     data: t.Array(
       t.Object(
         {
-          seq: t.Integer({ description: "Strictly increasing position in the feed.", examples: [42] }),
+          seq: JsonInteger({ description: "Strictly increasing position in the feed.", examples: [42] }),
           type: literals(["added", "overturned", "expired"] as const),
           entry_id: t.String(),
           at: DateTime("When the change happened."),

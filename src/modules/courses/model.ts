@@ -1,7 +1,7 @@
 // Schemas of the course routes (seed sections 2-4): summaries, the detail a reader sees (options
 // shuffled, no answers), the submission and its grade.
 import { t } from "elysia";
-import { BodyInteger, DateTime, literals } from "../../http/model";
+import { JsonInteger, DateTime, literals } from "../../http/model";
 
 export const COURSE_STATUSES = ["locked", "available", "passed"] as const;
 
@@ -16,16 +16,16 @@ const CourseFields = {
   description: t.Nullable(t.String({ examples: ["The patterns behind most scams aimed at game creators."] })),
   platform_tag: t.Nullable(t.String({ description: "The platform the course is about; null for all.", examples: ["roblox"] })),
   difficulty: t.Nullable(t.String({ examples: ["beginner"] })),
-  pass_threshold: t.Integer({ minimum: 0, maximum: 100, description: "Percentage of right answers needed to pass.", examples: [80] }),
-  question_count: t.Integer({ examples: [6] }),
-  points: t.Integer({ description: "Trust points a pass adds (within the buff's ceiling).", examples: [5] }),
+  pass_threshold: JsonInteger({ minimum: 0, maximum: 100, description: "Percentage of right answers needed to pass.", examples: [80] }),
+  question_count: JsonInteger({ examples: [6] }),
+  points: JsonInteger({ description: "Trust points a pass adds (within the buff's ceiling).", examples: [5] }),
 };
 
 export const CourseSummary = t.Object(
   {
     ...CourseFields,
     status: CourseStatus,
-    score: t.Nullable(t.Integer({ minimum: 0, maximum: 100, description: "The viewer's best score (percent); null when signed out or not attempted.", examples: [83] })),
+    score: t.Nullable(JsonInteger({ minimum: 0, maximum: 100, description: "The viewer's best score (percent); null when signed out or not attempted.", examples: [83] })),
     completed_at: t.Nullable(DateTime("When the viewer first passed; null otherwise.")),
   },
   { $id: "CourseSummary", description: "A course as the listing shows it to the viewer." },
@@ -33,10 +33,10 @@ export const CourseSummary = t.Object(
 
 export const TrustBuff = t.Object(
   {
-    per_course: t.Integer({ description: "Trust points per passed course.", examples: [5] }),
-    max_points: t.Integer({ description: "Most points courses can add in all.", examples: [15] }),
-    passed_count: t.Integer({ description: "Courses the viewer passed.", examples: [1] }),
-    earned_points: t.Integer({ description: "Points the viewer's passes add now: per_course × passed_count, at most max_points.", examples: [5] }),
+    per_course: JsonInteger({ description: "Trust points per passed course.", examples: [5] }),
+    max_points: JsonInteger({ description: "Most points courses can add in all.", examples: [15] }),
+    passed_count: JsonInteger({ description: "Courses the viewer passed.", examples: [1] }),
+    earned_points: JsonInteger({ description: "Points the viewer's passes add now: per_course × passed_count, at most max_points.", examples: [5] }),
   },
   { $id: "TrustBuff", description: "The course buff of the Trust Score." },
 );
@@ -47,10 +47,10 @@ export const CourseList = t.Object(
     trust: t.Object(
       {
         signed_in: t.Boolean({ description: "False: every course is locked and the counts are 0.", examples: [true] }),
-        per_course: t.Integer({ examples: [5] }),
-        max_points: t.Integer({ examples: [15] }),
-        passed_count: t.Integer({ examples: [1] }),
-        earned_points: t.Integer({ examples: [5] }),
+        per_course: JsonInteger({ examples: [5] }),
+        max_points: JsonInteger({ examples: [15] }),
+        passed_count: JsonInteger({ examples: [1] }),
+        earned_points: JsonInteger({ examples: [5] }),
       },
       { description: "The viewer's course buff." },
     ),
@@ -66,11 +66,11 @@ export const CourseDetail = t.Object(
     questions: t.Array(
       t.Object({
         id: t.String({ description: "Question id, sent back with the answer.", examples: ["scam-safety-1"] }),
-        position: t.Integer({ description: "1-based order in the course.", examples: [1] }),
+        position: JsonInteger({ description: "1-based order in the course.", examples: [1] }),
         question: t.String({ examples: ["Which of these is the strongest warning sign…?"] }),
         options: t.Array(
           t.Object({
-            key: t.Integer({ description: "The option's original index: send it as `answer_index`.", examples: [2] }),
+            key: JsonInteger({ description: "The option's original index: send it as `answer_index`.", examples: [2] }),
             text: t.String({ examples: ["Decline: unknown executables are a common way to steal sessions"] }),
           }),
           { description: "Shuffled on every read; `key` stays the same." },
@@ -81,7 +81,7 @@ export const CourseDetail = t.Object(
       t.Object(
         {
           passed: t.Boolean({ examples: [true] }),
-          score: t.Integer({ description: "Best score, percent.", examples: [83] }),
+          score: JsonInteger({ description: "Best score, percent.", examples: [83] }),
           completed_at: DateTime("When the viewer first passed, else when they last tried."),
         },
         { description: "The viewer's progress; null when signed out or not attempted." },
@@ -97,7 +97,7 @@ export const SubmitBody = t.Object(
       t.Object(
         {
           question_id: t.String({ minLength: 1, maxLength: 64, examples: ["scam-safety-1"] }),
-          answer_index: BodyInteger({ minimum: 0, maximum: 31, description: "The chosen option's `key` (its original index).", examples: [1] }),
+          answer_index: JsonInteger({ minimum: 0, maximum: 31, description: "The chosen option's `key` (its original index).", examples: [1] }),
         },
         { additionalProperties: t.Never() },
       ),
@@ -110,16 +110,16 @@ export const SubmitBody = t.Object(
 export const CourseGrade = t.Object(
   {
     passed: t.Boolean({ description: "This attempt reached pass_threshold.", examples: [true] }),
-    score: t.Integer({ description: "This attempt's score, percent.", examples: [83] }),
-    correct_count: t.Integer({ examples: [5] }),
-    total: t.Integer({ examples: [6] }),
-    pass_threshold: t.Integer({ examples: [80] }),
+    score: JsonInteger({ description: "This attempt's score, percent.", examples: [83] }),
+    correct_count: JsonInteger({ examples: [5] }),
+    total: JsonInteger({ examples: [6] }),
+    pass_threshold: JsonInteger({ examples: [80] }),
     results: t.Array(
       t.Object({
         question_id: t.String({ examples: ["scam-safety-1"] }),
         correct: t.Boolean({ examples: [false] }),
-        answer_index: t.Nullable(t.Integer({ description: "What was sent; null when left out.", examples: [0] })),
-        correct_index: t.Integer({ description: "The right option's key.", examples: [1] }),
+        answer_index: t.Nullable(JsonInteger({ description: "What was sent; null when left out.", examples: [0] })),
+        correct_index: JsonInteger({ description: "The right option's key.", examples: [1] }),
         explanation: t.String({ examples: ["Urgency plus an unusually high offer is a classic lure."] }),
       }),
       { description: "One per question, in course order, with the right answer and why." },
@@ -127,10 +127,10 @@ export const CourseGrade = t.Object(
     trust_buff: t.Object(
       {
         applied: t.Boolean({ description: "The course counts toward the buff: passed now or before (a pass is kept).", examples: [true] }),
-        per_course: t.Integer({ examples: [5] }),
-        max_points: t.Integer({ examples: [15] }),
-        passed_count: t.Integer({ examples: [1] }),
-        earned_points: t.Integer({ examples: [5] }),
+        per_course: JsonInteger({ examples: [5] }),
+        max_points: JsonInteger({ examples: [15] }),
+        passed_count: JsonInteger({ examples: [1] }),
+        earned_points: JsonInteger({ examples: [5] }),
       },
       { description: "The viewer's course buff after this attempt; the Trust Score was recomputed with it." },
     ),

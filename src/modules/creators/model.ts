@@ -2,7 +2,7 @@
 // import format's `creator` and `connection` lines reuse the field sets.
 import { t } from "elysia";
 import { PROVIDERS } from "../../db/schema";
-import { BodyInteger, DateTime, literals } from "../../http/model";
+import { JsonInteger, DateTime, literals } from "../../http/model";
 import { TRUST_BANDS } from "./trust";
 
 export const HandleParams = t.Object({
@@ -15,11 +15,11 @@ export const TrustBand = literals(TRUST_BANDS, {
 });
 
 export const ReviewsSummary = t.Object({
-  count: t.Integer({ description: "Reviews received.", examples: [4] }),
+  count: JsonInteger({ description: "Reviews received.", examples: [4] }),
   average: t.Nullable(t.Number({ description: "Mean rating 1-5, two decimals; null without reviews.", examples: [4.5] })),
 }, { $id: "ReviewsSummary", description: "Reviews a creator received." });
 
-const VerificationLevel = BodyInteger({
+const VerificationLevel = JsonInteger({
   minimum: 0,
   maximum: 4,
   description: "0 Unverified, 1 Basic (email), 2 Standard (+ phone), 3 Enhanced, 4 Expert.",
@@ -32,12 +32,12 @@ export const CreatorProfile = t.Object(
     display_name: t.Nullable(t.String({ examples: ["Shadow Builds"] })),
     verification_level: VerificationLevel,
     verification_label: t.String({ examples: ["Standard"] }),
-    karma: t.Integer({ examples: [120] }),
-    trust_score: t.Integer({ minimum: 0, maximum: 250, examples: [164] }),
+    karma: JsonInteger({ examples: [120] }),
+    trust_score: JsonInteger({ minimum: 0, maximum: 250, examples: [164] }),
     trust_band: TrustBand,
     reviews: ReviewsSummary,
-    completed_deals: t.Integer({ examples: [7] }),
-    linked_accounts: t.Integer({ description: "Public linked platform accounts.", examples: [3] }),
+    completed_deals: JsonInteger({ examples: [7] }),
+    linked_accounts: JsonInteger({ description: "Public linked platform accounts.", examples: [3] }),
     blacklisted: t.Boolean({ description: "An active `ban` names the creator or one of its accounts." }),
     joined_at: DateTime("When the creator joined."),
     profile_url: t.String({ format: "uri", examples: ["https://trust.example.com/u/shadowbuilds"] }),
@@ -48,22 +48,22 @@ export const CreatorProfile = t.Object(
 export const TrustBreakdown = t.Object(
   {
     handle: t.String({ examples: ["shadowbuilds"] }),
-    trust_score: t.Integer({ minimum: 0, maximum: 250, examples: [164] }),
+    trust_score: JsonInteger({ minimum: 0, maximum: 250, examples: [164] }),
     band: TrustBand,
     trend: t.Object({
       direction: literals(["up", "down", "flat"] as const),
-      delta: t.Integer({ description: "Score now minus `from`; 0 without history.", examples: [6] }),
-      from: t.Nullable(t.Integer({ description: "Score at the start of the window (or the oldest known); null without history.", examples: [158] })),
-      window_days: t.Integer({ examples: [30] }),
+      delta: JsonInteger({ description: "Score now minus `from`; 0 without history.", examples: [6] }),
+      from: t.Nullable(JsonInteger({ description: "Score at the start of the window (or the oldest known); null without history.", examples: [158] })),
+      window_days: JsonInteger({ examples: [30] }),
     }),
     blacklisted: t.Boolean(),
     basis: t.Object(
       {
         verification_level: VerificationLevel,
         verification_label: t.String({ examples: ["Standard"] }),
-        account_age_days: t.Integer({ description: "Age when the score was computed.", examples: [412] }),
-        linked_accounts: t.Integer({ examples: [3] }),
-        completed_deals: t.Integer({ examples: [7] }),
+        account_age_days: JsonInteger({ description: "Age when the score was computed.", examples: [412] }),
+        linked_accounts: JsonInteger({ examples: [3] }),
+        completed_deals: JsonInteger({ examples: [7] }),
         reviews: ReviewsSummary,
       },
       { description: "The public inputs of the score. Penalties are never exposed." },
@@ -86,7 +86,7 @@ export const ConnectionList = t.Object({ connections: t.Array(Connection, { desc
 export const CreatorFields = {
   display_name: t.Optional(t.Nullable(t.String({ maxLength: 64, examples: ["Shadow Builds"] }))),
   verification_level: t.Optional(VerificationLevel),
-  karma: t.Optional(BodyInteger({ minimum: -1_000_000, maximum: 1_000_000, examples: [120] })),
+  karma: t.Optional(JsonInteger({ minimum: -1_000_000, maximum: 1_000_000, examples: [120] })),
   joined_at: t.Optional(DateTime("Defaults to now on creation.")),
   avatar_r2_key: t.Optional(t.Nullable(t.String({ maxLength: 256, examples: ["avatars/crt_01/a.png"] }))),
 };

@@ -2,7 +2,7 @@
 // format's lines of those types reuse the field sets.
 import { t } from "elysia";
 import { DEAL_STATUSES } from "../../db/schema";
-import { BodyInteger, DateTime, literals } from "../../http/model";
+import { JsonInteger, DateTime, literals } from "../../http/model";
 
 const HandleRef = (description: string, example: string) =>
   t.String({ minLength: 1, maxLength: 33, description, examples: [example] });
@@ -45,7 +45,7 @@ export const Deal = t.Object(
 export const ReviewFields = {
   from: HandleRef("Handle of the reviewer.", "alicemakes"),
   to: HandleRef("Handle of the creator reviewed.", "shadowbuilds"),
-  rating: BodyInteger({ minimum: 1, maximum: 5, examples: [5] }),
+  rating: JsonInteger({ minimum: 1, maximum: 5, examples: [5] }),
 };
 export const ReviewBody = t.Object(ReviewFields, { $id: "ReviewBody", additionalProperties: t.Never() });
 export const Review = t.Object({
@@ -53,7 +53,7 @@ export const Review = t.Object({
   deal_id: t.String({ description: "The completed deal the review is attached to." }),
   from: t.String(),
   to: t.String(),
-  rating: t.Integer({ minimum: 1, maximum: 5 }),
+  rating: JsonInteger({ minimum: 1, maximum: 5 }),
   created_at: DateTime("When the review was written."),
 }, { $id: "Review", description: "A review attached to a completed deal." });
 

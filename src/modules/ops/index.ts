@@ -1,14 +1,14 @@
 // Operations: health for load balancers and Prometheus metrics for the operator.
 import { Elysia, t } from "elysia";
 import { requireKey } from "../../http/guards";
-import { errors, KEYED_ERRORS } from "../../http/model";
+import { errors, KEYED_ERRORS, JsonInteger } from "../../http/model";
 import { type Gauges, mergeSamples, renderSample } from "../../http/metrics";
 import type { Runtime } from "../../runtime";
 
 const Health = t.Object(
   {
     ok: t.Boolean({ description: "Whether the database answered." }),
-    workers: t.Optional(t.Integer({ description: "With `serve --workers N`: how many workers are up and serving.", examples: [4] })),
+    workers: t.Optional(JsonInteger({ description: "With `serve --workers N`: how many workers are up and serving.", examples: [4] })),
   },
   { $id: "Health", description: "Whether the service and its database answer." },
 );

@@ -2,7 +2,7 @@
 // position lists of every trigram of the query, about 0.3 ms per query on 100k creators, and
 // sorting its matches meant a row lookup each; with 16 requests in flight on one thread that
 // alone put the p99 past 15 ms. Here each creator's haystack and sort keys sit in arrays, the
-// query's rarest trigram names the candidates, `includes` confirms them, and a bounded selection
+// query's rarest trigrams name the candidates, `includes` confirms them, and a bounded selection
 // picks the page. The database stays the truth, read through the creators store on SQLite and
 // PostgreSQL alike, creators keyed by `rowid` (SQLite's rowid, PostgreSQL's seq): writes only mark
 // creators dirty, and they are re-read (committed state) before the next query. Another instance's
@@ -28,6 +28,8 @@ const SELECT_TOP_UP_TO = 1_000;
  * slices. 5,000 held the request thread for 70-100 ms of CPU at 100k creators (bench data set).
  */
 const BUILD_SLICE = 2_000;
+/** Candidates few enough to check in full rather than narrow by another trigram's postings. */
+const NARROWED_ENOUGH = 16;
 /** Ordered rows (about 8 bytes each) kept for recent queries until the next change. */
 const WINDOW_SLOTS_KEPT = 500_000;
 /**
@@ -328,38 +330,82 @@ export class DirectoryIndex {
   }
 
   private scan(words: string[], platform: string | null): number[] {
-    // The candidates are the postings of the rarest trigram among all words; every word is then
-    // checked in full, so stale postings and trigram coincidences drop out.
-    let rarest: string | undefined;
-    let fewest = Infinity;
+    // Every trigram of every word is in the postings of each slot that matches (a changed haystack
+    // gets postings for all its trigrams), so the postings of the rarest trigram name the candidates
+    // and those of the next rarest narrow them: merging sorted typed arrays costs a fraction of a
+    // full check, which reads a haystack string scattered in the heap per candidate (most of a fuzzy
+    // query's cost when the rarest trigram still names thousands). The full check of every word
+    // then drops stale postings and trigram coincidences.
+    const grams: Array<{ packed: Int32Array | undefined; recent: number[] | undefined; count: number }> = [];
+    const distinct = new Set<string>();
     for (const word of words) {
       for (let i = 0; i + 3 <= word.length; i++) {
         const gram = word.slice(i, i + 3);
-        const count = (this.packed.get(gram)?.length ?? 0) + (this.recent.get(gram)?.length ?? 0);
+        if (distinct.has(gram)) continue;
+        distinct.add(gram);
+        const packed = this.packed.get(gram);
+        const recent = this.recent.get(gram);
+        const count = (packed?.length ?? 0) + (recent?.length ?? 0);
         if (count === 0) return [];
-        if (count < fewest) {
-          fewest = count;
-          rarest = gram;
-        }
+        grams.push({ packed, recent, count });
       }
     }
-    if (rarest === undefined) return [];
-    const stamp = ++this.stamp;
+    if (grams.length === 0) return [];
+    grams.sort((a, b) => a.count - b.count);
     const seen = this.seen;
+    // The rarest trigram's slots, ascending and once each.
+    let candidates: number[] = [];
+    const rarest = grams[0]!;
+    if (rarest.packed) for (let i = 0; i < rarest.packed.length; i++) candidates.push(rarest.packed[i]!);
+    if (rarest.recent && rarest.recent.length > 0) {
+      for (const slot of rarest.recent) candidates.push(slot);
+      candidates.sort((a, b) => a - b);
+      let kept = 0;
+      for (let i = 0; i < candidates.length; i++) if (i === 0 || candidates[i] !== candidates[kept - 1]) candidates[kept++] = candidates[i]!;
+      candidates.length = kept;
+    }
+    for (let g = 1; g < grams.length && candidates.length > NARROWED_ENOUGH; g++) {
+      const { packed, recent } = grams[g]!;
+      // Slots appended since the build are few: marked, then looked up by stamp.
+      const stamp = ++this.stamp;
+      if (recent) for (const slot of recent) seen[slot] = stamp;
+      const narrowed: number[] = [];
+      let at = 0;
+      const end = packed?.length ?? 0;
+      for (const slot of candidates) {
+        if (seen[slot] === stamp) {
+          narrowed.push(slot);
+          continue;
+        }
+        // Galloping: candidates ascend, so the search in `packed` resumes where it stopped.
+        if (at < end && packed![at]! < slot) {
+          let step = 1;
+          let low = at;
+          while (at + step < end && packed![at + step]! < slot) {
+            low = at + step;
+            step *= 2;
+          }
+          let high = Math.min(at + step, end);
+          // packed[low] < slot <= packed[high] (or high = end): binary search between them.
+          while (low + 1 < high) {
+            const mid = (low + high) >> 1;
+            if (packed![mid]! < slot) low = mid;
+            else high = mid;
+          }
+          at = high;
+        }
+        if (at < end && packed![at] === slot) narrowed.push(slot);
+      }
+      candidates = narrowed;
+    }
     const on = this.platformFilter(platform);
     const out: number[] = [];
     const haystacks = this.haystacks;
-    const lists: ArrayLike<number>[] = [this.packed.get(rarest) ?? [], this.recent.get(rarest) ?? []];
-    for (const list of lists) {
-      next: for (let i = 0; i < list.length; i++) {
-        const slot = list[i]!;
-        if (seen[slot] === stamp) continue;
-        seen[slot] = stamp;
-        const haystack = haystacks[slot]!;
-        for (let w = 0; w < words.length; w++) if (!haystack.includes(words[w]!)) continue next;
-        if (on !== null && !on[this.platformIds[slot]!]) continue;
-        out.push(slot);
-      }
+    next: for (const slot of candidates) {
+      const haystack = haystacks[slot]!;
+      for (let w = 0; w < words.length; w++) if (!haystack.includes(words[w]!)) continue next;
+      if (on !== null && !on[this.platformIds[slot]!]) continue;
+      out.push(slot);
     }
     return out;
   }
@@ -388,7 +434,9 @@ export class DirectoryIndex {
       after = rows[rows.length - 1]!.rowid;
       await yieldToRequests();
     }
-    for (const [gram, slots] of this.recent) this.packed.set(gram, Int32Array.from(slots));
+    // Ascending, as `scan` merges them: slots are given in rowid order, but a creator re-read
+    // while the build ran may have appended its older slot.
+    for (const [gram, slots] of this.recent) this.packed.set(gram, ascendingOnce(slots));
     this.recent = new Map();
     this.built = true;
   }
@@ -450,4 +498,15 @@ export class DirectoryIndex {
     }
     if (known) this.staleAppends++;
   }
+}
+
+/** `slots` as a typed array, ascending, each once. */
+function ascendingOnce(slots: number[]): Int32Array {
+  let ascending = true;
+  for (let i = 1; i < slots.length && ascending; i++) if (slots[i]! <= slots[i - 1]!) ascending = false;
+  if (ascending) return Int32Array.from(slots);
+  const sorted = Int32Array.from(slots).sort();
+  let kept = 0;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[kept - 1]) sorted[kept++] = sorted[i]!;
+  return sorted.slice(0, kept);
 }

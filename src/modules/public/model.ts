@@ -1,7 +1,7 @@
 // Schemas of the keyless routes.
 import { t } from "elysia";
 import { PROVIDERS } from "../../db/schema";
-import { DateTime, literals } from "../../http/model";
+import { JsonInteger, DateTime, literals } from "../../http/model";
 import { HandleParams, TrustBand } from "../creators/model";
 import { DIRECTORY_SORTS, LEADERBOARD_PERIODS, MAX_DIRECTORY_ROWS, MAX_QUERY_LENGTH } from "./service";
 
@@ -80,7 +80,7 @@ export const PublicTrust = t.Object(
     band: t.Optional(TrustBand),
     tier: t.Optional(t.String({ description: "Display label of the band.", examples: ["Good"] })),
     tier_color: t.Optional(t.String({ description: "Hex colour of the band.", examples: ["#97ca00"] })),
-    trust_score: t.Optional(t.Integer({ minimum: 0, maximum: 250, description: "Only for signed-in (session) callers." })),
+    trust_score: t.Optional(JsonInteger({ minimum: 0, maximum: 250, description: "Only for signed-in (session) callers." })),
     blacklisted: t.Optional(t.Boolean()),
     checked_at: t.Optional(DateTime("When the answer was computed (UTC).")),
   },
@@ -97,7 +97,7 @@ export const ResolveResult = t.Object(
   {
     found: t.Boolean(),
     handle: t.Optional(t.String()),
-    trust_score: t.Optional(t.Integer({ minimum: 0, maximum: 250 })),
+    trust_score: t.Optional(JsonInteger({ minimum: 0, maximum: 250 })),
     band: t.Optional(TrustBand),
     blacklisted: t.Optional(t.Boolean()),
     profile_url: t.Optional(t.String({ format: "uri" })),
@@ -119,24 +119,24 @@ export const DirectoryItem = t.Object({
   id: t.String({ examples: ["crt_01jd5x8q3m7k2c9v4n6p8r0s1t"] }),
   handle: t.String(),
   display_name: t.Nullable(t.String()),
-  verification_level: t.Integer(),
-  karma: t.Integer(),
+  verification_level: JsonInteger(),
+  karma: JsonInteger(),
   avatar_r2_key: t.Nullable(t.String()),
   created_at: DateTime("When the creator was added."),
-  trust_score: t.Integer({ minimum: 0, maximum: 250 }),
-  vouch_count: t.Integer(),
-  deal_count: t.Integer({ description: "Completed deals." }),
+  trust_score: JsonInteger({ minimum: 0, maximum: 250 }),
+  vouch_count: JsonInteger(),
+  deal_count: JsonInteger({ description: "Completed deals." }),
   platforms: t.Array(t.String(), { description: "Platforms of public linked accounts." }),
   match: t.String({ description: "The haystack `q` is matched against." }),
 }, { $id: "DirectoryItem", description: "A creator as the directory lists it." });
 
 export const DirectoryPage = t.Object({
   items: t.Array(DirectoryItem),
-  page: t.Integer(),
-  limit: t.Integer(),
-  page_size: t.Integer({ description: "Rows on this page." }),
-  total: t.Integer({ description: "Rows matching, over all pages." }),
-  total_pages: t.Integer(),
+  page: JsonInteger(),
+  limit: JsonInteger(),
+  page_size: JsonInteger({ description: "Rows on this page." }),
+  total: JsonInteger({ description: "Rows matching, over all pages." }),
+  total_pages: JsonInteger(),
   has_more: t.Boolean(),
   sort: literals(DIRECTORY_SORTS),
 }, { $id: "DirectoryPage", description: "A page of the creator directory." });
@@ -147,15 +147,15 @@ export const VouchesQuery = t.Object({
 });
 
 export const VouchesPage = t.Object({
-  count: t.Integer({ description: "Vouches received in total, not just this page." }),
-  limit: t.Integer(),
-  offset: t.Integer(),
+  count: JsonInteger({ description: "Vouches received in total, not just this page." }),
+  limit: JsonInteger(),
+  offset: JsonInteger(),
   vouches: t.Array(
     t.Object({
       id: t.String(),
       from_username: t.String({ description: "Handle of the creator who vouched." }),
       from_display_name: t.Nullable(t.String()),
-      from_verification_level: t.Integer(),
+      from_verification_level: JsonInteger(),
       from_avatar_url: t.Nullable(t.String({ description: "Relative path of the voucher's avatar." })),
       message: t.Nullable(t.String()),
       created_at: DateTime("When the vouch was given."),
@@ -165,10 +165,10 @@ export const VouchesPage = t.Object({
 }, { $id: "VouchesPage", description: "A page of the vouches a creator received, newest first." });
 
 export const PublicStats = t.Object({
-  creators_verified: t.Integer({ description: "Creators at verification level 1 or higher." }),
-  servers_protected: t.Integer({ description: "Community servers registered with this instance." }),
-  entries_listed: t.Integer({ description: "Active, confirmed blacklist entries." }),
-  deals_completed: t.Integer(),
+  creators_verified: JsonInteger({ description: "Creators at verification level 1 or higher." }),
+  servers_protected: JsonInteger({ description: "Community servers registered with this instance." }),
+  entries_listed: JsonInteger({ description: "Active, confirmed blacklist entries." }),
+  deals_completed: JsonInteger(),
   cached: t.Boolean({ description: "True when served from the cache the 5-minute job refreshes." }),
 }, { $id: "PublicStats", description: "Public counters of this instance." });
 
@@ -178,9 +178,9 @@ export const ReferralLeaderboard = t.Object({
   period: literals(LEADERBOARD_PERIODS),
   leaders: t.Array(
     t.Object({
-      rank: t.Integer({ description: "Equal counts share a rank." }),
+      rank: JsonInteger({ description: "Equal counts share a rank." }),
       handle: t.String(),
-      count: t.Integer({ description: "Creators referred in the period." }),
+      count: JsonInteger({ description: "Creators referred in the period." }),
       badge: t.Nullable(t.Object({ tier: t.String({ examples: ["bronze"] }), name: t.String({ examples: ["Recruiter"] }) })),
     }),
     { description: "Top 25. Earnings are never included." },

@@ -1,6 +1,6 @@
 // Schemas of sign-in and of the signed-in creator's own reads (SPEC sections 5 and 6).
 import { t } from "elysia";
-import { DateTime } from "../../http/model";
+import { DateTime, JsonInteger } from "../../http/model";
 
 export const LoginLinkBody = t.Object(
   { handle: t.String({ minLength: 1, maxLength: 33, description: "Handle of the creator to sign in (a leading @ is fine).", examples: ["alicemakes"] }) },
@@ -48,7 +48,7 @@ export const VouchedPerson = t.Object(
     handle: t.String({ description: "The creator vouched for.", examples: ["shadowbuilds"] }),
     displayName: t.Nullable(t.String({ description: "Their display name.", examples: ["Shadow Builds"] })),
     avatarUrl: t.Nullable(t.String({ description: "Relative path of their avatar.", examples: ["/avatars/shadow.png"] })),
-    trustScore: t.Nullable(t.Integer({ minimum: 0, maximum: 250, description: "Their current Trust Score.", examples: [142] })),
+    trustScore: t.Nullable(JsonInteger({ minimum: 0, maximum: 250, description: "Their current Trust Score.", examples: [142] })),
     vouchedAt: DateTime("When the vouch was given."),
   },
   { $id: "VouchedPerson", description: "A creator the signed-in user vouched for." },
@@ -56,9 +56,9 @@ export const VouchedPerson = t.Object(
 
 export const VouchesGivenPage = t.Object(
   {
-    count: t.Integer({ description: "Vouches given in total, not just this page.", examples: [3] }),
-    limit: t.Integer({ examples: [20] }),
-    offset: t.Integer({ description: "Rows before this page.", examples: [0] }),
+    count: JsonInteger({ description: "Vouches given in total, not just this page.", examples: [3] }),
+    limit: JsonInteger({ examples: [20] }),
+    offset: JsonInteger({ description: "Rows before this page.", examples: [0] }),
     vouches: t.Array(VouchedPerson, { description: "Newest first." }),
     next_cursor: t.Nullable(t.String({ description: "Pass as `cursor` for the next page; null on the last one." })),
   },

@@ -3,7 +3,7 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { t } from "elysia";
 import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../db/schema";
-import { BodyInteger, DateTime, literals } from "../../http/model";
+import { JsonInteger, DateTime, literals } from "../../http/model";
 import { ApiTier } from "../accounts/model";
 import { EntryFields } from "../blacklist/model";
 import { ConnectionFields, CreatorFields } from "../creators/model";
@@ -15,7 +15,7 @@ export const AccountLine = TypeCompiler.Compile(
       type: t.Literal("account"),
       name: t.String({ minLength: 1, maxLength: 64 }),
       tier: ApiTier,
-      daily_quota: t.Optional(t.Nullable(BodyInteger({ minimum: 0 }))),
+      daily_quota: t.Optional(t.Nullable(JsonInteger({ minimum: 0 }))),
       status: t.Optional(literals(ACCOUNT_STATUSES)),
     },
     { additionalProperties: false },
@@ -41,7 +41,7 @@ export const CreatorLine = TypeCompiler.Compile(
       id: t.Optional(t.String({ pattern: "^crt_[0-9a-z]{1,60}$" })),
       handle: t.String({ minLength: 2, maxLength: 33 }),
       ...CreatorFields,
-      verification_level: BodyInteger({ minimum: 0, maximum: 4 }),
+      verification_level: JsonInteger({ minimum: 0, maximum: 4 }),
       joined_at: DateTime("When the creator joined."),
     },
     { additionalProperties: false },

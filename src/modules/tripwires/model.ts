@@ -1,7 +1,7 @@
 // Schemas of the tripwire routes (SPEC section 6): a signed-in creator's watches on a handle or a
 // Discord account, their counters and where alerts go.
 import { t } from "elysia";
-import { DateTime, literals } from "../../http/model";
+import { DateTime, literals, JsonInteger } from "../../http/model";
 
 export const TRIGGERS = ["blacklisted", "trust_drop", "new_connection"] as const;
 export type Trigger = (typeof TRIGGERS)[number];
@@ -17,7 +17,7 @@ export const Tripwire = t.Object(
     who: t.String({ description: "The watched handle (with @) or Discord id.", examples: ["@shadowbuilds"] }),
     triggers: t.Array(TriggerName, { examples: [["blacklisted", "trust_drop"]] }),
     created_at: DateTime("When the wire was armed."),
-    trips: t.Integer({ description: "Matching events so far.", examples: [2] }),
+    trips: JsonInteger({ description: "Matching events so far.", examples: [2] }),
     last_tripped_at: t.Nullable(DateTime("When it last tripped; null if never.")),
   },
   { $id: "Tripwire", description: "An armed tripwire." },
@@ -38,8 +38,8 @@ export const TripwireList = t.Object(
     tripwires: t.Array(Tripwire, { description: "Newest first." }),
     stats: t.Object(
       {
-        armed: t.Integer({ description: "Wires armed.", examples: [3] }),
-        tripped_total: t.Integer({ description: "Trips of all wires together.", examples: [5] }),
+        armed: JsonInteger({ description: "Wires armed.", examples: [3] }),
+        tripped_total: JsonInteger({ description: "Trips of all wires together.", examples: [5] }),
       },
       { description: "Counters over your wires." },
     ),

@@ -1,7 +1,7 @@
 // Schemas of the webhook routes (SPEC section 8), declared once: they validate requests, describe
 // responses in /openapi.json and type the handlers.
 import { t } from "elysia";
-import { DateTime } from "../../http/model";
+import { DateTime, JsonInteger } from "../../http/model";
 
 const ENDPOINT_ID = "wh_01jd5x8q3m7k2c9v4n6p8r0s1t";
 const DELIVERY_ID = "msg_01jd5x9a2b3c4d5e6f7g8h9j0k";
@@ -88,10 +88,10 @@ export const WebhookList = t.Object(
 
 export const DeliveryAttempt = t.Object(
   {
-    attempt: t.Integer({ description: "1 for the first attempt.", examples: [1] }),
+    attempt: JsonInteger({ description: "1 for the first attempt.", examples: [1] }),
     started_at: DateTime("When the attempt started."),
-    status_code: t.Nullable(t.Integer({ description: "HTTP status answered; null when no answer came.", examples: [200] })),
-    latency_ms: t.Integer({ description: "Time to the answer (or the failure), in ms.", examples: [84] }),
+    status_code: t.Nullable(JsonInteger({ description: "HTTP status answered; null when no answer came.", examples: [200] })),
+    latency_ms: JsonInteger({ description: "Time to the answer (or the failure), in ms.", examples: [84] }),
     error: t.Nullable(t.String({ description: "Why the attempt failed without an answer, or the refused status.", examples: ["timed out after 10 s"] })),
     response_excerpt: t.Nullable(t.String({ description: "The first 1,024 bytes of the answer's body.", examples: ["ok"] })),
   },
@@ -107,7 +107,7 @@ export const WebhookDelivery = t.Object(
       description: "`pending` until a 2xx (`delivered`) or until the last retry failed (`failed`).",
       examples: ["delivered"],
     }),
-    attempt_count: t.Integer({ description: "Attempts made so far.", examples: [1] }),
+    attempt_count: JsonInteger({ description: "Attempts made so far.", examples: [1] }),
     next_attempt_at: t.Nullable(DateTime("When the next attempt is due; null once finished.")),
     created_at: DateTime("When the event was committed."),
     finished_at: t.Nullable(DateTime("When it was delivered or given up; null while pending.")),
