@@ -65,6 +65,13 @@ function init(args)
    limited = 0
 end
 
+-- BENCH_PACE_MS: each connection waits this many milliseconds before each request, which offers a
+-- fixed rate below saturation (about connections x 1000 / (pace + latency) per second).
+local pace = tonumber(os.getenv("BENCH_PACE_MS") or "")
+if pace then
+   function delay() return pace end
+end
+
 function request()
    position = position + 1
    if position > count then position = 1 end

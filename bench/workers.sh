@@ -5,13 +5,21 @@
 #     per second, the CPU seconds all the processes of each server (supervisor and workers) used per
 #     100,000 checks (linear scaling keeps it flat: target within 10 % of one worker), and the worst
 #     request latency (target under 100 ms: no worker may stall on another's lock)
+#     The same on each server at a fixed offered rate below saturation (every connection waits
+#     BENCH_PACE_MS before each request: about CONNECTIONS x 1000 / PACE checks per second): at
+#     saturation two workers and wrk compete for the bench machine's cores, and the CPU per check
+#     measured there includes that contention (preemption, caches shared by more busy processes);
+#     at a rate where no process has to wait for a core it does not, which tells the two apart.
+#     Each paced round runs on the server of the saturation round just before it (its code
+#     compiled by then), and its checks/s show the rate each server was actually offered.
 #  2. memory of the whole server (supervisor + workers: VmRSS summed, and PSS summed, which counts
 #     pages the processes share once) with 1, 2 and 4 workers, once each has answered a round
 #
 # Inputs (environment, as run.sh sets them): BENCH_BIN, BENCH_DB (the imported SQLite file),
 # BENCH_DATA, BENCH_RUN (where results go), BENCH_ROUNDS_WORKERS (3), BENCH_DURATION (10),
 # BENCH_CONNECTIONS (32), BENCH_THREADS (2), BENCH_PORT (18080), BENCH_SETTLE_S (5: seconds after
-# "listening" for the subject filter and indexes). Without them it uses dist/trustlist and
+# "listening" for the subject filter and indexes), BENCH_PACE_MS (8: with 32 connections about
+# 4,000 checks/s, a fifth of what one worker answers at saturation). Without them it uses dist/trustlist and
 # bench/data (`make bench` must have imported it once).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +35,7 @@ DURATION=${BENCH_DURATION:-10}
 CONNECTIONS=${BENCH_CONNECTIONS:-32}
 THREADS=${BENCH_THREADS:-2}
 SETTLE=${BENCH_SETTLE_S:-5}
+PACE=${BENCH_PACE_MS:-8}
 PORT=$((${BENCH_PORT:-18080} + 40))
 HOST=127.0.0.1
 mkdir -p "$RUN"
@@ -78,10 +87,10 @@ start() { # workers: sets PID to the supervisor's (or single serve's); not echoe
   sleep "$SETTLE"
 }
 stop() { kill -TERM "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
-load() { # outfile pid
+load() { # outfile pid [pace_ms]
   local before after
   before=$(ticks "$2")
-  BENCH_KEY_FILE=$KEY_FILE BENCH_QUERIES=$DATA/queries.txt WRK_THREADS=$THREADS \
+  BENCH_PACE_MS=${3:-} BENCH_KEY_FILE=$KEY_FILE BENCH_QUERIES=$DATA/queries.txt WRK_THREADS=$THREADS \
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION"s --timeout 2s --latency -s bench/check.lua "http://$HOST:$PORT" -- "$THREADS" >"$1" 2>&1 || true
   after=$(ticks "$2")
   awk -v t="$((after - before))" -v hz="$TICKS" 'BEGIN { printf "CPU server_s=%.2f\n", t / hz }' >>"$1"
@@ -96,9 +105,12 @@ for n in $(seq 1 "$ROUNDS"); do
     start "$w"
     load "$RUN/workers-warmup-$n-$w.txt" "$PID"
     load "$RUN/workers-round-$n-$w.txt" "$PID"
+    load "$RUN/workers-paced-$n-$w.txt" "$PID" "$PACE"
     stop "$PID"
     f=$RUN/workers-round-$n-$w.txt
     say "  round $n, $w worker(s): $(result "$f" rps)/s, $(per100k "$f") CPU s per 100k checks, max $(result "$f" max_ms) ms"
+    f=$RUN/workers-paced-$n-$w.txt
+    say "  round $n, $w worker(s), paced: $(result "$f" rps)/s, $(per100k "$f") CPU s per 100k checks, max $(result "$f" max_ms) ms"
   done
 done
 
@@ -114,9 +126,10 @@ done
 
 # ---- report -------------------------------------------------------------------------------
 median() { sort -n | awk '{ a[NR] = $1 } END { if (NR == 0) print "n/a"; else print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
-col() { for n in $(seq 1 "$ROUNDS"); do result "$RUN/workers-round-$n-$1.txt" "$2"; done | median; }
-worst() { for n in $(seq 1 "$ROUNDS"); do result "$RUN/workers-round-$n-$1.txt" max_ms; done | sort -n | tail -1; }
-cpucol() { for n in $(seq 1 "$ROUNDS"); do per100k "$RUN/workers-round-$n-$1.txt"; done | median; }
+# $3: the rounds' kind (round: saturation, the default; paced: the fixed offered rate).
+col() { for n in $(seq 1 "$ROUNDS"); do result "$RUN/workers-${3:-round}-$n-$1.txt" "$2"; done | median; }
+worst() { for n in $(seq 1 "$ROUNDS"); do result "$RUN/workers-${2:-round}-$n-$1.txt" max_ms; done | sort -n | tail -1; }
+cpucol() { for n in $(seq 1 "$ROUNDS"); do per100k "$RUN/workers-${2:-round}-$n-$1.txt"; done | median; }
 RSS1=$(sed -n 's/^rss_kb_1=//p' "$FACTS"); RSS2=$(sed -n 's/^rss_kb_2=//p' "$FACTS"); RSS4=$(sed -n 's/^rss_kb_4=//p' "$FACTS")
 PSS1=$(sed -n 's/^pss_kb_1=//p' "$FACTS"); PSS2=$(sed -n 's/^pss_kb_2=//p' "$FACTS"); PSS4=$(sed -n 's/^pss_kb_4=//p' "$FACTS")
 {
@@ -127,6 +140,14 @@ PSS1=$(sed -n 's/^pss_kb_1=//p' "$FACTS"); PSS2=$(sed -n 's/^pss_kb_2=//p' "$FAC
   for w in 1 2; do echo "| $w | $(col "$w" rps) | $(cpucol "$w") | $(col "$w" p99_ms) | $(worst "$w") |"; done
   echo
   awk -v a="$(cpucol 1)" -v b="$(cpucol 2)" 'BEGIN { if (a > 0) printf "CPU per check, 2 workers against 1: %.2fx (target: within 1.10x)\n", b / a }'
+  echo
+  echo "At a fixed offered rate (each connection waits ${PACE} ms before each request; medians of $ROUNDS rounds, the same servers):"
+  echo
+  echo "| workers | checks/s | CPU s per 100k checks (all processes) | p99 ms | worst ms |"
+  echo "|---|---|---|---|---|"
+  for w in 1 2; do echo "| $w | $(col "$w" rps paced) | $(cpucol "$w" paced) | $(col "$w" p99_ms paced) | $(worst "$w" paced) |"; done
+  echo
+  awk -v a="$(cpucol 1 paced)" -v b="$(cpucol 2 paced)" 'BEGIN { if (a > 0) printf "CPU per check at a fixed rate, 2 workers against 1: %.2fx\n", b / a }'
   echo
   echo "Resident memory, all processes: 1 worker $((RSS1 / 1024)) MB, 2 workers $((RSS2 / 1024)) MB, 4 workers $((RSS4 / 1024)) MB" \
     "($(awk -v a="$RSS1" -v b="$RSS4" 'BEGIN { if (a > 0) printf "%.2f", b / a }')x for 4; target at most 2x)."

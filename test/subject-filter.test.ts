@@ -66,3 +66,20 @@ test("a built filter says no for almost every unlisted subject and yes for every
   for (let i = 0; i < 20_000; i++) if (filter.mightContain("roblox", String(i * 7 + 1))) falsePositives++;
   expect(falsePositives).toBeLessThan(200); // under 1 %
 });
+
+test("a filter never asked to fill reads nothing when another process commits; its fill finds every row", async () => {
+  t = await createTestApp();
+  await t.services.blacklist.add({ provider: "discord", provider_user_id: "100", severity: "ban", reason_code: "scam" }, "test");
+  // A process that never checks (the supervisor of `serve --workers N`) holds a filter like this one.
+  const filter = new SubjectFilter(createBlacklistStore(t.runtime.store));
+  await insertFromOtherProcess(t.dbPath, "bl_other1", "200");
+  filter.noticeExternalWrite();
+  for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+  expect(filter.size).toBe(0);
+  expect(filter.mightContain("discord", "200")).toBe(true); // not filled: always "maybe"
+
+  await filter.build();
+  expect(filter.size).toBe(2);
+  expect(filter.mightContain("discord", "100")).toBe(true);
+  expect(filter.mightContain("discord", "200")).toBe(true);
+});

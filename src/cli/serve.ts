@@ -8,6 +8,7 @@ import { createRuntime } from "../runtime";
 import { announce, firstStartKey } from "../server/first-start";
 import { lockDatabaseFile } from "../server/serve-lock";
 import { superviseWorkers } from "../server/supervisor";
+import { warmUp } from "../server/warm-up";
 import { runWorker, workerRole } from "../server/worker";
 import { WebhookWorker } from "../jobs/webhook-worker";
 import { createServices } from "../services";
@@ -131,11 +132,10 @@ export const serve: Command = {
     // bind, so a server that cannot listen never mints a key.
     const firstKey = await firstStartKey(services);
 
-    void services.blacklist.warm().then(() => {
-      runtime.log.info("subject filter ready", { subjects: services.blacklist.subjects.size, ms: Math.round(performance.now() - started) });
-      // So the first keyless requests do not wait for what their answers are computed from.
-      return services.public.warm();
-    });
+    // So the first keyless requests do not wait for what their answers are computed from.
+    void warmUp(services, store, () =>
+      runtime.log.info("subject filter ready", { subjects: services.blacklist.subjects.size, ms: Math.round(performance.now() - started) }),
+    );
     const address = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
     if (config.allowPrivateWebhooks) {
       runtime.log.warn("webhooks may go to private, loopback and link-local addresses and plain http (--allow-private-webhooks): not for a public server");

@@ -64,6 +64,20 @@ export interface OpenOptions {
   readonly?: boolean;
 }
 
+/**
+ * SQLite's page cache per connection, in KiB. The pages are private to each connection while the
+ * operating system's page cache holds the file once for every process: the workers of
+ * `serve --workers N` share this budget (`pageCacheShareKib`) instead of each taking it whole.
+ */
+export const PAGE_CACHE_KIB = 65_536;
+/** No connection that serves requests gets less: the keyed check's upper B-tree levels fit many times over. */
+const MIN_PAGE_CACHE_KIB = 16_384;
+
+/** The page cache of one of `processes` processes serving the same file. */
+export function pageCacheShareKib(processes: number): number {
+  return Math.max(MIN_PAGE_CACHE_KIB, Math.floor(PAGE_CACHE_KIB / Math.max(1, processes)));
+}
+
 /** The database, its WAL and shared-memory files hold evidence, reporters and key hashes. */
 const OWNER_ONLY = 0o600;
 
@@ -79,7 +93,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   }
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA temp_store = MEMORY");
-  sqlite.exec("PRAGMA cache_size = -65536");
+  sqlite.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
   const db = drizzle(sqlite, { schema }) as Db;
   try {
     checkSchema(db, path, options.readonly ? "leave" : (options.migrations ?? "apply"));

@@ -7,6 +7,7 @@
 // and a worker that crashes takes no other down.
 import type { Config } from "../config";
 import { Checkpointer } from "../db/checkpointer";
+import { pageCacheShareKib } from "../db/client";
 import { openDatabase } from "../db/database";
 import { isPostgresUrl, redactUrl } from "../db/location";
 import { Logger } from "../http/logger";
@@ -49,7 +50,11 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
   const { database: store } = await openDatabase(config.dbPath, { create: true, migrations: "apply" });
   const shownDb = onSqlite ? config.dbPath : redactUrl(config.dbPath);
   // Fleet jobs write from this thread too: never asleep on a worker's lock (db/write.ts).
-  if (store.dialect === "sqlite") store.neverBlockOnLocks();
+  if (store.dialect === "sqlite") {
+    store.neverBlockOnLocks();
+    // Only the fleet jobs read here: a worker's share of the page cache is plenty.
+    store.sqlite.exec(`PRAGMA cache_size = -${pageCacheShareKib(config.workers)}`);
+  }
   const runtime = await createRuntime({ store, config, log });
   const services = createServices(runtime);
   const shared = createRegion();

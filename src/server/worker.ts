@@ -8,6 +8,7 @@
 import { writeSync } from "node:fs";
 import { buildApp } from "../app";
 import type { Config } from "../config";
+import { pageCacheShareKib } from "../db/client";
 import { openDatabase, type Database } from "../db/database";
 import { Logger } from "../http/logger";
 import type { MetricsSample } from "../http/metrics";
@@ -17,6 +18,7 @@ import { createRuntime, type WorkerLink } from "../runtime";
 import { createServices } from "../services";
 import { SharedQuotaCounter, SharedTokenBuckets } from "./shared-limits";
 import { SharedRegion } from "./shared-memory";
+import { warmUp } from "./warm-up";
 
 /** Set by the supervisor in a worker's environment. */
 export const WORKER_NUMBER_ENV = "TRUSTLIST_WORKER_NUMBER";
@@ -56,7 +58,11 @@ export async function runWorker(role: WorkerRole): Promise<"running"> {
   const log = new Logger({ access: config.accessLog }, lineAtomicStdout, { worker: role.number });
   const { database: store } = await openDatabase(config.dbPath, { create: false, migrations: "require" });
   // The supervisor's checkpointer copies the WAL back; a worker's COMMIT never does it inline.
-  if (store.dialect === "sqlite") store.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
+  if (store.dialect === "sqlite") {
+    store.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
+    // The OS caches the file once for all the workers: each keeps a share of one serve's page cache.
+    store.sqlite.exec(`PRAGMA cache_size = -${pageCacheShareKib(config.workers)}`);
+  }
   const runtime = await createRuntime({ store, config, log });
   const now = () => runtime.clock.now();
   runtime.quota = new SharedQuotaCounter(region, runtime.accountsStore, now, (accountId, day) => runtime.meter.pendingCallsOf(accountId, day));
@@ -99,7 +105,7 @@ export async function runWorker(role: WorkerRole): Promise<"running"> {
   log.info("worker listening", { pid: process.pid });
   process.send!({ type: "ready" } satisfies WorkerMessage);
   // As a single serve does: requests meanwhile read what they need themselves.
-  void services.blacklist.warm().then(() => services.public.warm());
+  void warmUp(services, store);
   return "running";
 }
 

@@ -34,6 +34,12 @@ export class SubjectFilter {
   private takenIn = 0;
   private catchingUp: Promise<void> | null = null;
   private building: Promise<void> | null = null;
+  /**
+   * Whether a fill was ever asked for. Until then another process's commits are not read: the
+   * fill reads every row anyway, and a process that never checks (the supervisor of
+   * `serve --workers N`) would otherwise read the whole table into a filter nobody asks.
+   */
+  private wanted = false;
   /** True once every row present at start has been added: only then is a "no" trusted. */
   ready = false;
 
@@ -49,6 +55,7 @@ export class SubjectFilter {
    * and the catch-up after it brings them in.
    */
   build(): Promise<void> {
+    this.wanted = true;
     this.building ??= (async () => {
       await yieldToRequests();
       const last = await this.store.lastPosition();
@@ -85,6 +92,7 @@ export class SubjectFilter {
    * database until the rows past the last one seen are in.
    */
   noticeExternalWrite(subjects: readonly SubjectKey[] | null = null): void {
+    if (!this.wanted) return;
     if (subjects !== null) {
       for (const [provider, id] of subjects) this.add(provider, id);
       // A fill in progress reads the table as it is now, and is still answering "maybe".

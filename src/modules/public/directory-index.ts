@@ -98,6 +98,9 @@ export class DirectoryIndex {
     private readonly meta: MetaStore,
   ) {
     changes.onExternalCommit((notes) => {
+      // Not built nor building: the first build reads everything and the counter itself (a process
+      // that never answers the directory, the supervisor of `serve --workers N`, reads nothing).
+      if (!this.built && this.building === null) return;
       if (notes !== null) {
         // The creators the commit wrote (none when the topic is absent): re-read before the next query.
         const ids = (notes[CREATORS_NOTE] as string[] | undefined) ?? [];
