@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TransferService } from "../src/modules/transfer/service";
-import { whenCommitArrives } from "./backend";
+import { sqliteOnly, whenCommitArrives } from "./backend";
 import { createTestApp, expectEnvelope, type TestApp } from "./helpers";
 
 const MAIN = join(import.meta.dir, "..", "src", "main.ts");
@@ -58,7 +58,7 @@ test("an entry the CLI adds is banned on the very next check, also for a subject
   expect((await check(key, "31338")).body.banned).toBe(false);
 });
 
-test("after an import in this process (which leaves WAL for its commit and comes back), a CLI revoke still applies on the next request", async () => {
+sqliteOnly("after an import in this process (which leaves WAL for its commit and comes back), a CLI revoke still applies on the next request", async () => {
   const { key, keyId } = await t.account();
   const file = join(t.dir, "one-entry.jsonl");
   writeFileSync(
