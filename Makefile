@@ -52,8 +52,11 @@ node_modules/.installed: package.json bun.lock | $(BUN)
 	$(BUN) install --frozen-lockfile
 	@touch $@
 
+# Not minified: Elysia reads its handlers' and hooks' source to decide what each route compiles to
+# (which context parts to build, whether to await), and minified source misleads it (about 8 % more
+# CPU per keyed check, bench database). The binary is 0.7 MB larger.
 dist/trustlist: $(SOURCES) | deps
-	$(BUN) build --compile --minify-whitespace --minify-syntax --sourcemap src/main.ts src/db/checkpoint-worker.ts src/modules/transfer/line-check-worker.ts --outfile dist/trustlist
+	$(BUN) build --compile --sourcemap src/main.ts src/db/checkpoint-worker.ts src/modules/transfer/line-check-worker.ts --outfile dist/trustlist
 
 # The typed client, generated from the app's own OpenAPI document (sdk/scripts/build.ts). Its build
 # tools live in sdk/node_modules: openapi-typescript drives the TypeScript 5 compiler API.
