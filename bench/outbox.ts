@@ -162,6 +162,7 @@ const server = Bun.spawn([bin, "serve", "--db", db, "--port", String(port), "--h
   stderr: Bun.file(join(work, "serve.err")),
 });
 const result: Record<string, unknown> = { events: EVENTS, connections: CONNECTIONS };
+let finished = false;
 try {
   await healthy(30_000);
   cli("accounts", "create", "--name", "outbox-bench", "--tier", "enterprise", "--daily-quota", "1000000000");
@@ -187,11 +188,14 @@ try {
   await register("/hang");
   result.with_hanging_receiver = await phase("with a hanging receiver", "/ok", reader, RATE);
   result.loadavg = (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
+  finished = true;
 } finally {
   server.kill("SIGTERM");
   await server.exited;
   for (const release of hanging) release();
   receiver.stop(true);
-  rmSync(work, { recursive: true, force: true });
+  // A failed run keeps the server's log (serve.err) and database for a look.
+  if (finished) rmSync(work, { recursive: true, force: true });
+  else log(`server exited ${server.exitCode ?? "(still running)"} (signal ${server.signalCode ?? "none"}); its log and database are kept in ${work}`);
 }
 console.log(JSON.stringify(result));
