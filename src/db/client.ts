@@ -101,7 +101,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     sqlite.close();
     throw error;
   }
-  const changes = new ExternalChanges(sqlite, options.readonly || path === ":memory:" ? null : `${path}-shm`);
+  const changes = new ExternalChanges(sqlite);
   const writer = new Writer(sqlite, changes);
   let ping: import("bun:sqlite").Statement | undefined;
   return {

@@ -16,8 +16,12 @@ const HASHES = 7;
 /** Bits per expected subject: about 0.1 % false positives at 16 with 7 hashes. */
 const BITS_PER_SUBJECT = 16;
 const MIN_BITS = 1 << 20;
-/** Rows per slice of a fill: 20,000 held the request thread for 52 ms of CPU at 1M entries. */
-const CHUNK = 10_000;
+/**
+ * Rows per slice of a fill: 20,000 held the request thread for 52 ms of CPU at 1M entries, and
+ * 10,000 still up to 60 ms on a cold page cache, while requests streamed beside a start (the
+ * start's worst wait was 170-240 ms); 2,500 reads at most a few ms, and the whole fill is no slower.
+ */
+const CHUNK = 2_500;
 /**
  * Rows per slice when catching up with another process's rows: the first slice after a 300k-entry
  * import took 41 ms at 20,000 rows (busy 2-core machine); 5,000 keeps a slice near 10 ms.

@@ -123,20 +123,13 @@ export class TransferService {
     if (this.database.dialect === "postgres") return this.importFileAwaiting(path);
     const lines = jsonLines(path);
     const summary = emptySummary();
-    const { sqlite, changes } = this.sqliteStore();
+    const { sqlite } = this.sqliteStore();
     const { blacklist, creators } = this.services;
     // The whole import is one transaction: with the usual 64 MB page cache its dirty pages spill
     // to the WAL and are read back as the indexes grow. Pages are only allocated when used.
     const cacheSize = sqlite.query<{ cache_size: number }, []>("PRAGMA cache_size").get()!.cache_size;
     sqlite.run(`PRAGMA cache_size = -${IMPORT_CACHE_KIB}`);
-    const leftWal = rollbackJournalWhileAlone(sqlite);
-    const resumeWal = leftWal
-      ? () => {
-          leftWal();
-          changes.journalModeChanged();
-        }
-      : null;
-    if (leftWal) changes.journalModeChanged();
+    const resumeWal = rollbackJournalWhileAlone(sqlite);
     try {
       sqlite.run("BEGIN IMMEDIATE");
     } catch (error) {
