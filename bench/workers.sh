@@ -130,23 +130,24 @@ median() { sort -n | awk '{ a[NR] = $1 } END { if (NR == 0) print "n/a"; else pr
 col() { for n in $(seq 1 "$ROUNDS"); do result "$RUN/workers-${3:-round}-$n-$1.txt" "$2"; done | median; }
 worst() { for n in $(seq 1 "$ROUNDS"); do result "$RUN/workers-${2:-round}-$n-$1.txt" max_ms; done | sort -n | tail -1; }
 cpucol() { for n in $(seq 1 "$ROUNDS"); do per100k "$RUN/workers-${2:-round}-$n-$1.txt"; done | median; }
+# The checks table of one kind of round (round: saturation, paced: the fixed rate).
+table() {
+  echo "| workers | checks/s | CPU s per 100k checks (all processes) | p99 ms | worst ms |"
+  echo "|---|---|---|---|---|"
+  for w in 1 2; do echo "| $w | $(col "$w" rps "$1") | $(cpucol "$w" "$1") | $(col "$w" p99_ms "$1") | $(worst "$w" "$1") |"; done
+  echo
+}
 RSS1=$(sed -n 's/^rss_kb_1=//p' "$FACTS"); RSS2=$(sed -n 's/^rss_kb_2=//p' "$FACTS"); RSS4=$(sed -n 's/^rss_kb_4=//p' "$FACTS")
 PSS1=$(sed -n 's/^pss_kb_1=//p' "$FACTS"); PSS2=$(sed -n 's/^pss_kb_2=//p' "$FACTS"); PSS4=$(sed -n 's/^pss_kb_4=//p' "$FACTS")
 {
   echo "## serve --workers: the keyed check on 1 and 2 workers (medians of $ROUNDS rounds, ${THREADS}t/${CONNECTIONS}c, ${DURATION}s, $(nproc) cores)"
   echo
-  echo "| workers | checks/s | CPU s per 100k checks (all processes) | p99 ms | worst ms |"
-  echo "|---|---|---|---|---|"
-  for w in 1 2; do echo "| $w | $(col "$w" rps) | $(cpucol "$w") | $(col "$w" p99_ms) | $(worst "$w") |"; done
-  echo
+  table round
   awk -v a="$(cpucol 1)" -v b="$(cpucol 2)" 'BEGIN { if (a > 0) printf "CPU per check, 2 workers against 1: %.2fx (target: within 1.10x)\n", b / a }'
   echo
   echo "At a fixed offered rate (each connection waits ${PACE} ms before each request; medians of $ROUNDS rounds, the same servers):"
   echo
-  echo "| workers | checks/s | CPU s per 100k checks (all processes) | p99 ms | worst ms |"
-  echo "|---|---|---|---|---|"
-  for w in 1 2; do echo "| $w | $(col "$w" rps paced) | $(cpucol "$w" paced) | $(col "$w" p99_ms paced) | $(worst "$w" paced) |"; done
-  echo
+  table paced
   awk -v a="$(cpucol 1 paced)" -v b="$(cpucol 2 paced)" 'BEGIN { if (a > 0) printf "CPU per check at a fixed rate, 2 workers against 1: %.2fx\n", b / a }'
   echo
   echo "Resident memory, all processes: 1 worker $((RSS1 / 1024)) MB, 2 workers $((RSS2 / 1024)) MB, 4 workers $((RSS4 / 1024)) MB" \
