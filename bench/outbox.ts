@@ -190,12 +190,14 @@ try {
   result.loadavg = (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
   finished = true;
 } finally {
+  // How the server ended if it died during the run (before this SIGTERM): null while it ran.
+  const died = server.exitCode !== null || server.signalCode !== null ? `exit ${server.exitCode} signal ${server.signalCode}` : null;
   server.kill("SIGTERM");
   await server.exited;
   for (const release of hanging) release();
   receiver.stop(true);
   // A failed run keeps the server's log (serve.err) and database for a look.
   if (finished) rmSync(work, { recursive: true, force: true });
-  else log(`server exited ${server.exitCode ?? "(still running)"} (signal ${server.signalCode ?? "none"}); its log and database are kept in ${work}`);
+  else log(`run failed; the server ${died ? `had died (${died})` : "was still running"}; its log and database are kept in ${work}`);
 }
 console.log(JSON.stringify(result));
