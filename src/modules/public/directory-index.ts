@@ -9,12 +9,17 @@
 // commit on PostgreSQL names the creators it wrote (CREATORS_NOTE), and just those are re-read;
 // when a commit does not say (SQLite's other processes, a PostgreSQL commit too big to list them)
 // and the `creators_version` counter moved, the index is rebuilt, in slices so requests keep flowing.
+// A build ends in a flat snapshot (directory-snapshot.ts); the creators re-read since sit beside it,
+// in this process only, until the next build. The workers of `serve --workers N` share snapshots:
+// one worker builds the snapshot of a counter value and the others map it (a shelf, see
+// `shareWith`).
 import type { ChangeNotifier } from "../../db/changes";
 import type { MetaStore } from "../../db/meta-store";
 import { CREATORS_NOTE, type CreatorsStore, type DirectoryIndexRow } from "../creators/store";
 import { yieldToRequests } from "../../yield";
+import { DIRECTORY_SORT_KEYS, DirectorySnapshot, type DirectorySnapshotShelf, type DirectorySortKey } from "./directory-snapshot";
 
-export type DirectorySortKey = "newest" | "trust" | "vouches" | "deals";
+export type { DirectorySortKey } from "./directory-snapshot";
 
 /** The creators store's reads the index is filled and kept fresh with. */
 export type DirectoryRows = Pick<CreatorsStore, "indexRowsAfter" | "indexRowsByIds" | "rowidsByHandlePrefix">;
@@ -39,19 +44,36 @@ const WINDOW_SLOTS_KEPT = 500_000;
 const FIRST_WINDOW = 100;
 
 export class DirectoryIndex {
-  private rowids: number[] = [];
-  private ids: string[] = [];
-  private haystacks: string[] = [];
-  /** Sort keys by slot; every sort is descending on its key, then ascending on id. */
-  private keys: Record<DirectorySortKey, number[]> = { newest: [], trust: [], vouches: [], deals: [] };
+  /** What the last build read (or took from another process), shared or not; never written to. */
+  private base = DirectorySnapshot.empty();
+  /** Slots: the snapshot's, then creators new since it. */
+  private count = 0;
+  /**
+   * Rowid, sort keys (every sort is descending on its key, then ascending on id) and platform list
+   * by slot. The snapshot's own arrays until this process changes a creator, then copies of them
+   * (`own`), with room for new creators.
+   */
+  private rowids: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  private keys: Record<DirectorySortKey, Float64Array<ArrayBufferLike>> = { newest: new Float64Array(0), trust: new Float64Array(0), vouches: new Float64Array(0), deals: new Float64Array(0) };
   /**
    * Platform list by slot, as a number: lists repeat ("discord,roblox"), a few hundred at most, so
-   * a filter decides each list once and then reads one byte per creator (a string check per
+   * a filter decides each list once and then reads one number per creator (a string check per
    * creator took 10 ms over 100k creators).
    */
-  private platformIds = new Uint16Array(0);
-  private readonly platformLists: string[] = [];
-  private readonly platformIdOf = new Map<string, number>();
+  private platformIds: Uint16Array<ArrayBufferLike> = new Uint16Array(0);
+  private ownsArrays = false;
+  private platformLists: string[] = [];
+  private platformIdOf = new Map<string, number>();
+  /** Slot + 1 by rowid (0: not indexed); rowids are dense. The snapshot's until a new creator comes. */
+  private slotByRowid: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  private ownsSlotMap = false;
+  /** Haystacks of the slots changed or added since the snapshot (the others are read from it). */
+  private readonly changedHaystacks = new Map<number, string>();
+  /** Ids of the slots added since the snapshot. */
+  private addedIds: string[] = [];
+  private lastId = "";
+  /** Every slot's id, made only for sorting when ids do not follow slots; dropped when slots change. */
+  private allIds: string[] | null = null;
   /**
    * Whether creator ids ascend with slots (creators are made with time-ordered ids and indexed in
    * rowid order): ties between equal sort keys are then broken by slot, not by comparing id strings,
@@ -66,13 +88,7 @@ export class DirectoryIndex {
    */
   private readonly windows = new Map<string, { total: number; ordered: number[] }>();
   private windowSlots = 0;
-  /** Slot + 1 by rowid (0: not indexed); rowids are dense, and a flat array is nothing to trace. */
-  private slotByRowid = new Int32Array(0);
-  /**
-   * Slots per trigram: packed into typed arrays when the index is built (small, and nothing for
-   * the garbage collector to trace through), plus the slots appended since in plain arrays.
-   */
-  private packed = new Map<string, Int32Array>();
+  /** Slots per trigram appended since the snapshot (whose own postings are packed in it). */
   private recent = new Map<string, number[]>();
   private seen = new Int32Array(0);
   private stamp = 0;
@@ -91,6 +107,8 @@ export class DirectoryIndex {
   private lastCreatorsVersion = "";
   /** After another process committed: whether it moved the creators counter (awaited by the next refresh). */
   private creatorsCheck: Promise<boolean> | null = null;
+  /** Where the processes of one serve share snapshots; null: this process builds its own. */
+  private shelf: DirectorySnapshotShelf | null = null;
 
   constructor(
     private readonly rows: DirectoryRows,
@@ -139,7 +157,15 @@ export class DirectoryIndex {
 
   /** Creators indexed (creators are never deleted). Call `refresh` first. */
   get size(): number {
-    return this.rowids.length;
+    return this.count;
+  }
+
+  /**
+   * Shares snapshots with the other processes of one serve: a build first looks for the snapshot of
+   * the same counter value another has made, and a snapshot made here is offered to them.
+   */
+  shareWith(shelf: DirectorySnapshotShelf): void {
+    this.shelf = shelf;
   }
 
   /** A creator changed (inside a transaction that may still roll back): re-read it before the next query. */
@@ -161,7 +187,7 @@ export class DirectoryIndex {
         this.building = null;
       });
     }
-    if (!this.built || this.stale || this.staleAppends > STALE_POSTINGS_LIMIT || this.dirty.size > this.rowids.length / 4) {
+    if (!this.built || this.stale || this.staleAppends > STALE_POSTINGS_LIMIT || this.dirty.size > this.count / 4) {
       this.building ??= this.build().finally(() => {
         this.building = null;
       });
@@ -216,7 +242,7 @@ export class DirectoryIndex {
     const on = this.platformFilter(platform);
     const out: number[] = [];
     if (handleRowids === null) {
-      for (let slot = 0; slot < this.rowids.length; slot++) if (on === null || on[this.platformIds[slot]!]) out.push(slot);
+      for (let slot = 0; slot < this.count; slot++) if (on === null || on[this.platformIds[slot]!]) out.push(slot);
       return out;
     }
     for (const rowid of handleRowids) {
@@ -286,7 +312,7 @@ export class DirectoryIndex {
   /** One page of `slots` in the order of `sort`. */
   private ordered(slots: number[], sort: DirectorySortKey, offset: number, limit: number): number[] {
     const key = this.keys[sort];
-    const ids = this.ids;
+    const ids = this.idsFollowSlots ? [] : (this.allIds ??= Array.from({ length: this.count }, (_, slot) => this.idOf(slot)));
     const before = this.idsFollowSlots
       ? (a: number, b: number) => key[b]! - key[a]! || a - b
       : (a: number, b: number) => key[b]! - key[a]! || (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0);
@@ -343,7 +369,7 @@ export class DirectoryIndex {
         const gram = word.slice(i, i + 3);
         if (distinct.has(gram)) continue;
         distinct.add(gram);
-        const packed = this.packed.get(gram);
+        const packed = this.base.postingsOf(gram);
         const recent = this.recent.get(gram);
         const count = (packed?.length ?? 0) + (recent?.length ?? 0);
         if (count === 0) return [];
@@ -352,6 +378,7 @@ export class DirectoryIndex {
     }
     if (grams.length === 0) return [];
     grams.sort((a, b) => a.count - b.count);
+    if (this.seen.length < this.count) this.seen = new Int32Array(this.rowids.length);
     const seen = this.seen;
     // The rarest trigram's slots, ascending and once each.
     let candidates: number[] = [];
@@ -400,10 +427,15 @@ export class DirectoryIndex {
     }
     const on = this.platformFilter(platform);
     const out: number[] = [];
-    const haystacks = this.haystacks;
+    const base = this.base;
+    const changed = this.changedHaystacks.size > 0 ? this.changedHaystacks : null;
     next: for (const slot of candidates) {
-      const haystack = haystacks[slot]!;
-      for (let w = 0; w < words.length; w++) if (!haystack.includes(words[w]!)) continue next;
+      const haystack = changed?.get(slot);
+      if (haystack === undefined) {
+        for (let w = 0; w < words.length; w++) if (!base.includes(slot, words[w]!)) continue next;
+      } else {
+        for (let w = 0; w < words.length; w++) if (!haystack.includes(words[w]!)) continue next;
+      }
       if (on !== null && !on[this.platformIds[slot]!]) continue;
       out.push(slot);
     }
@@ -415,30 +447,127 @@ export class DirectoryIndex {
     // Changes made during the build are marked dirty and re-read after it.
     this.dirty.clear();
     this.stale = false;
-    this.lastCreatorsVersion = await this.readCreatorsVersion();
-    this.rowids = [];
-    this.ids = [];
-    this.haystacks = [];
-    this.keys = { newest: [], trust: [], vouches: [], deals: [] };
-    this.idsFollowSlots = true;
-    this.slotByRowid = new Int32Array(0);
-    this.packed = new Map();
-    this.recent = new Map();
-    this.staleAppends = 0;
     this.built = false;
-    let after = 0;
-    for (;;) {
-      const rows = await this.rows.indexRowsAfter(after, BUILD_SLICE);
-      for (const row of rows) this.put(row);
-      if (rows.length < BUILD_SLICE) break;
-      after = rows[rows.length - 1]!.rowid;
-      await yieldToRequests();
+    const version = await this.readCreatorsVersion();
+    this.lastCreatorsVersion = version;
+    // Another process of this serve may have made (or be making) the snapshot of this very state.
+    const taken = this.shelf ? await this.shelf.take(version) : null;
+    const snapshot = taken && DirectorySnapshot.read(taken);
+    if (snapshot && snapshot.version === version) {
+      this.adopt(snapshot);
+      this.built = true;
+      return;
     }
+    let making = this.shelf !== null && taken === null;
+    try {
+      this.adopt(DirectorySnapshot.empty());
+      let after = 0;
+      for (;;) {
+        const rows = await this.rows.indexRowsAfter(after, BUILD_SLICE);
+        for (const row of rows) this.put(row);
+        if (rows.length < BUILD_SLICE) break;
+        after = rows[rows.length - 1]!.rowid;
+        await yieldToRequests();
+      }
+      // The rows are the state of `version` only when no write to creators committed meanwhile;
+      // otherwise this snapshot stays here (and the write that moved the counter rebuilds it).
+      if (making && (await this.readCreatorsVersion()) !== version) {
+        this.shelf!.abandon();
+        making = false;
+      }
+      const writer = DirectorySnapshot.writer(this.content(version));
+      let bytes: Uint8Array;
+      if (making) {
+        making = false;
+        bytes = this.shelf!.publish(writer.bytes, writer.write);
+      } else {
+        bytes = new Uint8Array(writer.bytes);
+        writer.write(bytes);
+      }
+      // Creators re-read while the build ran are dirty again, and re-read after it.
+      this.adopt(DirectorySnapshot.read(bytes)!);
+      this.built = true;
+    } finally {
+      if (making) this.shelf!.abandon();
+    }
+  }
+
+  /** What a snapshot of the index as built is written from (every slot was added by the build). */
+  private content(version: string) {
+    const count = this.count;
+    const postings = new Map<string, Int32Array>();
     // Ascending, as `scan` merges them: slots are given in rowid order, but a creator re-read
     // while the build ran may have appended its older slot.
-    for (const [gram, slots] of this.recent) this.packed.set(gram, ascendingOnce(slots));
+    for (const [gram, slots] of this.recent) postings.set(gram, ascendingOnce(slots));
+    return {
+      version,
+      count,
+      rowids: this.rowids.subarray(0, count),
+      id: (slot: number) => this.idOf(slot),
+      haystack: (slot: number) => this.haystackOf(slot),
+      keys: Object.fromEntries(DIRECTORY_SORT_KEYS.map((key) => [key, this.keys[key].subarray(0, count)])) as Record<DirectorySortKey, Float64Array>,
+      platformIds: this.platformIds.subarray(0, count),
+      platformLists: this.platformLists,
+      slotByRowid: this.slotByRowid,
+      postings,
+      idsFollowSlots: this.idsFollowSlots,
+    };
+  }
+
+  /** Makes `snapshot` the index, with no creator changed since. */
+  private adopt(snapshot: DirectorySnapshot) {
+    this.base = snapshot;
+    this.count = snapshot.count;
+    this.rowids = snapshot.rowids;
+    this.keys = { ...snapshot.keys };
+    this.platformIds = snapshot.platformIds;
+    this.ownsArrays = false;
+    this.slotByRowid = snapshot.slotByRowid;
+    this.ownsSlotMap = false;
+    this.platformLists = [...snapshot.platformLists];
+    this.platformIdOf = new Map(this.platformLists.map((list, id) => [list, id]));
+    this.changedHaystacks.clear();
+    this.addedIds = [];
+    this.lastId = snapshot.count > 0 ? snapshot.id(snapshot.count - 1) : "";
+    this.allIds = null;
+    this.idsFollowSlots = snapshot.idsFollowSlots;
     this.recent = new Map();
-    this.built = true;
+    this.staleAppends = 0;
+    this.windows.clear();
+    this.windowSlots = 0;
+  }
+
+  private haystackOf(slot: number): string {
+    return this.changedHaystacks.get(slot) ?? this.base.haystack(slot);
+  }
+
+  private idOf(slot: number): string {
+    return slot < this.base.count ? this.base.id(slot) : this.addedIds[slot - this.base.count]!;
+  }
+
+  /**
+   * Before a change: arrays of this process's own (never the snapshot's, which other processes may
+   * be reading), with room for `slots` slots and for `rowid`.
+   */
+  private own(slots: number, rowid: number) {
+    const capacity = this.ownsArrays ? this.rowids.length : 0;
+    if (slots > capacity) {
+      const size = Math.max(1024, slots, this.ownsArrays ? capacity * 2 : this.count + (this.count >> 3));
+      const grow = <T extends Int32Array<ArrayBufferLike> | Float64Array<ArrayBufferLike> | Uint16Array<ArrayBufferLike>>(from: T, to: T): T => {
+        to.set(from.subarray(0, this.count));
+        return to;
+      };
+      this.rowids = grow(this.rowids, new Int32Array(size));
+      for (const key of DIRECTORY_SORT_KEYS) this.keys[key] = grow(this.keys[key], new Float64Array(size));
+      this.platformIds = grow(this.platformIds, new Uint16Array(size));
+      this.ownsArrays = true;
+    }
+    if (!this.ownsSlotMap || rowid >= this.slotByRowid.length) {
+      const grown = new Int32Array(Math.max(1024, this.slotByRowid.length, rowid >= this.slotByRowid.length ? rowid * 2 : 0));
+      grown.set(this.slotByRowid);
+      this.slotByRowid = grown;
+      this.ownsSlotMap = true;
+    }
   }
 
   /** The counter the creators triggers move on every write (src/db/meta-store.ts). */
@@ -452,28 +581,18 @@ export class DirectoryIndex {
     const stored = row.rowid < this.slotByRowid.length ? this.slotByRowid[row.rowid]! : 0;
     const known = stored > 0;
     let slot = stored - 1;
-    const changed = !known || this.haystacks[slot] !== row.search_text;
+    const changed = !known || this.haystackOf(slot) !== row.search_text;
+    this.own(known ? this.count : this.count + 1, row.rowid);
     if (!known) {
-      slot = this.rowids.length;
-      if (row.rowid >= this.slotByRowid.length) {
-        const grown = new Int32Array(Math.max(1024, row.rowid * 2));
-        grown.set(this.slotByRowid);
-        this.slotByRowid = grown;
-      }
+      slot = this.count++;
       this.slotByRowid[row.rowid] = slot + 1;
-      if (slot > 0 && this.ids[slot - 1]! >= row.id) this.idsFollowSlots = false;
-      this.rowids.push(row.rowid);
-      this.ids.push(row.id);
-      if (slot >= this.seen.length) {
-        const grown = new Int32Array(Math.max(1024, this.seen.length * 2));
-        grown.set(this.seen);
-        this.seen = grown;
-        const platformIds = new Uint16Array(grown.length);
-        platformIds.set(this.platformIds);
-        this.platformIds = platformIds;
-      }
+      if (slot > 0 && this.lastId >= row.id) this.idsFollowSlots = false;
+      this.lastId = row.id;
+      this.rowids[slot] = row.rowid;
+      this.addedIds.push(row.id);
+      this.allIds = null;
     }
-    this.haystacks[slot] = row.search_text;
+    if (changed) this.changedHaystacks.set(slot, row.search_text);
     this.keys.newest[slot] = row.created_at;
     this.keys.trust[slot] = row.trust_score;
     this.keys.vouches[slot] = row.vouch_count;
