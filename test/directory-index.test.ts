@@ -182,3 +182,39 @@ sqliteOnly("fuzzy matches agree with a plain reading after haystacks change and 
     app.close();
   }
 });
+
+sqliteOnly("haystacks with uncommon characters (accents, capitals, symbols, emoji) match as typed, built and changed", async () => {
+  const app = await createTestApp();
+  try {
+    const sqlite = app.sqlite;
+    const insert = sqlite.prepare(
+      `INSERT INTO creators (id, handle, joined_at, created_at, updated_at, trust_computed_at, trust_score, vouch_count, deal_count, search_text, platforms)
+       VALUES (?1, ?2, 0, ?3, 0, 0, 50, 0, 0, ?4, 'discord')`,
+    );
+    const NAMES = ["zoë café", "łukasz ørsted", "Mixed Case", "fox🦊den", "a{b}c|d~e", "tab\there", "plain name", "café zoë", "ñandú 🦊"];
+    sqlite.transaction(() => {
+      for (let i = 0; i < 300; i++) insert.run(`crt_${String(i).padStart(6, "0")}`, `maker${i}`, i, `maker${i} ${NAMES[i % NAMES.length]}`);
+    })();
+    const dirIndex = new DirectoryIndex(createCreatorsStore(app.runtime.store), app.runtime.store.changes, createMetaStore(app.runtime.store));
+    await dirIndex.refresh();
+    const queries = ["zoë", "é z", "afé", "łuk", "ørs", "Mixed", "d Ca", "x🦊d", "🦊de", "{b}", "|d~", "\there", "ñandú", "plain", "zoë café", "café zoë", "ørsted łukasz"];
+    const expectAgree = (round: string) => {
+      const rows = sqlite.query<{ rowid: number; search_text: string }, []>("SELECT rowid, search_text FROM creators").all();
+      for (const q of queries) {
+        let expected = rows.filter((r) => r.search_text.includes(q));
+        if (expected.length === 0 && q.includes(" ")) expected = rows.filter((r) => q.split(" ").every((w) => r.search_text.includes(w)));
+        const matched = dirIndex.page(dirIndex.match(q, null), "newest", 0, 100_000);
+        expect(matched.toSorted((a, b) => a - b), `${q} ${round}`).toEqual(expected.map((r) => r.rowid).sort((a, b) => a - b));
+      }
+    };
+    expectAgree("built");
+    for (let i = 0; i < 300; i += 7) {
+      sqlite.run("UPDATE creators SET search_text = ?1 WHERE rowid = ?2", [`maker${i} ${NAMES[(i + 4) % NAMES.length]}`, i + 1]);
+      dirIndex.markDirty(`crt_${String(i).padStart(6, "0")}`);
+    }
+    await dirIndex.refresh();
+    expectAgree("changed");
+  } finally {
+    app.close();
+  }
+});
