@@ -144,6 +144,33 @@ sqliteOnly("directory queries that come while the index builds are answered from
   expect(fromIndex.map((page) => page.total).filter((n) => n > 0).length).toBeGreaterThan(6);
 });
 
+sqliteOnly("once a build has read every creator, queries are answered while it computes the postings, as after it", async () => {
+  const building = new DirectoryIndex(createCreatorsStore(t.runtime.store), t.runtime.store.changes, createMetaStore(t.runtime.store));
+  const done = building.refresh();
+  while (!building.answerable) await new Promise((resolve) => setImmediate(resolve));
+  expect(building.ready).toBe(false);
+  const queries = [
+    ["forge", null],
+    ["the", "roblox"],
+    ["maker12", null],
+    ["crimson9", null],
+    ["pixel studio", "roblox"],
+    ["studio pixel", null],
+    ["ninja owl zzz", null],
+    ["zzz", null],
+    ["ma", "discord"],
+    ["", "roblox"],
+  ] as const;
+  const during = [];
+  for (const [q, platform] of queries) during.push(await building.query(q, platform, "trust", 24, 50, 1000));
+  expect(building.ready).toBe(false);
+  await done;
+  const built = [];
+  for (const [q, platform] of queries) built.push(await index.query(q, platform, "trust", 24, 50, 1000));
+  expect(during).toEqual(built);
+  expect(built.filter((page) => page!.total > 0).length).toBeGreaterThan(5);
+});
+
 sqliteOnly("fuzzy matches agree with a plain reading after haystacks change and creators are added since the build", async () => {
   const app = await createTestApp();
   try {

@@ -91,6 +91,8 @@ export class DirectoryIndex {
   private staleAppends = 0;
   /** Whether a changed haystack gets its postings as it is put (not while the build computes them all). */
   private postingsLive = false;
+  /** A build has read every creator (its postings may still be under way). */
+  private rowsRead = false;
   private built = false;
   /** Another process changed creators since the index was built. */
   private stale = false;
@@ -146,9 +148,20 @@ export class DirectoryIndex {
     });
   }
 
-  /** Whether queries can be answered now: the index is built and no (re)build is under way. */
+  /** Whether the index is built and no (re)build is under way. */
   get ready(): boolean {
     return this.built && this.building === null;
+  }
+
+  /**
+   * Whether queries can be answered now, without waiting: the index is ready, or a build has read
+   * every creator and is computing the postings (a fuzzy query then reads every haystack, a few
+   * milliseconds at 100k creators, against tens for a scan in the database), with no change to
+   * creators to re-read or check for meanwhile.
+   */
+  get answerable(): boolean {
+    if (this.ready) return true;
+    return this.rowsRead && this.dirty.size === 0 && this.creatorsCheck === null && !this.stale && this.rereading === null;
   }
 
   /** Creators indexed (creators are never deleted). Call `refresh` first. */
@@ -272,7 +285,7 @@ export class DirectoryIndex {
       } else {
         const generation = this.generation;
         const handleRowids = text === "" ? null : await this.rows.rowidsByHandlePrefix(text);
-        if (generation !== this.generation || !this.ready) return null;
+        if (generation !== this.generation || !this.answerable) return null;
         matches = this.filter(handleRowids, platform);
         // A re-read creator meanwhile emptied the kept windows.
         kept = this.windows.get(key);
@@ -350,6 +363,7 @@ export class DirectoryIndex {
     // full check, which reads a haystack string scattered in the heap per candidate (most of a fuzzy
     // query's cost when the rarest trigram still names thousands). The full check of every word
     // then drops stale postings and trigram coincidences.
+    if (!this.postingsLive) return this.scanEvery(words, platform);
     const grams: Array<{ packed: Int32Array | undefined; recent: number[] | undefined; count: number }> = [];
     const distinct = new Set<string>();
     for (const word of words) {
@@ -424,7 +438,25 @@ export class DirectoryIndex {
     return out;
   }
 
+  /** Slots whose haystack holds every word, read in full: while the build computes the postings. */
+  private scanEvery(words: string[], platform: string | null): number[] {
+    // As with postings: a word shorter than a trigram narrows nothing, and alone finds nothing.
+    if (words.every((word) => word.length < 3)) return [];
+    const on = this.platformFilter(platform);
+    const out: number[] = [];
+    const haystacks = this.haystacks;
+    next: for (let slot = 0; slot < haystacks.length; slot++) {
+      if (on !== null && !on[this.platformIds[slot]!]) continue;
+      const haystack = haystacks[slot]!;
+      for (let w = 0; w < words.length; w++) if (!haystack.includes(words[w]!)) continue next;
+      out.push(slot);
+    }
+    return out;
+  }
+
   private async build() {
+    // Not answerable until this build has read every creator again.
+    this.rowsRead = false;
     this.generation++;
     // Changes made during the build are marked dirty and re-read after it.
     this.dirty.clear();
@@ -449,6 +481,7 @@ export class DirectoryIndex {
       after = rows[rows.length - 1]!.rowid;
       await yieldToRequests();
     }
+    this.rowsRead = true;
     await this.buildPostings();
     this.built = true;
   }
