@@ -144,6 +144,48 @@ sqliteOnly("directory queries that come while the index builds are answered from
   expect(fromIndex.map((page) => page.total).filter((n) => n > 0).length).toBeGreaterThan(6);
 });
 
+sqliteOnly("while a build reads the creators, queries are answered from those read and a scan of the rest, as the index answers them", async () => {
+  const app = await createTestApp();
+  try {
+    const insert = app.sqlite.prepare(
+      `INSERT INTO creators (id, handle, joined_at, created_at, updated_at, trust_computed_at, trust_score, vouch_count, deal_count, search_text, platforms)
+       VALUES (?1, ?2, 0, ?3, 0, 0, ?4, ?5, 0, ?6, ?7)`,
+    );
+    app.sqlite.transaction(() => {
+      for (let i = 0; i < 12_000; i++) {
+        const handle = `${WORDS[i % WORDS.length]}${i}`;
+        insert.run(`crt_${String((i * 7919) % 12_000).padStart(6, "0")}`, handle, 1_000 * (i % 300), 40 + (i % 13), i % 4, `${handle} ${WORDS[(i * 3) % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]}`, i % 3 ? "discord" : "discord,roblox");
+      }
+    })();
+    const service = app.services.public;
+    const directoryIndex = (service as unknown as { directoryPages: { index: DirectoryIndex } }).directoryPages.index;
+    const state = directoryIndex as unknown as { reading: boolean; rowids: number[] };
+    const warming = service.warmDirectory();
+    while (!(state.reading && state.rowids.length > 0)) await new Promise((resolve) => setImmediate(resolve));
+    expect(directoryIndex.readSoFar(["forge"], null, null, "trust", 24)).not.toBeNull();
+    const queries = [
+      { q: "forge" },
+      { q: "the owl", sort: "trust" as const, page: 2, limit: 50 },
+      { q: "owl pixel", sort: "vouches" as const },
+      { q: "ninja owl zzz" },
+      { q: "cr", platform: "roblox", sort: "trust" as const, page: 3, limit: 20 },
+      { q: "the", sort: "newest" as const, page: 10, limit: 100 },
+      { platform: "roblox", sort: "deals" as const, page: 4, limit: 100 },
+      { q: "nothing-like-it" },
+    ];
+    const whileReading = [];
+    for (const query of queries) whileReading.push(await service.directory(query));
+    expect(state.reading).toBe(true);
+    await warming;
+    const fromIndex = [];
+    for (const query of queries) fromIndex.push(await service.directory(query));
+    expect(whileReading).toEqual(fromIndex);
+    expect(fromIndex.filter((page) => page.items.length > 0).length).toBeGreaterThan(5);
+  } finally {
+    app.close();
+  }
+});
+
 sqliteOnly("once a build has read every creator, queries are answered while it computes the postings, as after it", async () => {
   const building = new DirectoryIndex(createCreatorsStore(t.runtime.store), t.runtime.store.changes, createMetaStore(t.runtime.store));
   const done = building.refresh();

@@ -24,10 +24,13 @@ const STALE_POSTINGS_LIMIT = 50_000;
 /** Pages that end past this many rows are sorted whole instead of selected. */
 const SELECT_TOP_UP_TO = 1_000;
 /**
- * Rows read per slice of a build or of re-reading dirty creators; the event loop runs between
- * slices. 5,000 held the request thread for 70-100 ms of CPU at 100k creators (bench data set).
+ * Rows read per slice of re-reading dirty creators (each also gets its postings); the event loop
+ * runs between slices. 5,000 held the request thread for 70-100 ms of CPU at 100k creators (bench
+ * data set).
  */
 const BUILD_SLICE = 2_000;
+/** Rows read per slice of a build, which computes the postings later: a few ms each. */
+const READ_SLICE = 5_000;
 /** Slots whose haystacks one slice of the postings' build reads (each of its two passes). */
 const POSTINGS_SLICE = 5_000;
 /**
@@ -93,6 +96,8 @@ export class DirectoryIndex {
   private postingsLive = false;
   /** A build has read every creator (its postings may still be under way). */
   private rowsRead = false;
+  /** A build is reading the creators into the emptied index (`readSoFar` answers for them). */
+  private reading = false;
   private built = false;
   /** Another process changed creators since the index was built. */
   private stale = false;
@@ -438,6 +443,32 @@ export class DirectoryIndex {
     return out;
   }
 
+  /**
+   * While a build reads the creators, with no change to re-read or check for: how far it has read
+   * (`through`, a rowid), and of the creators read so far those that match, how many and the first
+   * `end` in the order of `sort` (rowid, id and sort key each); the database answers for the rest.
+   * A match: the haystack holds every one of `words`, or else (`words` null) the rowid is one of
+   * `handleRowids` (null: any); and the creator is on `platform` (null: any). Null when there is
+   * no such partial answer.
+   */
+  readSoFar(
+    words: string[] | null,
+    handleRowids: number[] | null,
+    platform: string | null,
+    sort: DirectorySortKey,
+    end: number,
+  ): { through: number; total: number; first: Array<{ rowid: number; id: string; key: number }> } | null {
+    if (!this.reading || this.building === null || this.rowids.length === 0) return null;
+    if (this.dirty.size > 0 || this.creatorsCheck !== null || this.stale || this.rereading !== null) return null;
+    const matches = words === null ? this.filter(handleRowids, platform) : this.scanEvery(words, platform);
+    const key = this.keys[sort];
+    return {
+      through: this.rowids[this.rowids.length - 1]!,
+      total: matches.length,
+      first: this.ordered(matches, sort, 0, end).map((slot) => ({ rowid: this.rowids[slot]!, id: this.ids[slot]!, key: key[slot]! })),
+    };
+  }
+
   /** Slots whose haystack holds every word, read in full: while the build computes the postings. */
   private scanEvery(words: string[], platform: string | null): number[] {
     // As with postings: a word shorter than a trigram narrows nothing, and alone finds nothing.
@@ -457,6 +488,7 @@ export class DirectoryIndex {
   private async build() {
     // Not answerable until this build has read every creator again.
     this.rowsRead = false;
+    this.reading = false;
     this.generation++;
     // Changes made during the build are marked dirty and re-read after it.
     this.dirty.clear();
@@ -473,14 +505,16 @@ export class DirectoryIndex {
     this.staleAppends = 0;
     this.postingsLive = false;
     this.built = false;
+    this.reading = true;
     let after = 0;
     for (;;) {
-      const rows = await this.rows.indexRowsAfter(after, BUILD_SLICE);
+      const rows = await this.rows.indexRowsAfter(after, READ_SLICE);
       for (const row of rows) this.put(row);
-      if (rows.length < BUILD_SLICE) break;
+      if (rows.length < READ_SLICE) break;
       after = rows[rows.length - 1]!.rowid;
       await yieldToRequests();
     }
+    this.reading = false;
     this.rowsRead = true;
     await this.buildPostings();
     this.built = true;
