@@ -249,7 +249,7 @@ export class PostgresCreatorsStore implements CreatorsStore {
   async scanCreators(scan: CreatorScan, order: CreatorOrder, limit: number, offset: number): Promise<{ total: number; rows: CreatorRow[] }> {
     const sql = this.sql;
     const where = sql`
-      seq > ${scan.afterRowid} AND (${scan.text}::text IS NULL OR strpos(search_text, ${scan.text}::text) > 0)
+      (${scan.text}::text IS NULL OR strpos(search_text, ${scan.text}::text) > 0)
       AND (${scan.words}::text[] IS NULL OR NOT EXISTS (SELECT 1 FROM unnest(${scan.words}::text[]) w WHERE strpos(search_text, w) = 0))
       AND (${scan.handlePrefix}::text IS NULL OR handle LIKE ${scan.handlePrefix === null ? null : startsWith(scan.handlePrefix)}::text)
       AND (${scan.platform}::text IS NULL OR strpos(',' || platforms || ',', ',' || ${scan.platform}::text || ',') > 0)`;

@@ -106,15 +106,13 @@ export type CreatorOrder = "newest" | "trust" | "vouches" | "deals";
 /**
  * Which creators a directory scan keeps; each filter is off when null. `text`: the haystack
  * (search_text) holds it; `words`: holds every one; `handlePrefix`: the handle starts with it;
- * `platform`: one name of the comma-separated platform list; `afterRowid`: only creators past
- * that rowid (0: all).
+ * `platform`: one name of the comma-separated platform list.
  */
 export interface CreatorScan {
   text: string | null;
   words: string[] | null;
   handlePrefix: string | null;
   platform: string | null;
-  afterRowid: number;
 }
 
 /** What the in-memory directory index holds of one creator, keyed by `rowid`. */
@@ -164,10 +162,7 @@ export interface CreatorsStore {
   creatorsInOrder(order: CreatorOrder, limit: number, offset: number): Promise<CreatorRow[]>;
   /** Every creator. */
   countCreators(): Promise<number>;
-  /**
-   * How many creators `scan` keeps, and a page of them in `order` (reads every creator past
-   * `scan.afterRowid`: for while the directory index builds).
-   */
+  /** How many creators `scan` keeps, and a page of them in `order` (reads every creator: for while the directory index builds). */
   scanCreators(scan: CreatorScan, order: CreatorOrder, limit: number, offset: number): Promise<{ total: number; rows: CreatorRow[] }>;
   /** Creators verified at level 1 or more (the public counters; SQLite counts in slices). */
   countVerified(): Promise<number>;

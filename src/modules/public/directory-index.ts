@@ -29,7 +29,7 @@ const SELECT_TOP_UP_TO = 1_000;
  * data set).
  */
 const BUILD_SLICE = 2_000;
-/** Rows read per slice of a build, which computes the postings later: a few ms each. */
+/** Rows read per slice of a build, which computes the postings later: 3-5 ms each. */
 const READ_SLICE = 5_000;
 /** Slots whose haystacks one slice of the postings' build reads (each of its two passes). */
 const POSTINGS_SLICE = 5_000;
@@ -96,8 +96,8 @@ export class DirectoryIndex {
   private postingsLive = false;
   /** A build has read every creator (its postings may still be under way). */
   private rowsRead = false;
-  /** A build is reading the creators into the emptied index (`readSoFar` answers for them). */
-  private reading = false;
+  /** Queries waiting for the build under way to read every creator (or to end). */
+  private rowsReadWaiters: Array<() => void> = [];
   private built = false;
   /** Another process changed creators since the index was built. */
   private stale = false;
@@ -166,7 +166,29 @@ export class DirectoryIndex {
    */
   get answerable(): boolean {
     if (this.ready) return true;
-    return this.rowsRead && this.dirty.size === 0 && this.creatorsCheck === null && !this.stale && this.rereading === null;
+    return this.rowsRead && !this.changesPending();
+  }
+
+  /**
+   * Whether queries can be answered by the index (`answerable`), once the build under way has read
+   * every creator: a query waits for that part of a build (about 0.1 s at 100k creators, 5,000 rows
+   * a slice with requests served between them). A database scan meanwhile cost 30-60 ms of the
+   * request thread a query at 100k, and each one held back the build's next slice. False when
+   * creators changed since the build began (to re-read or check for): the caller asks the database.
+   */
+  async whenAnswerable(): Promise<boolean> {
+    while (!this.answerable && this.building !== null && !this.rowsRead && !this.changesPending()) {
+      await new Promise<void>((resolve) => this.rowsReadWaiters.push(resolve));
+    }
+    return this.answerable;
+  }
+
+  private changesPending(): boolean {
+    return this.dirty.size > 0 || this.creatorsCheck !== null || this.stale || this.rereading !== null;
+  }
+
+  private releaseRowsReadWaiters(): void {
+    for (const resume of this.rowsReadWaiters.splice(0)) resume();
   }
 
   /** Creators indexed (creators are never deleted). Call `refresh` first. */
@@ -189,13 +211,16 @@ export class DirectoryIndex {
       // Reading the counter is asynchronous: meanwhile the index is not ready, as in a build.
       const check = this.creatorsCheck;
       this.creatorsCheck = null;
+      this.rowsRead = false;
       this.building = check.then((moved) => (moved ? this.build() : undefined)).finally(() => {
         this.building = null;
+        this.releaseRowsReadWaiters();
       });
     }
     if (!this.built || this.stale || this.staleAppends > STALE_POSTINGS_LIMIT || this.dirty.size > this.rowids.length / 4) {
       this.building ??= this.build().finally(() => {
         this.building = null;
+        this.releaseRowsReadWaiters();
       });
     }
     if (this.building) await this.building;
@@ -443,32 +468,6 @@ export class DirectoryIndex {
     return out;
   }
 
-  /**
-   * While a build reads the creators, with no change to re-read or check for: how far it has read
-   * (`through`, a rowid), and of the creators read so far those that match, how many and the first
-   * `end` in the order of `sort` (rowid, id and sort key each); the database answers for the rest.
-   * A match: the haystack holds every one of `words`, or else (`words` null) the rowid is one of
-   * `handleRowids` (null: any); and the creator is on `platform` (null: any). Null when there is
-   * no such partial answer.
-   */
-  readSoFar(
-    words: string[] | null,
-    handleRowids: number[] | null,
-    platform: string | null,
-    sort: DirectorySortKey,
-    end: number,
-  ): { through: number; total: number; first: Array<{ rowid: number; id: string; key: number }> } | null {
-    if (!this.reading || this.building === null || this.rowids.length === 0) return null;
-    if (this.dirty.size > 0 || this.creatorsCheck !== null || this.stale || this.rereading !== null) return null;
-    const matches = words === null ? this.filter(handleRowids, platform) : this.scanEvery(words, platform);
-    const key = this.keys[sort];
-    return {
-      through: this.rowids[this.rowids.length - 1]!,
-      total: matches.length,
-      first: this.ordered(matches, sort, 0, end).map((slot) => ({ rowid: this.rowids[slot]!, id: this.ids[slot]!, key: key[slot]! })),
-    };
-  }
-
   /** Slots whose haystack holds every word, read in full: while the build computes the postings. */
   private scanEvery(words: string[], platform: string | null): number[] {
     // As with postings: a word shorter than a trigram narrows nothing, and alone finds nothing.
@@ -488,7 +487,6 @@ export class DirectoryIndex {
   private async build() {
     // Not answerable until this build has read every creator again.
     this.rowsRead = false;
-    this.reading = false;
     this.generation++;
     // Changes made during the build are marked dirty and re-read after it.
     this.dirty.clear();
@@ -505,7 +503,6 @@ export class DirectoryIndex {
     this.staleAppends = 0;
     this.postingsLive = false;
     this.built = false;
-    this.reading = true;
     let after = 0;
     for (;;) {
       const rows = await this.rows.indexRowsAfter(after, READ_SLICE);
@@ -514,8 +511,8 @@ export class DirectoryIndex {
       after = rows[rows.length - 1]!.rowid;
       await yieldToRequests();
     }
-    this.reading = false;
     this.rowsRead = true;
+    this.releaseRowsReadWaiters();
     await this.buildPostings();
     this.built = true;
   }

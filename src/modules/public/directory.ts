@@ -20,12 +20,6 @@ export type DirectorySort = (typeof DIRECTORY_SORTS)[number];
  */
 export const MAX_DIRECTORY_ROWS = 1_000;
 
-/** The column each sort orders by (descending, then by id), as the index keys it. */
-const SORT_COLUMNS = { newest: "created_at", trust: "trust_score", vouches: "vouch_count", deals: "deal_count" } as const satisfies Record<
-  DirectorySort,
-  keyof CreatorRow
->;
-
 export type DirectoryItem = typeof DirectoryItemSchema.static;
 export type DirectoryPage = typeof DirectoryPageSchema.static;
 
@@ -67,10 +61,8 @@ export class PublicDirectory {
     let total: number;
     let rows: CreatorRow[];
     if (!this.index.ready) refreshed.catch(() => {}); // a failed build is retried by the next query
-    if (!this.index.answerable) {
-      // The index is reading the creators (the first part of a build, about 0.2 s at 100k after a
-      // start): nobody waits for it; the database answers meanwhile, scanning the creators (25-50
-      // ms a query at 100k on SQLite). Once they are read, the index answers while it builds.
+    if (!(await this.index.whenAnswerable())) {
+      // Creators changed while the index builds: the database answers, scanning the creators.
       ({ total, rows } = await scanned());
     } else if ((this.index.ready && (await refreshed), text === "" && platform === null)) {
       total = this.index.size;
@@ -98,34 +90,14 @@ export class PublicDirectory {
     };
   }
 
-  /**
-   * The directory index's answer read from the database, for queries that come while it builds:
-   * while the build reads the creators, those it has read answer from memory and the database
-   * scans only the rest, so each such query costs less as the build goes on.
-   */
+  /** The directory index's answer read from the database, for queries that come while it builds and creators change. */
   private async fromStore(text: string, platform: string | null, sort: DirectorySort, offset: number, limit: number) {
     if (text === "" && platform === null) {
       return { total: await this.creators.countCreators(), rows: await this.creators.creatorsInOrder(sort, limit, offset) };
     }
     // What the directory index answers, as a scan: a short q is a handle prefix; else the text as
     // typed, or failing that every word of three characters or more.
-    const page = async (scan: Omit<CreatorScan, "platform" | "afterRowid">): Promise<{ total: number; rows: CreatorRow[] }> => {
-      const handleRowids = scan.handlePrefix === null ? null : await this.creators.rowidsByHandlePrefix(scan.handlePrefix);
-      const end = offset + limit;
-      const soFar = this.index.readSoFar(scan.text === null ? scan.words : [scan.text], handleRowids, platform, sort, end);
-      if (soFar === null) return this.creators.scanCreators({ ...scan, platform, afterRowid: 0 }, sort, limit, offset);
-      const rest = await this.creators.scanCreators({ ...scan, platform, afterRowid: soFar.through }, sort, end, 0);
-      const column = SORT_COLUMNS[sort];
-      const merged = [
-        ...soFar.first.map((entry) => ({ ...entry, row: null as CreatorRow | null })),
-        ...rest.rows.map((row) => ({ rowid: row.rowid, id: row.id, key: row[column], row })),
-      ]
-        .sort((a, b) => b.key - a.key || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-        .slice(offset, end);
-      const unread = merged.filter((entry) => entry.row === null).map((entry) => entry.rowid);
-      const byRowid = new Map((unread.length === 0 ? [] : await this.creators.creatorsByRowids(unread)).map((row) => [row.rowid, row]));
-      return { total: soFar.total + rest.total, rows: merged.flatMap((entry) => entry.row ?? byRowid.get(entry.rowid) ?? []) };
-    };
+    const page = (scan: Omit<CreatorScan, "platform">) => this.creators.scanCreators({ ...scan, platform }, sort, limit, offset);
     if ([...text].length < 3) return page({ text: null, words: null, handlePrefix: text === "" ? null : text });
     const exact = await page({ text, words: null, handlePrefix: null });
     const words = [...new Set(text.split(" ").filter((w) => [...w].length >= 3))];
