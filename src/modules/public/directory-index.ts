@@ -43,6 +43,8 @@ const GRAM_CHARACTERS = "\u0000 abcdefghijklmnopqrstuvwxyz0123456789_.-'@!&+,/:;
 const CHARACTER_CODES = new Uint8Array(128);
 for (let code = 1; code < GRAM_CHARACTERS.length; code++) CHARACTER_CODES[GRAM_CHARACTERS.charCodeAt(code)] = code;
 const COMMON_GRAMS = 1 << 18;
+/** Largest sort key counted into an order of every creator (`sortedSlots`); above it, pages use a heap. */
+const COUNTED_KEYS = 1 << 20;
 /** Candidates few enough to check in full rather than narrow by another trigram's postings. */
 const NARROWED_ENOUGH = 16;
 /** Ordered rows (about 8 bytes each) kept for recent queries until the next change. */
@@ -80,6 +82,8 @@ export class DirectoryIndex {
    * kept (a platform's are tens of thousands): a page past the first ones finds them again.
    */
   private readonly windows = new Map<string, { total: number; ordered: number[] }>();
+  /** Every slot in a sort's order (`sortedSlots`), until the next change. */
+  private readonly orders = new Map<DirectorySortKey, Int32Array>();
   private windowSlots = 0;
   /** Slot + 1 by rowid (0: not indexed); rowids are dense, and a flat array is nothing to trace. */
   private slotByRowid = new Int32Array(0);
@@ -348,12 +352,26 @@ export class DirectoryIndex {
 
   /** One page of `slots` in the order of `sort`. */
   private ordered(slots: number[], sort: DirectorySortKey, offset: number, limit: number): number[] {
+    const end = offset + limit;
+    // Many slots (a platform, a common prefix) for the page: walking every creator in the sort's
+    // order until `end` of them are found reads about end x creators / slots, against a heap
+    // comparison for each slot (3 ms for a page of one platform's 47,000 creators at 100k).
+    if (slots.length > 64 && slots.length * slots.length > end * this.rowids.length) {
+      const order = this.sortedSlots(sort);
+      if (order !== null) {
+        const stamp = ++this.stamp;
+        const seen = this.seen;
+        for (let i = 0; i < slots.length; i++) seen[slots[i]!] = stamp;
+        const found: number[] = [];
+        for (let i = 0; i < order.length && found.length < end; i++) if (seen[order[i]!] === stamp) found.push(order[i]!);
+        return found.slice(offset, end);
+      }
+    }
     const key = this.keys[sort];
     const ids = this.ids;
     const before = this.idsFollowSlots
       ? (a: number, b: number) => key[b]! - key[a]! || a - b
       : (a: number, b: number) => key[b]! - key[a]! || (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0);
-    const end = offset + limit;
     let ordered: number[];
     if (end >= slots.length || end > SELECT_TOP_UP_TO) {
       ordered = slots.slice().sort(before);
@@ -390,6 +408,33 @@ export class DirectoryIndex {
       ordered = heap.sort(before);
     }
     return ordered.slice(offset, end);
+  }
+
+  /**
+   * Every slot in the order of `sort`, kept until the next change: a counting sort of the key (1-2
+   * ms at 100k creators), ties by slot. Null where that does not apply: ties that are not by slot
+   * (ids not ascending with slots), keys that are not small whole numbers (the newest sort's times).
+   */
+  private sortedSlots(sort: DirectorySortKey): Int32Array | null {
+    if (!this.idsFollowSlots || sort === "newest") return null;
+    const kept = this.orders.get(sort);
+    if (kept) return kept;
+    const key = this.keys[sort];
+    const slots = this.rowids.length;
+    let highest = 0;
+    for (let slot = 0; slot < slots; slot++) {
+      const value = key[slot]!;
+      if (!Number.isInteger(value) || value < 0 || value > COUNTED_KEYS) return null;
+      if (value > highest) highest = value;
+    }
+    // By key, highest first: where its slots start in the order.
+    const starts = new Int32Array(highest + 2);
+    for (let slot = 0; slot < slots; slot++) starts[highest - key[slot]! + 1]!++;
+    for (let bucket = 1; bucket < starts.length; bucket++) starts[bucket]! += starts[bucket - 1]!;
+    const order = new Int32Array(slots);
+    for (let slot = 0; slot < slots; slot++) order[starts[highest - key[slot]!]!++] = slot;
+    this.orders.set(sort, order);
+    return order;
   }
 
   private scan(words: string[], platform: string | null): number[] {
@@ -598,6 +643,7 @@ export class DirectoryIndex {
 
   private put(row: DirectoryIndexRow) {
     this.windows.clear();
+    this.orders.clear();
     this.windowSlots = 0;
     const stored = row.rowid < this.slotByRowid.length ? this.slotByRowid[row.rowid]! : 0;
     const known = stored > 0;
