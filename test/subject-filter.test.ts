@@ -22,7 +22,7 @@ function insertFromOtherProcess(location: string, id: string, providerUserId: st
 }
 
 test("rows another process writes after the filter is built are found on the very next check", async () => {
-  t = await createTestApp();
+  t = await createTestApp({ http: true });
   const { key } = await t.account({ burst: 10_000 });
   await t.services.blacklist.add({ provider: "discord", provider_user_id: "100", severity: "ban", reason_code: "scam" }, "test");
   expect(t.services.blacklist.subjects.ready).toBe(true);

@@ -336,8 +336,11 @@ export class SqliteCreatorsStore implements CreatorsStore {
     this.scanCount ??= this.sqlite.prepare(`SELECT count(*) AS n FROM creators WHERE ${SCAN_WHERE}`);
     const total = this.scanCount.get(...params)!.n;
     if (offset >= total) return { total, rows: [] };
+    // NOT INDEXED: the scan reads every creator anyway, and walking the order's index instead (the
+    // planner's choice, to skip the sort) looked each one up by rowid: 150-480 ms at 100k creators
+    // against 37 ms for the table read in order with a bounded sort.
     const statement = (this.scanStatements[order] ??= this.sqlite.prepare(
-      `SELECT rowid, * FROM creators WHERE ${SCAN_WHERE} ORDER BY ${ORDER_SQL[order]} LIMIT ?5 OFFSET ?6`,
+      `SELECT rowid, * FROM creators NOT INDEXED WHERE ${SCAN_WHERE} ORDER BY ${ORDER_SQL[order]} LIMIT ?5 OFFSET ?6`,
     ));
     return { total, rows: statement.all(...params, limit, offset) };
   }
