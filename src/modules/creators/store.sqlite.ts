@@ -307,14 +307,16 @@ export class SqliteCreatorsStore implements CreatorsStore {
     // Without statistics (a fresh import) the planner scanned all of blacklist_entries and looked
     // each entry up among the connections: 2 s at 1M entries. Entries are the larger side, so each
     // connection is looked up in the subject index instead (CROSS JOIN keeps that order), and
-    // only the named entries of the creator index are read (the NULLs sort first): 0.2 s.
+    // only the named entries of the creator index are read (the NULLs sort first): 0.2 s. The
+    // connections are walked in account order, the subject index's own, so one look-up lands
+    // next to the last: 0.17 s for 300k connections against 0.7 s in creator order.
     const penalties = db.query<PenaltyRow & { creator_id: string }, [number]>(
       `SELECT c.id AS creator_id, e.id, e.severity, e.high_risk, e.watchlist
        FROM creators c JOIN blacklist_entries e INDEXED BY blacklist_creator_idx ON e.creator_handle = c.handle
        WHERE e.creator_handle IS NOT NULL AND e.status = 'active' AND (e.expires_at IS NULL OR e.expires_at > ?1)
        UNION
        SELECT c.creator_id, e.id, e.severity, e.high_risk, e.watchlist
-       FROM connections c CROSS JOIN blacklist_entries e INDEXED BY blacklist_subject_idx
+       FROM connections c INDEXED BY connections_account_idx CROSS JOIN blacklist_entries e INDEXED BY blacklist_subject_idx
          ON e.provider = c.provider AND e.provider_user_id = c.provider_user_id
        WHERE e.status = 'active' AND (e.expires_at IS NULL OR e.expires_at > ?1)`,
     );
