@@ -11,7 +11,7 @@
 //      healthy endpoint's p99 and the checks must stay where they were.
 // Targets (issue): >= 500 deliveries/s, p99 < 1 s when healthy, the check's throughput falls by no
 // more than 20 % while the outbox drains, a hanging receiver does not slow the healthy one.
-// The receiver and the check stream share this process: on a small machine the figures are a floor.
+// The checks come from wrk (bench/check.lua); the receiver runs in this process.
 // Prints one JSON object; bench/report.ts renders it.
 // Usage: bun bench/outbox.ts --bin dist/trustlist [--events 10000] [--rate 500] [--port 18100]
 //        [--check-s 5] [--connections 16] [--work DIR]
@@ -41,11 +41,15 @@ const port = Number(args.port);
 const base = `http://127.0.0.1:${port}`;
 const work = resolve(args.work ?? join("bench", "data", "outbox-bench"));
 const db = join(work, "outbox.db");
+const checkScript = resolve(import.meta.dir, "check.lua");
+/** The checks' paths: 5,000 Discord ids nobody listed (the common case of a bot's check). */
+const checkPaths = join(work, "check-paths.txt");
 const log = (message: string) => console.error(`[outbox ${new Date().toISOString().slice(11, 19)}] ${message}`);
 const round = (x: number) => Math.round(x * 10) / 10;
 
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
+await Bun.write(checkPaths, Array.from({ length: 5000 }, (_, i) => `/v1/blacklist/check?provider=discord&id=${900_000 + i}\n`).join(""));
 
 // ---- the receiver: records commit-to-receipt per path; /hang never answers -----------------
 const received = new Map<string, number[]>();
@@ -76,22 +80,26 @@ const cli = (...argv: string[]) => {
 
 const healthy = (deadlineMs: number) => waitHealthy(base, deadlineMs);
 
-/** Keyed checks from `CONNECTIONS` lanes until `stop()`: answers per second. */
+/**
+ * Keyed checks from wrk (`CONNECTIONS` connections, bench/check.lua over a file of check paths)
+ * until `stop()`: answers per second. wrk, not fetch from this process, so the check stream does
+ * not share a thread with the receiver: what falls while the outbox drains is the server's rate,
+ * not this process's.
+ */
 function checkStream(key: string) {
-  let count = 0;
-  let running = true;
-  const started = performance.now();
-  const lanes = Array.from({ length: CONNECTIONS }, async (_, lane) => {
-    for (let i = lane; running; i += CONNECTIONS) {
-      const res = await fetch(`${base}/v1/blacklist/check?provider=discord&id=${900_000 + (i % 5000)}`, { headers: { authorization: `Bearer ${key}` } });
-      await res.arrayBuffer();
-      if (res.status === 200) count++;
-    }
+  const wrk = Bun.spawn(["wrk", "-t2", `-c${CONNECTIONS}`, "-d3600s", "--timeout", "2s", "--latency", "-s", checkScript, base, "--", "2"], {
+    env: { ...process.env, BENCH_QUERIES: checkPaths, BENCH_KEY: key },
+    stdout: "pipe",
+    stderr: "pipe",
   });
   return async () => {
-    running = false;
-    await Promise.all(lanes);
-    return round(count / ((performance.now() - started) / 1000));
+    // wrk stops on SIGINT and still reports the run so far.
+    wrk.kill("SIGINT");
+    const [output] = await Promise.all([new Response(wrk.stdout).text(), wrk.exited]);
+    const result = output.match(/^RESULT requests=(\d+) duration_s=([\d.]+) .*non2xx=(\d+)/m);
+    if (!result) throw new Error(`wrk: no result\n${output}${await new Response(wrk.stderr).text()}`);
+    const [, requests, seconds, failed] = result;
+    return round((Number(requests) - Number(failed)) / Number(seconds));
   };
 }
 

@@ -392,7 +392,7 @@ out.push(`## Webhook outbox (bench/outbox.ts)`);
 out.push("");
 if (outbox?.healthy) {
   out.push(
-    `${f(outbox.events)} \`blacklist.added\` events per phase to a receiver on loopback while ${outbox.connections} lanes send the keyed check: a backlog committed at once (how fast it drains), then events committed at a steady rate, with and without a hanging receiver beside the healthy one. Targets: at least 500 deliveries/s, p99 commit-to-receipt under 1 s, the check's throughput down by no more than 20 %, and the hanging receiver changing neither.`,
+    `${f(outbox.events)} \`blacklist.added\` events per phase to a receiver on loopback while wrk sends the keyed check on ${outbox.connections} connections: a backlog committed at once (how fast it drains), then events committed at a steady rate, with and without a hanging receiver beside the healthy one. Targets: at least 500 deliveries/s, p99 commit-to-receipt under 1 s, the check's throughput down by no more than 20 %, and the hanging receiver changing neither.`,
   );
   out.push("");
   out.push(`| phase | committed/s | deliveries/s | p50 ms | p99 ms | max ms | checks/s meanwhile (idle ${f(outbox.checks_per_s_idle)}) |`);

@@ -119,7 +119,7 @@ sqliteOnly("the same with ids ascending with slots (ties broken by slot), and af
   }
 });
 
-sqliteOnly("directory queries that come while the index builds are answered from SQLite at once, as the index answers them", async () => {
+sqliteOnly("directory queries that come while the index builds wait for it to read the creators, not for the postings, and answer as the built index", async () => {
   // The service's own index is not built yet (nothing has asked the directory).
   const service = t.services.public;
   const queries = [
@@ -142,6 +142,59 @@ sqliteOnly("directory queries that come while the index builds are answered from
   const fromIndex = await Promise.all(queries.map((query) => service.directory(query)));
   expect(whileBuilding).toEqual(fromIndex);
   expect(fromIndex.map((page) => page.total).filter((n) => n > 0).length).toBeGreaterThan(6);
+});
+
+sqliteOnly("a creator written while the index builds is in the next answer: the database answers until the index has re-read it", async () => {
+  const app = await createTestApp();
+  try {
+    const insert = app.sqlite.prepare(
+      `INSERT INTO creators (id, handle, joined_at, created_at, updated_at, trust_computed_at, search_text) VALUES (?1, ?2, 0, 0, 0, 0, ?2)`,
+    );
+    app.sqlite.transaction(() => {
+      for (let i = 0; i < 12_000; i++) insert.run(`crt_${String(i).padStart(6, "0")}`, `${WORDS[i % WORDS.length]}${i}`);
+    })();
+    const service = app.services.public;
+    const state = (service as unknown as { directoryPages: { index: { rowids: number[] } } }).directoryPages.index;
+    let built = false;
+    const warming = service.warmDirectory().then(() => (built = true));
+    // Once the build has read the first creators, one of them changes.
+    while (state.rowids.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    await app.services.creators.upsert("forge0", { display_name: "Zebra Finch" });
+    const page = await service.directory({ q: "zebra" });
+    expect(built).toBe(false);
+    expect(page.items.map((item) => item.handle)).toEqual(["forge0"]);
+    await warming;
+    expect(await service.directory({ q: "zebra" })).toEqual(page);
+  } finally {
+    app.close();
+  }
+});
+
+sqliteOnly("once a build has read every creator, queries are answered while it computes the postings, as after it", async () => {
+  const building = new DirectoryIndex(createCreatorsStore(t.runtime.store), t.runtime.store.changes, createMetaStore(t.runtime.store));
+  const done = building.refresh();
+  while (!building.answerable) await new Promise((resolve) => setImmediate(resolve));
+  expect(building.ready).toBe(false);
+  const queries = [
+    ["forge", null],
+    ["the", "roblox"],
+    ["maker12", null],
+    ["crimson9", null],
+    ["pixel studio", "roblox"],
+    ["studio pixel", null],
+    ["ninja owl zzz", null],
+    ["zzz", null],
+    ["ma", "discord"],
+    ["", "roblox"],
+  ] as const;
+  const during = [];
+  for (const [q, platform] of queries) during.push(await building.query(q, platform, "trust", 24, 50, 1000));
+  expect(building.ready).toBe(false);
+  await done;
+  const built = [];
+  for (const [q, platform] of queries) built.push(await index.query(q, platform, "trust", 24, 50, 1000));
+  expect(during).toEqual(built);
+  expect(built.filter((page) => page!.total > 0).length).toBeGreaterThan(5);
 });
 
 sqliteOnly("fuzzy matches agree with a plain reading after haystacks change and creators are added since the build", async () => {
@@ -178,6 +231,42 @@ sqliteOnly("fuzzy matches agree with a plain reading after haystacks change and 
         expect(matched.toSorted((a, b) => a - b), `${q} round ${round}`).toEqual(expected.map((r) => r.rowid).sort((a, b) => a - b));
       }
     }
+  } finally {
+    app.close();
+  }
+});
+
+sqliteOnly("haystacks with uncommon characters (accents, capitals, symbols, emoji) match as typed, built and changed", async () => {
+  const app = await createTestApp();
+  try {
+    const sqlite = app.sqlite;
+    const insert = sqlite.prepare(
+      `INSERT INTO creators (id, handle, joined_at, created_at, updated_at, trust_computed_at, trust_score, vouch_count, deal_count, search_text, platforms)
+       VALUES (?1, ?2, 0, ?3, 0, 0, 50, 0, 0, ?4, 'discord')`,
+    );
+    const NAMES = ["zoë café", "łukasz ørsted", "Mixed Case", "fox🦊den", "a{b}c|d~e", "tab\there", "plain name", "café zoë", "ñandú 🦊"];
+    sqlite.transaction(() => {
+      for (let i = 0; i < 300; i++) insert.run(`crt_${String(i).padStart(6, "0")}`, `maker${i}`, i, `maker${i} ${NAMES[i % NAMES.length]}`);
+    })();
+    const dirIndex = new DirectoryIndex(createCreatorsStore(app.runtime.store), app.runtime.store.changes, createMetaStore(app.runtime.store));
+    await dirIndex.refresh();
+    const queries = ["zoë", "é z", "afé", "łuk", "ørs", "Mixed", "d Ca", "x🦊d", "🦊de", "{b}", "|d~", "\there", "ñandú", "plain", "zoë café", "café zoë", "ørsted łukasz"];
+    const expectAgree = (round: string) => {
+      const rows = sqlite.query<{ rowid: number; search_text: string }, []>("SELECT rowid, search_text FROM creators").all();
+      for (const q of queries) {
+        let expected = rows.filter((r) => r.search_text.includes(q));
+        if (expected.length === 0 && q.includes(" ")) expected = rows.filter((r) => q.split(" ").every((w) => r.search_text.includes(w)));
+        const matched = dirIndex.page(dirIndex.match(q, null), "newest", 0, 100_000);
+        expect(matched.toSorted((a, b) => a - b), `${q} ${round}`).toEqual(expected.map((r) => r.rowid).sort((a, b) => a - b));
+      }
+    };
+    expectAgree("built");
+    for (let i = 0; i < 300; i += 7) {
+      sqlite.run("UPDATE creators SET search_text = ?1 WHERE rowid = ?2", [`maker${i} ${NAMES[(i + 4) % NAMES.length]}`, i + 1]);
+      dirIndex.markDirty(`crt_${String(i).padStart(6, "0")}`);
+    }
+    await dirIndex.refresh();
+    expectAgree("changed");
   } finally {
     app.close();
   }

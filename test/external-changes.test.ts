@@ -1,7 +1,8 @@
 // Another process's changes (the CLI's revoke, rotate, suspend, blacklist add) apply from the very
-// next request: the store's one change notifier reads SQLite's data_version at the start of each
-// request and tells every cache (on PostgreSQL, the commit's notification does). Real CLI
-// processes on the app's database, no sleep between.
+// next request: the store's one change notifier reads SQLite's data_version before the first
+// request of each turn of the event loop and tells every cache (on PostgreSQL, the commit's
+// notification does). Real CLI processes on the app's database, requests over loopback HTTP as a
+// client sends them (so each arrives in a turn of its own), no sleep between.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -12,7 +13,7 @@ import { createTestApp, expectEnvelope, type TestApp } from "./helpers";
 const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ http: true });
 });
 afterAll(() => t.close());
 

@@ -55,7 +55,12 @@ export function tempDir(prefix = "trustlist-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-export async function createTestApp(options: { clock?: ManualClock; dir?: string; config?: Partial<Config> } = {}): Promise<TestApp> {
+/**
+ * `http`: requests reach the app over loopback HTTP through `Bun.serve`, as a client's do, instead
+ * of `app.handle` in the test's own turn of the event loop (for what depends on requests arriving:
+ * another process's commit is read once per turn, db/changes.ts).
+ */
+export async function createTestApp(options: { clock?: ManualClock; dir?: string; config?: Partial<Config>; http?: boolean } = {}): Promise<TestApp> {
   const dir = options.dir ?? tempDir();
   // A folder given again is the same database again (a restart); its PostgreSQL database is kept.
   const dbPath = databasesByDir.get(dir) ?? (await freshDatabaseLocation(dir));
@@ -67,6 +72,7 @@ export async function createTestApp(options: { clock?: ManualClock; dir?: string
   const app = buildApp(runtime, { services });
   // As `serve` does: checks of unlisted subjects are answered from the filter, not SQLite.
   await services.blacklist.warm();
+  const server = options.http ? Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => app.handle(request) }) : null;
   const call: TestApp["call"] = (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;
@@ -75,6 +81,7 @@ export async function createTestApp(options: { clock?: ManualClock; dir?: string
       headers["content-type"] ??= "application/json";
       body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
     }
+    if (server) return fetch(`http://127.0.0.1:${server.port}${path}`, { method, headers, body });
     return app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
   };
   return {
@@ -125,6 +132,7 @@ export async function createTestApp(options: { clock?: ManualClock; dir?: string
       return { accountId: account.id, key: key.key, keyId: key.id };
     },
     async close() {
+      await server?.stop(true);
       await store.close();
       if (!options.dir) {
         await dropDatabase(dbPath);

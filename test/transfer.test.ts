@@ -68,6 +68,7 @@ sqliteOnly("a failed bulk import leaves triggers, indexes and data as they were"
   const indexes = indexNames();
   await expect(importLines([...lines, { type: "vouch", from: "lotusforge", to: "lotusforge" }], 0)).rejects.toThrow("line 4");
   expect(journalMode(t.sqlite)).toBe("wal");
+  expect(t.sqlite.query("PRAGMA foreign_keys").get()).toEqual({ foreign_keys: 1 });
   expect(triggerCount()).toBe(before);
   expect(indexNames()).toEqual(indexes);
   expect((await directory("lotus")).total).toBe(0);
@@ -141,6 +142,10 @@ sqliteOnly("a large import computes every creator, the feed and the indexes exac
   expect(feed).toEqual(entries.filter((e) => !e.watchlist && e.status === "active").map((e) => e.provider_user_id));
   sqlite.run("INSERT INTO search_names_fts(search_names_fts) VALUES ('integrity-check')");
   expect(sqlite.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+  // SQLite does not check references during an import: every one it wrote resolves, and later
+  // writes are checked again.
+  expect(sqlite.query("PRAGMA foreign_key_check").all()).toEqual([]);
+  expect(sqlite.query("PRAGMA foreign_keys").get()).toEqual({ foreign_keys: 1 });
 
   // The suggestion names, recounted from the tables, are what the row-by-row triggers keep: every
   // count column, whatever the table's shape.

@@ -1,16 +1,15 @@
 // Another process's commits (a CLI revoke, rotate, suspend, blacklist add, an import) reach every
 // in-memory cache through this one notifier. SQLite's `PRAGMA data_version` moves only when
-// another connection has committed; it is read once at the start of every request (and by every
-// write, once it holds the lock), and when it moved each subscriber is told before the request
-// reads anything: the key cache drops its entries, the subject filter catches up, the directory
-// index checks whether creators changed. So another process's change applies from the very next
-// request, with no polling interval to wait out.
+// another connection has committed; it is read before the first request of each turn of the
+// event loop (and by every write, once it holds the lock), and when it moved each subscriber is
+// told before the request reads anything: the key cache drops its entries, the subject filter
+// catches up, the directory index checks whether creators changed. So another process's change
+// applies from the very next request, with no polling interval to wait out.
 //
 // Cost: the PRAGMA is a read transaction of its own (two fcntl calls on the -shm lock), 1.7-2.2 µs
-// alone (bench/profile.ts). On `GET /v1/blacklist/check` over the 1M-entry bench database (wrk,
-// 16 connections, 6 alternating 5 s rounds, shared 2 cores) the server spent a median 30.1 µs CPU
-// per request with it and 27.6 µs without it (+2.5 µs, about 9 %); the code before it, which read
-// data_version only on the subject filter's "no" (half the queries), spent 28.3 µs.
+// alone (bench/profile.ts), about 9 % of a keyed check's CPU when every request read it. Once per
+// turn, the requests a busy turn answers share it: under wrk on `GET /v1/blacklist/check`, 16
+// connections made about 10 requests a turn and 32 about 20.
 import type { Database, Statement } from "bun:sqlite";
 
 /**
@@ -32,6 +31,8 @@ export interface ChangeNotifier {
   onOwnCommit(listener: () => void): void;
   /** Looks for other processes' commits now (SQLite); true when there were some. */
   check(): boolean;
+  /** `check()` for the start of a request: at most once per turn of the event loop (see ExternalChanges). */
+  checkAtRequest(): boolean;
   /** Called by the write function inside its transaction, right before COMMIT. */
   beforeCommit(): void;
 }
@@ -41,6 +42,11 @@ export class ExternalChanges implements ChangeNotifier {
   private seen: number;
   private readonly external: Array<(notes: CommitNotes) => void> = [];
   private readonly ownCommit: Array<() => void> = [];
+  /** Whether this turn of the event loop has read `data_version` for a request already. */
+  private checkedThisTurn = false;
+  private readonly endTurn = () => {
+    this.checkedThisTurn = false;
+  };
 
   constructor(sqlite: Database) {
     this.dataVersion = sqlite.prepare("PRAGMA data_version");
@@ -68,6 +74,21 @@ export class ExternalChanges implements ChangeNotifier {
     this.seen = version;
     for (const listener of this.external) listener(null);
     return true;
+  }
+
+  /**
+   * `check()` once per turn of the event loop, for the requests that turn answers. A request is
+   * answered in a turn only once it has arrived, and the turn's first request reads
+   * `data_version` after every request of the turn arrived: a commit that ended before a request
+   * was sent is seen by that read. The immediate that ends the turn runs before the loop polls
+   * for the next requests (test/external-changes.test.ts revokes from the CLI between requests).
+   * Under load a turn answers several requests, which then share the one read.
+   */
+  checkAtRequest(): boolean {
+    if (this.checkedThisTurn) return false;
+    this.checkedThisTurn = true;
+    setImmediate(this.endTurn);
+    return this.check();
   }
 
   /** Called by the write function inside its transaction, right before COMMIT. */

@@ -150,6 +150,10 @@ class PostgresChanges implements ChangeNotifier {
     return false;
   }
 
+  checkAtRequest(): boolean {
+    return false;
+  }
+
   beforeCommit(): void {
     for (const listener of this.ownCommit) listener();
   }

@@ -133,7 +133,7 @@ export function conventions(runtime: Runtime) {
       const { request, set, server } = ctx;
       const startedAt = ((ctx as { startedAt?: number }).startedAt = performance.now());
       // Before anything reads a cache: another process's revoke, suspend or blacklist add applies now.
-      runtime.store.changes.check();
+      runtime.store.changes.checkAtRequest();
       const incoming = request.headers.get("x-request-id");
       set.headers["x-request-id"] = incoming && REQUEST_ID.test(incoming) ? incoming : newRequestId();
       const path = pathOf(request.url);

@@ -307,14 +307,16 @@ export class SqliteCreatorsStore implements CreatorsStore {
     // Without statistics (a fresh import) the planner scanned all of blacklist_entries and looked
     // each entry up among the connections: 2 s at 1M entries. Entries are the larger side, so each
     // connection is looked up in the subject index instead (CROSS JOIN keeps that order), and
-    // only the named entries of the creator index are read (the NULLs sort first): 0.2 s.
+    // only the named entries of the creator index are read (the NULLs sort first): 0.2 s. The
+    // connections are walked in account order, the subject index's own, so one look-up lands
+    // next to the last: 0.17 s for 300k connections against 0.7 s in creator order.
     const penalties = db.query<PenaltyRow & { creator_id: string }, [number]>(
       `SELECT c.id AS creator_id, e.id, e.severity, e.high_risk, e.watchlist
        FROM creators c JOIN blacklist_entries e INDEXED BY blacklist_creator_idx ON e.creator_handle = c.handle
        WHERE e.creator_handle IS NOT NULL AND e.status = 'active' AND (e.expires_at IS NULL OR e.expires_at > ?1)
        UNION
        SELECT c.creator_id, e.id, e.severity, e.high_risk, e.watchlist
-       FROM connections c CROSS JOIN blacklist_entries e INDEXED BY blacklist_subject_idx
+       FROM connections c INDEXED BY connections_account_idx CROSS JOIN blacklist_entries e INDEXED BY blacklist_subject_idx
          ON e.provider = c.provider AND e.provider_user_id = c.provider_user_id
        WHERE e.status = 'active' AND (e.expires_at IS NULL OR e.expires_at > ?1)`,
     );
@@ -334,8 +336,11 @@ export class SqliteCreatorsStore implements CreatorsStore {
     this.scanCount ??= this.sqlite.prepare(`SELECT count(*) AS n FROM creators WHERE ${SCAN_WHERE}`);
     const total = this.scanCount.get(...params)!.n;
     if (offset >= total) return { total, rows: [] };
+    // NOT INDEXED: the scan reads every creator anyway, and walking the order's index instead (the
+    // planner's choice, to skip the sort) looked each one up by rowid: 150-480 ms at 100k creators
+    // against 37 ms for the table read in order with a bounded sort.
     const statement = (this.scanStatements[order] ??= this.sqlite.prepare(
-      `SELECT rowid, * FROM creators WHERE ${SCAN_WHERE} ORDER BY ${ORDER_SQL[order]} LIMIT ?5 OFFSET ?6`,
+      `SELECT rowid, * FROM creators NOT INDEXED WHERE ${SCAN_WHERE} ORDER BY ${ORDER_SQL[order]} LIMIT ?5 OFFSET ?6`,
     ));
     return { total, rows: statement.all(...params, limit, offset) };
   }

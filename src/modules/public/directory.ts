@@ -61,12 +61,11 @@ export class PublicDirectory {
     const scanned = () => this.fromStore(text, platform, sort, offset, Math.min(limit, MAX_DIRECTORY_ROWS - offset));
     let total: number;
     let rows: CreatorRow[];
-    if (!this.index.ready) {
-      // The index is being built (about 1.5 s at 100k creators after a start): nobody waits for
-      // it; the database answers meanwhile, scanning the creators (20-40 ms a query at 100k on SQLite).
-      refreshed.catch(() => {}); // a failed build is retried by the next query
+    if (!this.index.ready) refreshed.catch(() => {}); // a failed build is retried by the next query
+    if (!(await this.index.whenAnswerable())) {
+      // Creators changed while the index builds: the database answers, scanning the creators.
       ({ total, rows } = await scanned());
-    } else if ((await refreshed, text === "" && platform === null)) {
+    } else if ((this.index.ready && (await refreshed), text === "" && platform === null)) {
       total = this.index.size;
       rows = offset < total ? await this.creators.creatorsInOrder(sort, limit, offset) : [];
     } else {
@@ -92,7 +91,7 @@ export class PublicDirectory {
     };
   }
 
-  /** The directory index's answer read from the database, for queries that come while it builds. */
+  /** The directory index's answer read from the database, for queries that come while it builds and creators change. */
   private async fromStore(text: string, platform: string | null, sort: DirectorySort, offset: number, limit: number) {
     if (text === "" && platform === null) {
       return { total: await this.creators.countCreators(), rows: await this.creators.creatorsInOrder(sort, limit, offset) };
