@@ -139,6 +139,8 @@ export class DirectoryIndex {
   private creatorsCheck: Promise<boolean> | null = null;
   /** Where the processes of one serve share snapshots; null: this process builds its own. */
   private shelf: DirectorySnapshotShelf | null = null;
+  /** Waiting for the snapshot another process of the serve is making. */
+  private awaitingShared = false;
 
   constructor(
     private readonly rows: DirectoryRows,
@@ -201,10 +203,12 @@ export class DirectoryIndex {
    * every creator: a query waits for that part of a build (about 0.1 s at 100k creators, 5,000 rows
    * a slice with requests served between them). A database scan meanwhile cost 30-60 ms of the
    * request thread a query at 100k, and each one held back the build's next slice. False when
-   * creators changed since the build began (to re-read or check for): the caller asks the database.
+   * creators changed since the build began (to re-read or check for), or while another process of
+   * the serve builds the snapshot this one will take (a whole build, postings included): the
+   * caller asks the database.
    */
   async whenAnswerable(): Promise<boolean> {
-    while (!this.answerable && this.building !== null && !this.rowsRead && !this.changesPending()) {
+    while (!this.answerable && this.building !== null && !this.rowsRead && !this.changesPending() && !this.awaitingShared) {
       await new Promise<void>((resolve) => this.rowsReadWaiters.push(resolve));
     }
     return this.answerable;
@@ -589,7 +593,17 @@ export class DirectoryIndex {
     const version = await this.readCreatorsVersion();
     this.lastCreatorsVersion = version;
     // Another process of this serve may have made (or be making) the snapshot of this very state.
-    const taken = this.shelf ? await this.shelf.take(version) : null;
+    let taken: Uint8Array | null = null;
+    if (this.shelf) {
+      this.awaitingShared = true;
+      // Queries waiting for this build's read ask the database meanwhile.
+      this.releaseRowsReadWaiters();
+      try {
+        taken = await this.shelf.take(version);
+      } finally {
+        this.awaitingShared = false;
+      }
+    }
     const snapshot = taken && DirectorySnapshot.read(taken);
     if (snapshot && snapshot.version === version) {
       this.adopt(snapshot);
