@@ -26,6 +26,7 @@ export class SharedDirectorySnapshots implements DirectorySnapshotShelf {
   constructor(private readonly region: SharedRegion) {}
 
   async take(version: string): Promise<Uint8Array | null> {
+    this.closeSuperseded();
     const deadline = performance.now() + WAIT_MS;
     for (;;) {
       const found = this.published(version);
@@ -59,7 +60,7 @@ export class SharedDirectorySnapshots implements DirectorySnapshotShelf {
       }
       this.region.directorySnapshot = { pid: process.pid, fd };
       // A worker opening the previous one now finds it gone (or another file there), and looks again.
-      if (this.fd !== null) closeSync(this.fd);
+      this.closeSuperseded();
       this.fd = fd;
       return mapped;
     } catch {
@@ -68,6 +69,18 @@ export class SharedDirectorySnapshots implements DirectorySnapshotShelf {
     } finally {
       this.abandon();
     }
+  }
+
+  /**
+   * Closes the file of this process's last snapshot once another is published: its memory (the
+   * file's pages) is freed when the last process mapping it lets go.
+   */
+  private closeSuperseded(): void {
+    if (this.fd === null) return;
+    const { pid, fd } = this.region.directorySnapshot;
+    if (pid === process.pid && fd === this.fd) return;
+    closeSync(this.fd);
+    this.fd = null;
   }
 
   abandon(): void {
