@@ -2,7 +2,7 @@
 // haystack, sort keys and platform list, the slot of each rowid, and the postings of every trigram,
 // as typed arrays over the buffer. Held as JavaScript strings, arrays and a Map of typed arrays,
 // the same index took about 50 MB per process at 100k creators, most of it 200k strings and their
-// headers; here it is about 25 MB, nothing for the collector to trace, and nothing tied to the
+// headers; here it is about 31 MB, nothing for the collector to trace, and nothing tied to the
 // process: the workers of `serve --workers N` read one copy in shared memory
 // (server/shared-snapshots.ts) instead of each building and holding its own.
 
