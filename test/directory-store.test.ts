@@ -14,6 +14,8 @@ import { NetworkService } from "../src/modules/network/service";
 import { PublicAccounts } from "../src/modules/public/disclosure";
 import { PublicService } from "../src/modules/public/service";
 import { Outbox } from "../src/outbox";
+import { createRegion } from "../src/server/shared-memory";
+import { SharedDirectorySnapshots } from "../src/server/shared-snapshots";
 import { databasesOfThisFile, eventually } from "./backend";
 
 const databases = databasesOfThisFile();
@@ -183,6 +185,50 @@ test("the directory index answers fuzzy, prefix and platform queries, and sees t
   await seenByA(async () => {
     expect(await handles({ platform: "github" })).toEqual([1, ["bravo"]]);
   });
+});
+
+test("handles sharing directory snapshots (the workers of one serve): one builds, the other maps it, and each sees the other's writes", async () => {
+  const shared = createRegion();
+  try {
+    a.public.shareDirectoryWith(new SharedDirectorySnapshots(shared.region));
+    b.public.shareDirectoryWith(new SharedDirectorySnapshots(shared.region));
+    for (const [handle, name] of [["knightdrake", "Knight Drake"], ["kingpin", "Drake Forge"], ["bravo", "Bravo"]] as const) {
+      await a.creators.upsert(handle, { display_name: name });
+      clock.advance(1_000);
+    }
+    const handles = async (on: typeof a, options: Parameters<PublicService["directory"]>[0]) => {
+      const page = await on.public.directory(options);
+      return [page.total, page.items.map((item) => item.handle)];
+    };
+    await a.public.warmDirectory();
+    const published = shared.region.directorySnapshot;
+    expect(published.pid).toBe(process.pid);
+    // The other handle finds the snapshot of the same state and maps it instead of making its own.
+    await b.public.warmDirectory();
+    expect(shared.region.directorySnapshot).toEqual(published);
+    for (const on of [a, b]) {
+      expect(await handles(on, { q: "drake" })).toEqual([2, ["kingpin", "knightdrake"]]);
+      expect(await handles(on, { q: "k", sort: "trust" })).toEqual([2, ["knightdrake", "kingpin"]]);
+      expect(await handles(on, {})).toEqual([3, ["bravo", "kingpin", "knightdrake"]]);
+    }
+    // A write through b: b answers with it at once, a from its next query; neither changes what the other reads.
+    await b.creators.upsert("bravo", { display_name: "Drake Bravo" });
+    clock.advance(1_000);
+    await b.creators.upsert("drakeling", {});
+    expect(await handles(b, { q: "drake" })).toEqual([4, ["drakeling", "bravo", "kingpin", "knightdrake"]]);
+    await seenByA(async () => {
+      expect(await handles(a, { q: "drake" })).toEqual([4, ["drakeling", "bravo", "kingpin", "knightdrake"]]);
+    });
+    await a.creators.upsert("kingpin", { display_name: "Pin Forge" });
+    expect(await handles(a, { q: "drake" })).toEqual([3, ["drakeling", "bravo", "knightdrake"]]);
+    await eventually(async () => {
+      b.database.changes.check();
+      expect(await handles(b, { q: "drake" })).toEqual([3, ["drakeling", "bravo", "knightdrake"]]);
+      expect(await handles(b, { q: "forge" })).toEqual([1, ["kingpin"]]);
+    });
+  } finally {
+    shared.close();
+  }
 });
 
 test("the referral leaderboard counts every referral, concurrent ones and the other handle's included, from the next call", async () => {

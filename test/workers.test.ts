@@ -302,6 +302,47 @@ describe(`serve --workers 2 on ${backend}: life of the workers`, () => {
     }
   });
 
+  test("the directory answers alike on every worker, after creators are imported and after the worker that built it is killed", async () => {
+    const fleet = await startFleet(2);
+    try {
+      expect(await until(() => fleet.workerPids().size === 2, 5000)).toBe(true);
+      const { dir } = workspace();
+      const importCreators = (handles: string[]) => {
+        const file = join(dir, `${handles[0]}.jsonl`);
+        writeFileSync(file, handles.map((handle) => JSON.stringify({ type: "creator", handle, verification_level: 0, joined_at: "2026-01-01T00:00:00Z" })).join("\n") + "\n");
+        const ran = cli(fleet.db, "import", file);
+        expect(ran.code).toBe(0);
+      };
+      /** The handles matching `q` (sorted) on each of 20 fresh connections (the kernel spreads them over the workers). */
+      const everyAnswer = async (q: string) =>
+        Promise.all(
+          Array.from({ length: 20 }, async () => {
+            const page = (await (await fresh(fleet.base, `/v1/public/directory?q=${q}`)).json()) as { items: Array<{ handle: string }> };
+            return page.items
+              .map((item) => item.handle)
+              .sort()
+              .join(",");
+          }),
+        );
+      const allFind = (q: string, handles: string) => async () => (await everyAnswer(q)).every((found) => found === handles);
+      importCreators(["zephyrcraft", "zephyrforge"]);
+      expect(await until(allFind("zephyr", "zephyrcraft,zephyrforge"), 5000)).toBe(true);
+      // Whichever worker built the index the other now reads: both are killed in turn, and each
+      // started again answers with what was imported meanwhile.
+      for (const number of [1, 2]) {
+        const victim = fleet.workerPids().get(number)!;
+        process.kill(victim, "SIGKILL");
+        expect(await until(() => (fleet.workerPids().get(number) ?? victim) !== victim, 5000)).toBe(true);
+        importCreators([`zephyrmade${number}`]);
+        const expected = ["zephyrcraft", "zephyrforge", "zephyrmade1", ...(number === 2 ? ["zephyrmade2"] : [])].join(",");
+        expect(await until(allFind("zephyr", expected), 5000)).toBe(true);
+      }
+      expect(await fleet.stop()).toBe(0);
+    } finally {
+      killFleet(fleet);
+    }
+  }, 30_000);
+
   onSqlite("a second serve on the same database file exits 1 naming the file, with or without workers", async () => {
     const fleet = await startFleet(2);
     try {

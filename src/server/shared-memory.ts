@@ -13,7 +13,12 @@ const HEADER_WORDS = 16;
 /** Header words (Int32 indices). */
 const WORKERS_UP = 1;
 const KEY_GENERATION = 2;
+/** The directory snapshot last published: the pid of the process holding it open, and its descriptor there. */
+const SNAPSHOT_PID = 3;
+const SNAPSHOT_FD = 4;
 export const JOB_LOCKS = 64;
+/** The lock of whoever makes a directory snapshot (server/shared-snapshots.ts): the last of the job locks, which jobs never reach. */
+export const DIRECTORY_SNAPSHOT_LOCK = JOB_LOCKS - 1;
 
 /** One slot of a table: Int32 [lock, key high, key low, spare] then Float64 [a, b, c, spare]. */
 const SLOT_BYTES = 48;
@@ -88,6 +93,18 @@ export class SharedRegion {
     read: () => Atomics.load(this.ints, KEY_GENERATION),
     bump: () => Atomics.add(this.ints, KEY_GENERATION, 1) + 1,
   };
+
+  /** The directory snapshot last published (pid 0: none yet). */
+  get directorySnapshot(): { pid: number; fd: number } {
+    return { pid: Atomics.load(this.ints, SNAPSHOT_PID), fd: Atomics.load(this.ints, SNAPSHOT_FD) };
+  }
+
+  set directorySnapshot({ pid, fd }: { pid: number; fd: number }) {
+    // A reader that sees the old pid with the new descriptor opens some other file, and refuses it.
+    Atomics.store(this.ints, SNAPSHOT_PID, 0);
+    Atomics.store(this.ints, SNAPSHOT_FD, fd);
+    Atomics.store(this.ints, SNAPSHOT_PID, pid);
+  }
 
   /** The hash of an id, kept per id (ids are keys and accounts: bounded by the database). */
   keyOf(id: string): SlotKey {

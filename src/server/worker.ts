@@ -18,6 +18,7 @@ import { createRuntime, type WorkerLink } from "../runtime";
 import { createServices } from "../services";
 import { SharedQuotaCounter, SharedTokenBuckets } from "./shared-limits";
 import { SharedRegion } from "./shared-memory";
+import { SharedDirectorySnapshots } from "./shared-snapshots";
 import { warmUp } from "./warm-up";
 
 /** Set by the supervisor in a worker's environment. */
@@ -70,6 +71,7 @@ export async function runWorker(role: WorkerRole): Promise<"running"> {
   runtime.workers = link(role.number, region);
   runtime.keys.shareWith(region.keyGeneration);
   const services = createServices(runtime);
+  services.public.shareDirectoryWith(new SharedDirectorySnapshots(region));
   const app = buildApp(runtime, {
     // Fleet jobs are the supervisor's: each runs once per tick whatever the number of workers.
     jobs: (job) => job.scope !== "fleet",

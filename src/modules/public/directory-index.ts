@@ -9,12 +9,17 @@
 // commit on PostgreSQL names the creators it wrote (CREATORS_NOTE), and just those are re-read;
 // when a commit does not say (SQLite's other processes, a PostgreSQL commit too big to list them)
 // and the `creators_version` counter moved, the index is rebuilt, in slices so requests keep flowing.
+// A build ends in a flat snapshot (directory-snapshot.ts); the creators re-read since sit beside it,
+// in this process only, until the next build. The workers of `serve --workers N` share snapshots:
+// one worker builds the snapshot of a counter value and the others map it (a shelf, see
+// `shareWith`).
 import type { ChangeNotifier } from "../../db/changes";
 import type { MetaStore } from "../../db/meta-store";
 import { CREATORS_NOTE, type CreatorsStore, type DirectoryIndexRow } from "../creators/store";
 import { yieldToRequests } from "../../yield";
+import { DIRECTORY_SORT_KEYS, DirectorySnapshot, type DirectorySnapshotContent, type DirectorySnapshotShelf, type DirectorySortKey } from "./directory-snapshot";
 
-export type DirectorySortKey = "newest" | "trust" | "vouches" | "deals";
+export type { DirectorySortKey } from "./directory-snapshot";
 
 /** The creators store's reads the index is filled and kept fresh with. */
 export type DirectoryRows = Pick<CreatorsStore, "indexRowsAfter" | "indexRowsByIds" | "rowidsByHandlePrefix">;
@@ -56,19 +61,38 @@ const WINDOW_SLOTS_KEPT = 500_000;
 const FIRST_WINDOW = 100;
 
 export class DirectoryIndex {
-  private rowids: number[] = [];
-  private ids: string[] = [];
-  private haystacks: string[] = [];
-  /** Sort keys by slot; every sort is descending on its key, then ascending on id. */
-  private keys: Record<DirectorySortKey, number[]> = { newest: [], trust: [], vouches: [], deals: [] };
+  /** What the last build read (or took from another process), shared or not; never written to. */
+  private base = DirectorySnapshot.empty();
+  /** Slots: the snapshot's, then creators new since it. */
+  private count = 0;
+  /**
+   * Rowid and sort keys by slot (every sort is descending on its key, then ascending on id). The
+   * snapshot's own arrays until this process changes a creator, then copies of them (`own`), with
+   * room for new creators.
+   */
+  private rowids: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  private keys: Record<DirectorySortKey, Float64Array<ArrayBufferLike>> = {
+    newest: new Float64Array(0),
+    trust: new Float64Array(0),
+    vouches: new Float64Array(0),
+    deals: new Float64Array(0),
+  };
   /**
    * Platform list by slot, as a number: lists repeat ("discord,roblox"), a few hundred at most, so
-   * a filter decides each list once and then reads one byte per creator (a string check per
+   * a filter decides each list once and then reads one number per creator (a string check per
    * creator took 10 ms over 100k creators).
    */
-  private platformIds = new Uint16Array(0);
-  private readonly platformLists: string[] = [];
-  private readonly platformIdOf = new Map<string, number>();
+  private platformIds: Uint16Array<ArrayBufferLike> = new Uint16Array(0);
+  private ownsArrays = false;
+  private platformLists: string[] = [];
+  private platformIdOf = new Map<string, number>();
+  /** Haystacks of the slots changed or added since the snapshot (the others are read from it). */
+  private readonly changedHaystacks = new Map<number, string>();
+  /** Ids of the slots added since the snapshot. */
+  private addedIds: string[] = [];
+  private lastId = "";
+  /** Every slot's id, made only for sorting when ids do not follow slots; dropped when slots change. */
+  private allIds: string[] | null = null;
   /**
    * Whether creator ids ascend with slots (creators are made with time-ordered ids and indexed in
    * rowid order): ties between equal sort keys are then broken by slot, not by comparing id strings,
@@ -85,13 +109,10 @@ export class DirectoryIndex {
   /** Every slot in a sort's order (`sortedSlots`), until the next change. */
   private readonly orders = new Map<DirectorySortKey, Int32Array>();
   private windowSlots = 0;
-  /** Slot + 1 by rowid (0: not indexed); rowids are dense, and a flat array is nothing to trace. */
-  private slotByRowid = new Int32Array(0);
-  /**
-   * Slots per trigram: packed into typed arrays when the index is built (small, and nothing for
-   * the garbage collector to trace through), plus the slots appended since in plain arrays.
-   */
-  private packed = new Map<string, Int32Array>();
+  /** Slot + 1 by rowid (0: not indexed); rowids are dense. The snapshot's until a new creator comes. */
+  private slotByRowid: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  private ownsSlotMap = false;
+  /** Slots per trigram appended since the snapshot (whose own postings are packed in it). */
   private recent = new Map<string, number[]>();
   private seen = new Int32Array(0);
   private stamp = 0;
@@ -116,6 +137,10 @@ export class DirectoryIndex {
   private lastCreatorsVersion = "";
   /** After another process committed: whether it moved the creators counter (awaited by the next refresh). */
   private creatorsCheck: Promise<boolean> | null = null;
+  /** Where the processes of one serve share snapshots; null: this process builds its own. */
+  private shelf: DirectorySnapshotShelf | null = null;
+  /** Waiting for the snapshot another process of the serve is making. */
+  private awaitingShared = false;
 
   constructor(
     private readonly rows: DirectoryRows,
@@ -178,10 +203,12 @@ export class DirectoryIndex {
    * every creator: a query waits for that part of a build (about 0.1 s at 100k creators, 5,000 rows
    * a slice with requests served between them). A database scan meanwhile cost 30-60 ms of the
    * request thread a query at 100k, and each one held back the build's next slice. False when
-   * creators changed since the build began (to re-read or check for): the caller asks the database.
+   * creators changed since the build began (to re-read or check for), or while another process of
+   * the serve builds the snapshot this one will take (a whole build, postings included): the
+   * caller asks the database.
    */
   async whenAnswerable(): Promise<boolean> {
-    while (!this.answerable && this.building !== null && !this.rowsRead && !this.changesPending()) {
+    while (!this.answerable && this.building !== null && !this.rowsRead && !this.changesPending() && !this.awaitingShared) {
       await new Promise<void>((resolve) => this.rowsReadWaiters.push(resolve));
     }
     return this.answerable;
@@ -197,7 +224,15 @@ export class DirectoryIndex {
 
   /** Creators indexed (creators are never deleted). Call `refresh` first. */
   get size(): number {
-    return this.rowids.length;
+    return this.count;
+  }
+
+  /**
+   * Shares snapshots with the other processes of one serve: a build first looks for the snapshot of
+   * the same counter value another has made, and a snapshot made here is offered to them.
+   */
+  shareWith(shelf: DirectorySnapshotShelf): void {
+    this.shelf = shelf;
   }
 
   /** A creator changed (inside a transaction that may still roll back): re-read it before the next query. */
@@ -221,7 +256,7 @@ export class DirectoryIndex {
         this.releaseRowsReadWaiters();
       });
     }
-    if (!this.built || this.stale || this.staleAppends > STALE_POSTINGS_LIMIT || this.dirty.size > this.rowids.length / 4) {
+    if (!this.built || this.stale || this.staleAppends > STALE_POSTINGS_LIMIT || this.dirty.size > this.count / 4) {
       this.building ??= this.build().finally(() => {
         this.building = null;
         this.releaseRowsReadWaiters();
@@ -277,7 +312,7 @@ export class DirectoryIndex {
     const on = this.platformFilter(platform);
     const out: number[] = [];
     if (handleRowids === null) {
-      for (let slot = 0; slot < this.rowids.length; slot++) if (on === null || on[this.platformIds[slot]!]) out.push(slot);
+      for (let slot = 0; slot < this.count; slot++) if (on === null || on[this.platformIds[slot]!]) out.push(slot);
       return out;
     }
     for (const rowid of handleRowids) {
@@ -356,11 +391,11 @@ export class DirectoryIndex {
     // Many slots (a platform, a common prefix) for the page: walking every creator in the sort's
     // order until `end` of them are found reads about end x creators / slots, against a heap
     // comparison for each slot (3 ms for a page of one platform's 47,000 creators at 100k).
-    if (slots.length > 64 && slots.length * slots.length > end * this.rowids.length) {
+    if (slots.length > 64 && slots.length * slots.length > end * this.count) {
       const order = this.sortedSlots(sort);
       if (order !== null) {
         const stamp = ++this.stamp;
-        const seen = this.seen;
+        const seen = this.scratch();
         for (let i = 0; i < slots.length; i++) seen[slots[i]!] = stamp;
         const found: number[] = [];
         for (let i = 0; i < order.length && found.length < end; i++) if (seen[order[i]!] === stamp) found.push(order[i]!);
@@ -368,7 +403,7 @@ export class DirectoryIndex {
       }
     }
     const key = this.keys[sort];
-    const ids = this.ids;
+    const ids = this.idsFollowSlots ? [] : (this.allIds ??= Array.from({ length: this.count }, (_, slot) => this.idOf(slot)));
     const before = this.idsFollowSlots
       ? (a: number, b: number) => key[b]! - key[a]! || a - b
       : (a: number, b: number) => key[b]! - key[a]! || (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0);
@@ -420,7 +455,7 @@ export class DirectoryIndex {
     const kept = this.orders.get(sort);
     if (kept) return kept;
     const key = this.keys[sort];
-    const slots = this.rowids.length;
+    const slots = this.count;
     let highest = 0;
     for (let slot = 0; slot < slots; slot++) {
       const value = key[slot]!;
@@ -452,7 +487,7 @@ export class DirectoryIndex {
         const gram = word.slice(i, i + 3);
         if (distinct.has(gram)) continue;
         distinct.add(gram);
-        const packed = this.packed.get(gram);
+        const packed = this.base.postingsOf(gram);
         const recent = this.recent.get(gram);
         const count = (packed?.length ?? 0) + (recent?.length ?? 0);
         if (count === 0) return [];
@@ -461,7 +496,7 @@ export class DirectoryIndex {
     }
     if (grams.length === 0) return [];
     grams.sort((a, b) => a.count - b.count);
-    const seen = this.seen;
+    const seen = this.scratch();
     // The rarest trigram's slots, ascending and once each.
     let candidates: number[] = [];
     const rarest = grams[0]!;
@@ -509,14 +544,29 @@ export class DirectoryIndex {
     }
     const on = this.platformFilter(platform);
     const out: number[] = [];
-    const haystacks = this.haystacks;
     next: for (const slot of candidates) {
-      const haystack = haystacks[slot]!;
-      for (let w = 0; w < words.length; w++) if (!haystack.includes(words[w]!)) continue next;
+      if (!this.holdsEvery(slot, words)) continue next;
       if (on !== null && !on[this.platformIds[slot]!]) continue;
       out.push(slot);
     }
     return out;
+  }
+
+  /** Whether the haystack of `slot` holds every word (one in the snapshot is never made a string). */
+  private holdsEvery(slot: number, words: string[]): boolean {
+    const haystack = this.changedHaystacks.size > 0 ? this.changedHaystacks.get(slot) : undefined;
+    if (haystack === undefined) {
+      for (let w = 0; w < words.length; w++) if (!this.base.includes(slot, words[w]!)) return false;
+    } else {
+      for (let w = 0; w < words.length; w++) if (!haystack.includes(words[w]!)) return false;
+    }
+    return true;
+  }
+
+  /** A scratch array of a number per slot, for marking slots with `stamp`. */
+  private scratch(): Int32Array {
+    if (this.seen.length < this.count) this.seen = new Int32Array(Math.max(1024, this.count + (this.count >> 3)));
+    return this.seen;
   }
 
   /** Slots whose haystack holds every word, read in full: while the build computes the postings. */
@@ -525,12 +575,9 @@ export class DirectoryIndex {
     if (words.every((word) => word.length < 3)) return [];
     const on = this.platformFilter(platform);
     const out: number[] = [];
-    const haystacks = this.haystacks;
-    next: for (let slot = 0; slot < haystacks.length; slot++) {
+    for (let slot = 0; slot < this.count; slot++) {
       if (on !== null && !on[this.platformIds[slot]!]) continue;
-      const haystack = haystacks[slot]!;
-      for (let w = 0; w < words.length; w++) if (!haystack.includes(words[w]!)) continue next;
-      out.push(slot);
+      if (this.holdsEvery(slot, words)) out.push(slot);
     }
     return out;
   }
@@ -542,30 +589,156 @@ export class DirectoryIndex {
     // Changes made during the build are marked dirty and re-read after it.
     this.dirty.clear();
     this.stale = false;
-    this.lastCreatorsVersion = await this.readCreatorsVersion();
-    this.rowids = [];
-    this.ids = [];
-    this.haystacks = [];
-    this.keys = { newest: [], trust: [], vouches: [], deals: [] };
-    this.idsFollowSlots = true;
-    this.slotByRowid = new Int32Array(0);
-    this.packed = new Map();
+    this.built = false;
+    const version = await this.readCreatorsVersion();
+    this.lastCreatorsVersion = version;
+    // Another process of this serve may have made (or be making) the snapshot of this very state.
+    let taken: Uint8Array | null = null;
+    if (this.shelf) {
+      this.awaitingShared = true;
+      // Queries waiting for this build's read ask the database meanwhile.
+      this.releaseRowsReadWaiters();
+      try {
+        taken = await this.shelf.take(version);
+      } finally {
+        this.awaitingShared = false;
+      }
+    }
+    const snapshot = taken && DirectorySnapshot.read(taken);
+    if (snapshot && snapshot.version === version) {
+      this.adopt(snapshot);
+      this.rowsRead = true;
+      this.releaseRowsReadWaiters();
+      this.built = true;
+      return;
+    }
+    let making = this.shelf !== null && taken === null;
+    try {
+      this.adopt(DirectorySnapshot.empty());
+      this.postingsLive = false;
+      let after = 0;
+      for (;;) {
+        const rows = await this.rows.indexRowsAfter(after, READ_SLICE);
+        for (const row of rows) this.put(row);
+        if (rows.length < READ_SLICE) break;
+        after = rows[rows.length - 1]!.rowid;
+        await yieldToRequests();
+      }
+      this.rowsRead = true;
+      this.releaseRowsReadWaiters();
+      const { haystacks, packed } = await this.buildPostings();
+      // The rows are the state of `version` only when no write to creators committed meanwhile;
+      // otherwise this snapshot stays here (and the write that moved the counter rebuilds it).
+      if (making && (await this.readCreatorsVersion()) !== version) {
+        this.shelf!.abandon();
+        making = false;
+      }
+      // Creators re-read while the postings were computed (changed or new): the snapshot holds
+      // them as they were, and they are put again beside it. Nothing awaits from here on.
+      const late: number[] = [];
+      for (let slot = 0; slot < this.count; slot++) if (slot >= haystacks.length || this.haystackOf(slot) !== haystacks[slot]) late.push(slot);
+      if (making && late.length > 0) {
+        this.shelf!.abandon();
+        making = false;
+      }
+      const lateHaystacks = late.map((slot) => this.haystackOf(slot));
+      const writer = DirectorySnapshot.writer(this.content(version, haystacks, packed));
+      let bytes: Uint8Array;
+      if (making) {
+        making = false;
+        bytes = this.shelf!.publish(writer.bytes, writer.write);
+      } else {
+        bytes = new Uint8Array(writer.bytes);
+        writer.write(bytes);
+      }
+      this.adopt(DirectorySnapshot.read(bytes)!);
+      late.forEach((slot, i) => {
+        this.changedHaystacks.set(slot, lateHaystacks[i]!);
+        this.addPostings(slot);
+      });
+      this.built = true;
+    } finally {
+      if (making) this.shelf!.abandon();
+    }
+  }
+
+  /**
+   * What a snapshot of the index as built is written from: every slot was added by the build, the
+   * first `haystacks.length` with the haystacks `packed` was computed from.
+   */
+  private content(version: string, haystacks: string[], packed: Map<string, Int32Array>): DirectorySnapshotContent {
+    const count = this.count;
+    return {
+      version,
+      count,
+      rowids: this.rowids.subarray(0, count),
+      id: (slot) => this.idOf(slot),
+      haystack: (slot) => (slot < haystacks.length ? haystacks[slot]! : this.haystackOf(slot)),
+      keys: Object.fromEntries(DIRECTORY_SORT_KEYS.map((key) => [key, this.keys[key].subarray(0, count)])) as Record<DirectorySortKey, Float64Array>,
+      platformIds: this.platformIds.subarray(0, count),
+      platformLists: this.platformLists,
+      slotByRowid: this.slotByRowid,
+      postings: packed,
+      idsFollowSlots: this.idsFollowSlots,
+    };
+  }
+
+  /** Makes `snapshot` the index, with no creator changed since. */
+  private adopt(snapshot: DirectorySnapshot) {
+    this.base = snapshot;
+    this.count = snapshot.count;
+    this.rowids = snapshot.rowids;
+    this.keys = { ...snapshot.keys };
+    this.platformIds = snapshot.platformIds;
+    this.ownsArrays = false;
+    this.slotByRowid = snapshot.slotByRowid;
+    this.ownsSlotMap = false;
+    this.platformLists = [...snapshot.platformLists];
+    this.platformIdOf = new Map(this.platformLists.map((list, id) => [list, id]));
+    this.changedHaystacks.clear();
+    this.addedIds = [];
+    this.lastId = snapshot.count > 0 ? snapshot.id(snapshot.count - 1) : "";
+    this.allIds = null;
+    this.idsFollowSlots = snapshot.idsFollowSlots;
     this.recent = new Map();
     this.staleAppends = 0;
-    this.postingsLive = false;
-    this.built = false;
-    let after = 0;
-    for (;;) {
-      const rows = await this.rows.indexRowsAfter(after, READ_SLICE);
-      for (const row of rows) this.put(row);
-      if (rows.length < READ_SLICE) break;
-      after = rows[rows.length - 1]!.rowid;
-      await yieldToRequests();
+    this.postingsLive = true;
+    this.windows.clear();
+    this.windowSlots = 0;
+    this.orders.clear();
+  }
+
+  private haystackOf(slot: number): string {
+    return this.changedHaystacks.get(slot) ?? this.base.haystack(slot);
+  }
+
+  private idOf(slot: number): string {
+    return slot < this.base.count ? this.base.id(slot) : this.addedIds[slot - this.base.count]!;
+  }
+
+  /**
+   * Before a change: arrays of this process's own (never the snapshot's, which other processes may
+   * be reading), with room for `slots` slots and for `rowid`.
+   */
+  private own(slots: number, rowid: number) {
+    const capacity = this.ownsArrays ? this.rowids.length : 0;
+    if (slots > capacity) {
+      const size = Math.max(1024, slots, this.ownsArrays ? capacity * 2 : this.count + (this.count >> 3));
+      const grow = <T extends Int32Array<ArrayBufferLike> | Float64Array<ArrayBufferLike> | Uint16Array<ArrayBufferLike>>(from: T, to: T): T => {
+        to.set(from.subarray(0, this.count));
+        return to;
+      };
+      this.rowids = grow(this.rowids, new Int32Array(size));
+      for (const key of DIRECTORY_SORT_KEYS) this.keys[key] = grow(this.keys[key], new Float64Array(size));
+      this.platformIds = grow(this.platformIds, new Uint16Array(size));
+      this.ownsArrays = true;
     }
-    this.rowsRead = true;
-    this.releaseRowsReadWaiters();
-    await this.buildPostings();
-    this.built = true;
+    if (!this.ownsSlotMap || rowid >= this.slotByRowid.length) {
+      const grown = new Int32Array(Math.max(1024, this.slotByRowid.length, rowid >= this.slotByRowid.length ? rowid * 2 : 0));
+      grown.set(this.slotByRowid);
+      this.slotByRowid = grown;
+      this.ownsSlotMap = true;
+    }
   }
 
   /**
@@ -575,9 +748,9 @@ export class DirectoryIndex {
    * held the request thread for 30 ms. Trigrams of common characters (nearly all) are counted by
    * number in flat arrays; the others go through a map.
    */
-  private async buildPostings(): Promise<void> {
+  private async buildPostings(): Promise<{ haystacks: string[]; packed: Map<string, Int32Array> }> {
     // As of now: a creator re-read while the passes run (or new) gets its postings after them.
-    const haystacks = this.haystacks.slice();
+    const haystacks = Array.from({ length: this.count }, (_, slot) => this.haystackOf(slot));
     const slots = haystacks.length;
     // By trigram number: its slots counted, then where the next of them goes.
     const next = new Int32Array(COMMON_GRAMS);
@@ -628,12 +801,7 @@ export class DirectoryIndex {
       start = end;
     }
     for (const [gram, list] of others) packed.set(gram, Int32Array.from(list));
-    this.packed = packed;
-    this.recent = new Map();
-    for (let slot = 0; slot < this.haystacks.length; slot++) {
-      if (slot >= slots || this.haystacks[slot] !== haystacks[slot]) this.addPostings(slot);
-    }
-    this.postingsLive = true;
+    return { haystacks, packed };
   }
 
   /** The counter the creators triggers move on every write (src/db/meta-store.ts). */
@@ -648,28 +816,18 @@ export class DirectoryIndex {
     const stored = row.rowid < this.slotByRowid.length ? this.slotByRowid[row.rowid]! : 0;
     const known = stored > 0;
     let slot = stored - 1;
-    const changed = !known || this.haystacks[slot] !== row.search_text;
+    const changed = !known || this.haystackOf(slot) !== row.search_text;
+    this.own(known ? this.count : this.count + 1, row.rowid);
     if (!known) {
-      slot = this.rowids.length;
-      if (row.rowid >= this.slotByRowid.length) {
-        const grown = new Int32Array(Math.max(1024, row.rowid * 2));
-        grown.set(this.slotByRowid);
-        this.slotByRowid = grown;
-      }
+      slot = this.count++;
       this.slotByRowid[row.rowid] = slot + 1;
-      if (slot > 0 && this.ids[slot - 1]! >= row.id) this.idsFollowSlots = false;
-      this.rowids.push(row.rowid);
-      this.ids.push(row.id);
-      if (slot >= this.seen.length) {
-        const grown = new Int32Array(Math.max(1024, this.seen.length * 2));
-        grown.set(this.seen);
-        this.seen = grown;
-        const platformIds = new Uint16Array(grown.length);
-        platformIds.set(this.platformIds);
-        this.platformIds = platformIds;
-      }
+      if (slot > 0 && this.lastId >= row.id) this.idsFollowSlots = false;
+      this.lastId = row.id;
+      this.rowids[slot] = row.rowid;
+      this.addedIds.push(row.id);
+      this.allIds = null;
     }
-    this.haystacks[slot] = row.search_text;
+    if (changed) this.changedHaystacks.set(slot, row.search_text);
     this.keys.newest[slot] = row.created_at;
     this.keys.trust[slot] = row.trust_score;
     this.keys.vouches[slot] = row.vouch_count;
@@ -691,7 +849,7 @@ export class DirectoryIndex {
   private addPostings(slot: number): void {
     // Trigrams of UTF-16 code units, the same cut the query gets; a trigram seen twice in one
     // haystack finds this slot already at the end of its list.
-    const text = this.haystacks[slot]!;
+    const text = this.haystackOf(slot);
     for (let i = 0; i + 3 <= text.length; i++) {
       const gram = text.slice(i, i + 3);
       const list = this.recent.get(gram);

@@ -7,6 +7,7 @@ import { unprocessable } from "../../errors";
 import type { CreatorRow, CreatorsService } from "../creators/service";
 import type { CreatorScan, CreatorsStore } from "../creators/store";
 import { DirectoryIndex } from "./directory-index";
+import type { DirectorySnapshotShelf } from "./directory-snapshot";
 import type { DirectoryItem as DirectoryItemSchema, DirectoryPage as DirectoryPageSchema } from "./model";
 
 export const DIRECTORY_SORTS = ["newest", "trust", "vouches", "deals"] as const;
@@ -102,6 +103,11 @@ export class PublicDirectory {
     const exact = await page({ text, words: null, handlePrefix: null });
     const words = [...new Set(text.split(" ").filter((w) => [...w].length >= 3))];
     return exact.total > 0 || words.length < 2 ? exact : page({ text: null, words, handlePrefix: null });
+  }
+
+  /** Shares the index's snapshots with the other processes of one serve (directory-index.ts). */
+  shareWith(shelf: DirectorySnapshotShelf): void {
+    this.index.shareWith(shelf);
   }
 
   /** Builds the directory index ahead of the first query that needs it. */

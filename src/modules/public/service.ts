@@ -10,6 +10,7 @@ import { createNetworkStore, type NetworkStore } from "../network/store";
 import { type CreatorRow, type CreatorsService, creatorNotFound } from "../creators/service";
 import { TIER_COLORS, tierLabel } from "../creators/trust";
 import { type DirectoryPage, type DirectorySort, PublicDirectory } from "./directory";
+import type { DirectorySnapshotShelf } from "./directory-snapshot";
 import { type LeaderboardPeriod, ReferralCounts, type ReferralLeaderboard } from "./leaderboard";
 import type { Viewer } from "../sessions/service";
 import { PublicAccounts, type PublicLinkedAccount, showsTrustScore } from "./disclosure";
@@ -115,6 +116,11 @@ export class PublicService {
   /** One page of the creator directory (directory.ts). */
   directory(options: { q?: string; sort?: DirectorySort; page?: number; limit?: number; platform?: string }): Promise<DirectoryPage> {
     return this.directoryPages.page(options);
+  }
+
+  /** The workers of one serve build the directory index once and share it (server/shared-snapshots.ts). */
+  shareDirectoryWith(shelf: DirectorySnapshotShelf): void {
+    this.directoryPages.shareWith(shelf);
   }
 
   /** Builds the directory index ahead of the first query that needs it. */
