@@ -14,6 +14,40 @@ let t: TestApp;
 let index: DirectoryIndex;
 const WORDS = ["forge", "pixel", "studio", "the", "crimson", "blox", "realm", "owl", "ninja", "craft"];
 
+interface TestCreator {
+  id: string;
+  handle: string;
+  createdAt?: number;
+  trust?: number;
+  vouches?: number;
+  deals?: number;
+  /** The haystack; the handle when absent. */
+  text?: string;
+  platforms?: string;
+}
+
+/** Creators written straight into the table, in one transaction, as another process's import leaves them. */
+function insertCreators(sqlite: TestApp["sqlite"], creators: Iterable<TestCreator>): void {
+  const insert = sqlite.prepare(
+    `INSERT INTO creators (id, handle, joined_at, created_at, updated_at, trust_computed_at, trust_score, vouch_count, deal_count, search_text, platforms)
+     VALUES (?1, ?2, 0, ?3, 0, 0, ?4, ?5, ?6, ?7, ?8)`,
+  );
+  sqlite.transaction(() => {
+    for (const c of creators) insert.run(c.id, c.handle, c.createdAt ?? 0, c.trust ?? 50, c.vouches ?? 0, c.deals ?? 0, c.text ?? c.handle, c.platforms ?? "discord");
+  })();
+}
+
+/** Each query's matches equal a plain reading of every haystack: as typed, else every word. */
+function expectPlainReading(sqlite: TestApp["sqlite"], index: DirectoryIndex, queries: string[], label: string): void {
+  const rows = sqlite.query<{ rowid: number; search_text: string }, []>("SELECT rowid, search_text FROM creators").all();
+  for (const q of queries) {
+    let expected = rows.filter((r) => r.search_text.includes(q));
+    if (expected.length === 0 && q.includes(" ")) expected = rows.filter((r) => q.split(" ").every((w) => r.search_text.includes(w)));
+    const matched = index.page(index.match(q, null), "newest", 0, 100_000);
+    expect(matched.toSorted((a, b) => a - b), `${q} ${label}`).toEqual(expected.map((r) => r.rowid).sort((a, b) => a - b));
+  }
+}
+
 beforeAll(async () => {
   if (backend !== "sqlite") return;
   t = await createTestApp();
@@ -23,18 +57,20 @@ beforeAll(async () => {
     seed = (seed * 1103515245 + 12345) % 2147483648;
     return seed % n;
   };
-  const insert = sqlite.prepare(
-    `INSERT INTO creators (id, handle, joined_at, created_at, updated_at, trust_computed_at, trust_score, vouch_count, deal_count, search_text, platforms)
-     VALUES (?1, ?2, 0, ?3, 0, 0, ?4, ?5, ?6, ?7, ?8)`,
-  );
-  sqlite.transaction(() => {
-    for (let i = 0; i < 3000; i++) {
+  insertCreators(
+    sqlite,
+    Array.from({ length: 3000 }, (_, i) => ({
       // Ids are not in insertion order, and created_at repeats, so ties reach the id.
-      const id = `crt_${String(random(1_000_000)).padStart(7, "0")}_${i}`;
-      const text = `maker${i} ${WORDS[random(WORDS.length)]} ${WORDS[random(WORDS.length)]}${random(100)}`;
-      insert.run(id, `maker${i}`, 1_000 * random(500), 50 + random(120), random(4) === 0 ? random(5) : 0, random(6) === 0 ? random(3) : 0, text, random(2) ? "discord" : "discord,roblox");
-    }
-  })();
+      id: `crt_${String(random(1_000_000)).padStart(7, "0")}_${i}`,
+      handle: `maker${i}`,
+      text: `maker${i} ${WORDS[random(WORDS.length)]} ${WORDS[random(WORDS.length)]}${random(100)}`,
+      createdAt: 1_000 * random(500),
+      trust: 50 + random(120),
+      vouches: random(4) === 0 ? random(5) : 0,
+      deals: random(6) === 0 ? random(3) : 0,
+      platforms: random(2) ? "discord" : "discord,roblox",
+    })),
+  );
   index = new DirectoryIndex(createCreatorsStore(t.runtime.store), t.runtime.store.changes, createMetaStore(t.runtime.store));
   await index.refresh();
 });
@@ -97,13 +133,17 @@ sqliteOnly("the same with ids ascending with slots (ties broken by slot), and af
   const ordered = await createTestApp();
   try {
     const sqlite = ordered.sqlite;
-    const insert = sqlite.prepare(
-      `INSERT INTO creators (id, handle, joined_at, created_at, updated_at, trust_computed_at, trust_score, vouch_count, deal_count, search_text, platforms)
-       VALUES (?1, ?2, 0, ?3, 0, 0, ?4, ?5, 0, ?2, ?6)`,
+    insertCreators(
+      sqlite,
+      Array.from({ length: 2500 }, (_, i) => ({
+        id: `crt_${String(i).padStart(6, "0")}`,
+        handle: `maker${i}`,
+        createdAt: 1_000 * (i % 40),
+        trust: 50 + (i % 7),
+        vouches: i % 5 === 0 ? i % 3 : 0,
+        platforms: i % 3 ? "discord" : "discord,roblox",
+      })),
     );
-    sqlite.transaction(() => {
-      for (let i = 0; i < 2500; i++) insert.run(`crt_${String(i).padStart(6, "0")}`, `maker${i}`, 1_000 * (i % 40), 50 + (i % 7), i % 5 === 0 ? i % 3 : 0, i % 3 ? "discord" : "discord,roblox");
-    })();
     const orderedIndex = new DirectoryIndex(createCreatorsStore(ordered.runtime.store), ordered.runtime.store.changes, createMetaStore(ordered.runtime.store));
     await orderedIndex.refresh();
     expect((orderedIndex as unknown as { idsFollowSlots: boolean }).idsFollowSlots).toBe(true);
@@ -201,14 +241,9 @@ sqliteOnly("fuzzy matches agree with a plain reading after haystacks change and 
   const app = await createTestApp();
   try {
     const sqlite = app.sqlite;
-    const insert = sqlite.prepare(
-      `INSERT INTO creators (id, handle, joined_at, created_at, updated_at, trust_computed_at, trust_score, vouch_count, deal_count, search_text, platforms)
-       VALUES (?1, ?2, 0, ?3, 0, 0, 50, 0, 0, ?4, 'discord')`,
-    );
     const text = (i: number, salt: number) => `maker${i} ${WORDS[(i * 7 + salt) % WORDS.length]} ${WORDS[(i * 3 + salt) % WORDS.length]}${i % 50}`;
-    sqlite.transaction(() => {
-      for (let i = 0; i < 2000; i++) insert.run(`crt_${String(i).padStart(6, "0")}`, `maker${i}`, i, text(i, 0));
-    })();
+    const creator = (i: number, salt: number) => ({ id: `crt_${String(i).padStart(6, "0")}`, handle: `maker${i}`, createdAt: i, text: text(i, salt) });
+    insertCreators(sqlite, Array.from({ length: 2000 }, (_, i) => creator(i, 0)));
     const dirIndex = new DirectoryIndex(createCreatorsStore(app.runtime.store), app.runtime.store.changes, createMetaStore(app.runtime.store));
     await dirIndex.refresh();
     // Changed haystacks (their old postings stay until the next build) and new creators, whose
@@ -219,17 +254,12 @@ sqliteOnly("fuzzy matches agree with a plain reading after haystacks change and 
         dirIndex.markDirty(`crt_${String(i).padStart(6, "0")}`);
       }
       for (let i = 2000 + (round - 1) * 100; i < 2000 + round * 100; i++) {
-        insert.run(`crt_${String(i).padStart(6, "0")}`, `maker${i}`, i, text(i, round));
+        insertCreators(sqlite, [creator(i, round)]);
         dirIndex.markDirty(`crt_${String(i).padStart(6, "0")}`);
       }
       await dirIndex.refresh();
-      const rows = sqlite.query<{ rowid: number; search_text: string }, []>("SELECT rowid, search_text FROM creators").all();
-      for (const q of ["forge", "pixel studio", "studio pixel", "owl craft1", "maker19", "maker205", "ninja realm", "realm4", "the crimson", "crimson zzz"]) {
-        let expected = rows.filter((r) => r.search_text.includes(q));
-        if (expected.length === 0 && q.includes(" ")) expected = rows.filter((r) => q.split(" ").every((w) => r.search_text.includes(w)));
-        const matched = dirIndex.page(dirIndex.match(q, null), "newest", 0, 100_000);
-        expect(matched.toSorted((a, b) => a - b), `${q} round ${round}`).toEqual(expected.map((r) => r.rowid).sort((a, b) => a - b));
-      }
+      const queries = ["forge", "pixel studio", "studio pixel", "owl craft1", "maker19", "maker205", "ninja realm", "realm4", "the crimson", "crimson zzz"];
+      expectPlainReading(sqlite, dirIndex, queries, `round ${round}`);
     }
   } finally {
     app.close();
@@ -240,33 +270,21 @@ sqliteOnly("haystacks with uncommon characters (accents, capitals, symbols, emoj
   const app = await createTestApp();
   try {
     const sqlite = app.sqlite;
-    const insert = sqlite.prepare(
-      `INSERT INTO creators (id, handle, joined_at, created_at, updated_at, trust_computed_at, trust_score, vouch_count, deal_count, search_text, platforms)
-       VALUES (?1, ?2, 0, ?3, 0, 0, 50, 0, 0, ?4, 'discord')`,
-    );
     const NAMES = ["zoë café", "łukasz ørsted", "Mixed Case", "fox🦊den", "a{b}c|d~e", "tab\there", "plain name", "café zoë", "ñandú 🦊"];
-    sqlite.transaction(() => {
-      for (let i = 0; i < 300; i++) insert.run(`crt_${String(i).padStart(6, "0")}`, `maker${i}`, i, `maker${i} ${NAMES[i % NAMES.length]}`);
-    })();
+    insertCreators(
+      sqlite,
+      Array.from({ length: 300 }, (_, i) => ({ id: `crt_${String(i).padStart(6, "0")}`, handle: `maker${i}`, createdAt: i, text: `maker${i} ${NAMES[i % NAMES.length]}` })),
+    );
     const dirIndex = new DirectoryIndex(createCreatorsStore(app.runtime.store), app.runtime.store.changes, createMetaStore(app.runtime.store));
     await dirIndex.refresh();
     const queries = ["zoë", "é z", "afé", "łuk", "ørs", "Mixed", "d Ca", "x🦊d", "🦊de", "{b}", "|d~", "\there", "ñandú", "plain", "zoë café", "café zoë", "ørsted łukasz"];
-    const expectAgree = (round: string) => {
-      const rows = sqlite.query<{ rowid: number; search_text: string }, []>("SELECT rowid, search_text FROM creators").all();
-      for (const q of queries) {
-        let expected = rows.filter((r) => r.search_text.includes(q));
-        if (expected.length === 0 && q.includes(" ")) expected = rows.filter((r) => q.split(" ").every((w) => r.search_text.includes(w)));
-        const matched = dirIndex.page(dirIndex.match(q, null), "newest", 0, 100_000);
-        expect(matched.toSorted((a, b) => a - b), `${q} ${round}`).toEqual(expected.map((r) => r.rowid).sort((a, b) => a - b));
-      }
-    };
-    expectAgree("built");
+    expectPlainReading(sqlite, dirIndex, queries, "built");
     for (let i = 0; i < 300; i += 7) {
       sqlite.run("UPDATE creators SET search_text = ?1 WHERE rowid = ?2", [`maker${i} ${NAMES[(i + 4) % NAMES.length]}`, i + 1]);
       dirIndex.markDirty(`crt_${String(i).padStart(6, "0")}`);
     }
     await dirIndex.refresh();
-    expectAgree("changed");
+    expectPlainReading(sqlite, dirIndex, queries, "changed");
   } finally {
     app.close();
   }
