@@ -6,7 +6,8 @@
 // the name triggers (one upsert into search_names per row) cost about 2.6 s more than one
 // grouped insert (measured with 1M entries of the bench data set, bun:sqlite 3.54). Everything
 // happens inside the caller's transaction, so a failed import leaves the triggers and the indexes
-// exactly as they were.
+// exactly as they were. The connection's own settings for a bulk write (journal, page cache,
+// foreign-key checks) are switched around the transaction and put back after it.
 import type { Database } from "bun:sqlite";
 
 /**
@@ -133,4 +134,23 @@ export function rollbackJournalWhileAlone(sqlite: Database): (() => void) | null
       // again, as every connection does (src/db/client.ts).
     }
   };
+}
+
+/** Sets the connection's page cache to `kib` for one bulk write; the returned function puts it back. */
+export function pageCacheWhileBulk(sqlite: Database, kib: number): () => void {
+  const cacheSize = sqlite.query<{ cache_size: number }, []>("PRAGMA cache_size").get()!.cache_size;
+  sqlite.run(`PRAGMA cache_size = -${kib}`);
+  return () => sqlite.run(`PRAGMA cache_size = ${cacheSize}`);
+}
+
+/**
+ * Stops the connection checking foreign keys for a bulk write whose every reference names a row
+ * it has just read or written; the returned function turns the checks back on. The pragma cannot
+ * change inside a transaction: call it before the BEGIN and resume after the COMMIT or ROLLBACK.
+ */
+export function foreignKeysUncheckedWhileBulk(sqlite: Database): () => void {
+  const checked = sqlite.query<{ foreign_keys: number }, []>("PRAGMA foreign_keys").get()!.foreign_keys;
+  if (!checked) return () => {};
+  sqlite.run("PRAGMA foreign_keys = OFF");
+  return () => sqlite.run("PRAGMA foreign_keys = ON");
 }
