@@ -144,13 +144,12 @@ export class PublicService {
   }
 
   /**
-   * Reads ahead, with requests served in between, what keyless answers come from (serve calls
-   * this): the suggestion index's vocabulary (else the first search that misses reads it), the
-   * directory index, the public counters and the referral counts.
+   * Reads ahead, with requests served in between, what keyless answers come from besides the
+   * directory index (serve warms that first, `warmDirectory`): the suggestion index's vocabulary
+   * (else the first search that misses reads it), the public counters and the referral counts.
    */
   async warm(): Promise<void> {
     await this.refreshGramCountsInSlices();
-    await this.warmDirectory();
     await this.refreshStats();
     await this.referrals.leaders("all", this.clock.now());
   }
