@@ -46,18 +46,37 @@ export const WORKER_REGION_FD = 3;
 
 /** A new region: its file is already removed; `fd` keeps it open for the workers to inherit. */
 export function createRegion(): { region: SharedRegion; fd: number; close(): void } {
-  const dir = mkdtempSync(join(tmpdir(), "trustlist-workers-"));
-  const path = join(dir, "shared");
-  let fd: number;
-  try {
-    fd = openSync(path, "wx+", 0o600);
-    ftruncateSync(fd, REGION_BYTES);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const fd = createRemovedFile("trustlist-workers-", REGION_BYTES);
   const region = new SharedRegion(`/proc/self/fd/${fd}`);
   Atomics.store(region.ints, 0, MAGIC);
   return { region, fd, close: () => closeSync(fd) };
+}
+
+/**
+ * An owner-only file of `bytes` in a private folder named from `prefix`, already removed: open
+ * only through the descriptor returned (and /proc/<pid>/fd/<fd>), so nothing is left behind
+ * however the processes end. Memory-backed (/dev/shm) where the system has it: these files are
+ * never meant for the disk.
+ */
+export function createRemovedFile(prefix: string, bytes: number): number {
+  let dir: string;
+  try {
+    dir = mkdtempSync(join("/dev/shm", prefix));
+  } catch {
+    dir = mkdtempSync(join(tmpdir(), prefix));
+  }
+  try {
+    const fd = openSync(join(dir, "file"), "wx+", 0o600);
+    try {
+      ftruncateSync(fd, bytes);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    return fd;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** A 64-bit hash of an id as two Int32 words, never both zero (zero marks an empty slot). */

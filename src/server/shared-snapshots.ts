@@ -6,11 +6,9 @@
 // through /proc/<pid>/fd/<fd>. The file is removed as soon as it is created: it lives while some
 // process holds it open or mapped, so nothing is left behind however the processes end. A
 // snapshot that cannot be found or mapped (its maker died or moved on) is built again here.
-import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { closeSync } from "node:fs";
 import { DirectorySnapshot, type DirectorySnapshotShelf } from "../modules/public/directory-snapshot";
-import { DIRECTORY_SNAPSHOT_LOCK, type SharedRegion } from "./shared-memory";
+import { createRemovedFile, DIRECTORY_SNAPSHOT_LOCK, type SharedRegion } from "./shared-memory";
 
 /** How often a worker waiting for another's build looks again. */
 const POLL_MS = 20;
@@ -49,7 +47,7 @@ export class SharedDirectorySnapshots implements DirectorySnapshotShelf {
   publish(bytes: number, write: (into: Uint8Array) => void): Uint8Array {
     if (!this.making) return ownMemory(bytes, write);
     try {
-      const fd = createRemovedFile(bytes);
+      const fd = createRemovedFile("trustlist-directory-", bytes);
       let mapped: Uint8Array;
       try {
         mapped = Bun.mmap(`/proc/self/fd/${fd}`, { shared: true });
@@ -106,27 +104,4 @@ function ownMemory(bytes: number, write: (into: Uint8Array) => void): Uint8Array
   const memory = new Uint8Array(bytes);
   write(memory);
   return memory;
-}
-
-/** An owner-only file of `bytes`, already removed; open only through the descriptor returned. */
-function createRemovedFile(bytes: number): number {
-  let dir: string;
-  try {
-    // Memory-backed where the system has it: the snapshot is never meant for the disk.
-    dir = mkdtempSync(join("/dev/shm", "trustlist-directory-"));
-  } catch {
-    dir = mkdtempSync(join(tmpdir(), "trustlist-directory-"));
-  }
-  try {
-    const fd = openSync(join(dir, "snapshot"), "wx+", 0o600);
-    try {
-      ftruncateSync(fd, bytes);
-    } catch (error) {
-      closeSync(fd);
-      throw error;
-    }
-    return fd;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
