@@ -304,7 +304,42 @@ function fullLanes(lanes: ClaimLanes): string[] {
   return [...lanes.held].filter(([, n]) => n >= lanes.perLane).map(([key]) => key);
 }
 
-const CLAIM_COLUMNS = "d.id, d.endpoint_id, d.type, d.url, e.url AS endpoint_url, e.secret, d.payload, d.attempts, d.created_at, d.next_attempt_at";
+/** A row a SQLite claim leased, as its RETURNING gives it (the endpoint's URL and secret are added after). */
+interface LeasedRecord {
+  id: string;
+  endpoint_id: string | null;
+  type: string;
+  url: string | null;
+  payload: string;
+  attempts: number;
+  created_at: number;
+  next_attempt_at: number;
+}
+
+const LEASED_COLUMNS = "id, endpoint_id, type, url, payload, attempts, created_at, next_attempt_at";
+
+/** Whether any delivery is due and unclaimed: the claim's look before it takes the write lock. */
+const ANY_DUE =
+  "SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?1 AND (claimed_until IS NULL OR claimed_until <= ?1) LIMIT 1";
+
+/** Oldest due first; ids (time-sortable) break ties. */
+function byDue(a: LeasedRecord, b: LeasedRecord): number {
+  return a.next_attempt_at - b.next_attempt_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+function leased(r: LeasedRecord, url: string, secret: string | null): ClaimedDelivery {
+  return {
+    id: r.id,
+    endpointId: r.endpoint_id,
+    type: r.type,
+    url,
+    secret,
+    payload: r.payload,
+    attempts: r.attempts,
+    createdAt: r.created_at,
+    nextAttemptAt: r.next_attempt_at,
+  };
+}
 
 type SqliteStore = Extract<Database, { dialect: "sqlite" }>;
 
@@ -405,30 +440,35 @@ class SqliteWebhooksStore implements WebhooksStore {
   }
 
   async claimDue(now: number, limit: number, leaseUntil: number, lanes: ClaimLanes): Promise<ClaimedDelivery[]> {
-    // Reads first, outside the write lock (most polls find nothing due): each endpoint with room
-    // is one range of webhook_deliveries_endpoint_due_idx (endpoint_id = ?, next_attempt_at <= now).
-    const endpoints = this.sqlite.query<{ id: string }, []>("SELECT id FROM webhook_endpoints WHERE enabled = 1").all();
-    const dueOf = this.sqlite.query<ClaimRecord, [string, number, number]>(
-      `SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-       WHERE d.endpoint_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2 AND (d.claimed_until IS NULL OR d.claimed_until <= ?2)
-       ORDER BY d.next_attempt_at LIMIT ?3`,
-    );
-    const rows: ClaimRecord[] = [];
-    // From a random endpoint on, so a short `limit` does not always serve the same ones first.
-    const first = endpoints.length ? Math.floor(Math.random() * endpoints.length) : 0;
-    for (let i = 0; i < endpoints.length && rows.length < limit; i++) {
-      const id = endpoints[(first + i) % endpoints.length]!.id;
-      const room = Math.min(lanes.perLane - (lanes.held.get(id) ?? 0), limit - rows.length);
-      if (room > 0) rows.push(...dueOf.all(id, now, room));
-    }
-    if (rows.length < limit) rows.push(...this.discordDue(now, limit - rows.length, lanes));
-    if (rows.length === 0) return [];
+    // A read first, outside the write lock: most polls find nothing due.
+    if (this.sqlite.query<unknown, [number]>(ANY_DUE).get(now) === null) return [];
     return this.store.write(() => {
-      // Only rows still unclaimed are taken (the read above held no lock).
-      const claim = this.sqlite.query(
-        "UPDATE webhook_deliveries SET claimed_until = ?1 WHERE id = ?2 AND status = 'pending' AND (claimed_until IS NULL OR claimed_until <= ?3)",
+      // One statement per lane with room, each leasing and returning the rows it took: one range of
+      // webhook_deliveries_endpoint_due_idx (endpoint_id = ?, next_attempt_at <= now), oldest due
+      // first. The endpoint's URL and secret come from the one read of the enabled endpoints.
+      const endpoints = this.sqlite.query<{ id: string; url: string; secret: string }, []>("SELECT id, url, secret FROM webhook_endpoints WHERE enabled = 1").all();
+      const claimOf = this.sqlite.query<LeasedRecord, [number, string, number, number]>(
+        `UPDATE webhook_deliveries SET claimed_until = ?1 WHERE id IN (
+           SELECT id FROM webhook_deliveries
+           WHERE endpoint_id = ?2 AND status = 'pending' AND next_attempt_at <= ?3 AND (claimed_until IS NULL OR claimed_until <= ?3)
+           ORDER BY next_attempt_at LIMIT ?4)
+         RETURNING ${LEASED_COLUMNS}`,
       );
-      return rows.filter((row) => claim.run(leaseUntil, row.id, now).changes > 0).map(toClaimed);
+      const claimed: ClaimedDelivery[] = [];
+      // From a random endpoint on, so a short `limit` does not always serve the same ones first.
+      const first = endpoints.length ? Math.floor(Math.random() * endpoints.length) : 0;
+      for (let i = 0; i < endpoints.length && claimed.length < limit; i++) {
+        const endpoint = endpoints[(first + i) % endpoints.length]!;
+        const room = Math.min(lanes.perLane - (lanes.held.get(endpoint.id) ?? 0), limit - claimed.length);
+        if (room <= 0) continue;
+        // RETURNING gives its rows in no particular order: the lane's queue wants the oldest first.
+        const rows = claimOf.all(leaseUntil, endpoint.id, now, room).sort(byDue);
+        for (const r of rows) claimed.push(leased(r, endpoint.url, endpoint.secret));
+      }
+      if (claimed.length < limit) {
+        for (const r of this.claimDiscord(now, limit - claimed.length, leaseUntil, lanes)) claimed.push(leased(r, r.url!, null));
+      }
+      return claimed;
     });
   }
 
@@ -437,15 +477,18 @@ class SqliteWebhooksStore implements WebhooksStore {
    * (filtered, not skipped in the index: these are the occasional tripwire alerts). Rows over a
    * URL's room go back through the worker's release.
    */
-  private discordDue(now: number, limit: number, lanes: ClaimLanes): ClaimRecord[] {
+  private claimDiscord(now: number, limit: number, leaseUntil: number, lanes: ClaimLanes): LeasedRecord[] {
     return this.sqlite
-      .query<ClaimRecord, [number, number, string]>(
-        `SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
-         WHERE d.endpoint_id IS NULL AND d.status = 'pending' AND d.next_attempt_at <= ?1 AND (d.claimed_until IS NULL OR d.claimed_until <= ?1)
-           AND d.url NOT IN (SELECT value FROM json_each(?3))
-         ORDER BY d.next_attempt_at LIMIT ?2`,
+      .query<LeasedRecord, [number, number, number, string]>(
+        `UPDATE webhook_deliveries SET claimed_until = ?1 WHERE id IN (
+           SELECT id FROM webhook_deliveries
+           WHERE endpoint_id IS NULL AND status = 'pending' AND next_attempt_at <= ?2 AND (claimed_until IS NULL OR claimed_until <= ?2)
+             AND url NOT IN (SELECT value FROM json_each(?4))
+           ORDER BY next_attempt_at LIMIT ?3)
+         RETURNING ${LEASED_COLUMNS}`,
       )
-      .all(now, limit, JSON.stringify(fullLanes(lanes)));
+      .all(leaseUntil, now, limit, JSON.stringify(fullLanes(lanes)))
+      .sort(byDue);
   }
 
   async stillDue(rows: { id: string; attempts: number }[]): Promise<Set<string>> {
