@@ -318,9 +318,12 @@ interface LeasedRecord {
 
 const LEASED_COLUMNS = "id, endpoint_id, type, url, payload, attempts, created_at, next_attempt_at";
 
-/** Whether any delivery is due and unclaimed: the claim's look before it takes the write lock. */
-const ANY_DUE =
-  "SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?1 AND (claimed_until IS NULL OR claimed_until <= ?1) LIMIT 1";
+/**
+ * Whether any pending delivery is due, claimed or not: the claim's look before it takes the write
+ * lock. It reads webhook_deliveries_due_idx alone; whether a due row is free is the claim's to
+ * find (checking leases here would read every row the worker holds, a second time).
+ */
+const ANY_DUE = "SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? LIMIT 1";
 
 /** Oldest due first; ids (time-sortable) break ties. */
 function byDue(a: LeasedRecord, b: LeasedRecord): number {
@@ -445,11 +448,13 @@ class SqliteWebhooksStore implements WebhooksStore {
     return this.store.write(() => {
       // One statement per lane with room, each leasing and returning the rows it took: one range of
       // webhook_deliveries_endpoint_due_idx (endpoint_id = ?, next_attempt_at <= now), oldest due
-      // first. The endpoint's URL and secret come from the one read of the enabled endpoints.
+      // first. Rows are named by rowid, which the index entries carry: one descent per row, not
+      // two (the id's own index, then the row). The endpoint's URL and secret come from the one
+      // read of the enabled endpoints.
       const endpoints = this.sqlite.query<{ id: string; url: string; secret: string }, []>("SELECT id, url, secret FROM webhook_endpoints WHERE enabled = 1").all();
       const claimOf = this.sqlite.query<LeasedRecord, [number, string, number, number]>(
-        `UPDATE webhook_deliveries SET claimed_until = ?1 WHERE id IN (
-           SELECT id FROM webhook_deliveries
+        `UPDATE webhook_deliveries SET claimed_until = ?1 WHERE rowid IN (
+           SELECT rowid FROM webhook_deliveries
            WHERE endpoint_id = ?2 AND status = 'pending' AND next_attempt_at <= ?3 AND (claimed_until IS NULL OR claimed_until <= ?3)
            ORDER BY next_attempt_at LIMIT ?4)
          RETURNING ${LEASED_COLUMNS}`,
@@ -480,8 +485,8 @@ class SqliteWebhooksStore implements WebhooksStore {
   private claimDiscord(now: number, limit: number, leaseUntil: number, lanes: ClaimLanes): LeasedRecord[] {
     return this.sqlite
       .query<LeasedRecord, [number, number, number, string]>(
-        `UPDATE webhook_deliveries SET claimed_until = ?1 WHERE id IN (
-           SELECT id FROM webhook_deliveries
+        `UPDATE webhook_deliveries SET claimed_until = ?1 WHERE rowid IN (
+           SELECT rowid FROM webhook_deliveries
            WHERE endpoint_id IS NULL AND status = 'pending' AND next_attempt_at <= ?2 AND (claimed_until IS NULL OR claimed_until <= ?2)
              AND url NOT IN (SELECT value FROM json_each(?4))
            ORDER BY next_attempt_at LIMIT ?3)
