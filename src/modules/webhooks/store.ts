@@ -112,15 +112,16 @@ export interface WebhooksStore {
   countEndpoints(accountId: string): Promise<number>;
 
   /**
-   * Events not fanned out yet, oldest first. Inside a transaction on PostgreSQL they are locked
-   * (SKIP LOCKED), so two instances fan out different events.
+   * Takes up to `limit` events not fanned out yet, oldest first (created_at, id): marks them
+   * dispatched at `at` and returns them, in one statement. Call it inside the transaction that
+   * writes their deliveries, so the marks commit exactly with them. On PostgreSQL the rows are
+   * locked (SKIP LOCKED): two instances take different events.
    */
-  pendingEvents(limit: number): Promise<PendingEvent[]>;
+  takeEvents(limit: number, at: number): Promise<PendingEvent[]>;
   /** Whether any event waits to be fanned out (a read: most polls find none). */
   hasPendingEvents(): Promise<boolean>;
   /** Enabled endpoints of active accounts: the candidates of a fan-out. */
   subscribedEndpoints(): Promise<Pick<EndpointRow, "id" | "events" | "createdAt">[]>;
-  markDispatched(eventIds: string[], at: number): Promise<void>;
   /** Inserts deliveries; a second delivery of one event to one endpoint is skipped. Joins the caller's transaction. */
   insertDeliveries(rows: DeliveryRow[]): Promise<void>;
 
@@ -266,6 +267,22 @@ function toAttempt(r: AttemptRecord): AttemptRow {
   };
 }
 
+interface EventRecord {
+  id: string;
+  type: string;
+  payload: string;
+  created_at: number | string;
+}
+
+function toPendingEvent(r: EventRecord): PendingEvent {
+  return { id: r.id, type: r.type, payload: r.payload, createdAt: Number(r.created_at) };
+}
+
+/** The fan-out's order: RETURNING gives its rows in no particular one. */
+function oldestEventFirst(a: PendingEvent, b: PendingEvent): number {
+  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
 function toClaimed(r: ClaimRecord): ClaimedDelivery {
   return {
     id: r.id,
@@ -409,13 +426,17 @@ class SqliteWebhooksStore implements WebhooksStore {
     return this.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM webhook_endpoints WHERE account_id = ?").get(accountId)!.n;
   }
 
-  async pendingEvents(limit: number): Promise<PendingEvent[]> {
+  async takeEvents(limit: number, at: number): Promise<PendingEvent[]> {
+    // The slice is the first `limit` entries of outbox_pending_idx (created_at, id), named by rowid.
     return this.sqlite
-      .query<{ id: string; type: string; payload: string; created_at: number }, [number]>(
-        "SELECT id, type, payload, created_at FROM outbox_events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT ?",
+      .query<EventRecord, [number, number]>(
+        `UPDATE outbox_events SET dispatched_at = ?1 WHERE rowid IN (
+           SELECT rowid FROM outbox_events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT ?2)
+         RETURNING id, type, payload, created_at`,
       )
-      .all(limit)
-      .map((r) => ({ id: r.id, type: r.type, payload: r.payload, createdAt: Number(r.created_at) }));
+      .all(at, limit)
+      .map(toPendingEvent)
+      .sort(oldestEventFirst);
   }
 
   async subscribedEndpoints() {
@@ -425,11 +446,6 @@ class SqliteWebhooksStore implements WebhooksStore {
       )
       .all()
       .map((r) => ({ id: r.id, events: JSON.parse(r.events) as string[], createdAt: Number(r.created_at) }));
-  }
-
-  async markDispatched(eventIds: string[], at: number): Promise<void> {
-    const statement = this.sqlite.query("UPDATE outbox_events SET dispatched_at = ? WHERE id = ?");
-    for (const id of eventIds) statement.run(at, id);
   }
 
   /** Runs before it returns, so a caller inside a synchronous SQLite transaction has its rows written. */
@@ -673,15 +689,12 @@ class PostgresWebhooksStore implements WebhooksStore {
     return row.n;
   }
 
-  async pendingEvents(limit: number): Promise<PendingEvent[]> {
-    const rows = await this.sql`SELECT id, type, payload, created_at FROM outbox_events WHERE dispatched_at IS NULL
-      ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
-    return rows.map((r: { id: string; type: string; payload: string; created_at: string | number }) => ({
-      id: r.id,
-      type: r.type,
-      payload: r.payload,
-      createdAt: Number(r.created_at),
-    }));
+  async takeEvents(limit: number, at: number): Promise<PendingEvent[]> {
+    const rows = await this.sql`UPDATE outbox_events o SET dispatched_at = ${at}
+      FROM (SELECT id FROM outbox_events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED) AS p
+      WHERE o.id = p.id
+      RETURNING o.id, o.type, o.payload, o.created_at`;
+    return rows.map(toPendingEvent).sort(oldestEventFirst);
   }
 
   async subscribedEndpoints() {
@@ -692,11 +705,6 @@ class PostgresWebhooksStore implements WebhooksStore {
       events: JSON.parse(r.events) as string[],
       createdAt: Number(r.created_at),
     }));
-  }
-
-  async markDispatched(eventIds: string[], at: number): Promise<void> {
-    if (eventIds.length === 0) return;
-    await this.sql`UPDATE outbox_events SET dispatched_at = ${at} WHERE id = ANY(${this.sql.array(eventIds, "TEXT")})`;
   }
 
   async insertDeliveries(rows: DeliveryRow[]): Promise<void> {
