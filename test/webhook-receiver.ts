@@ -11,7 +11,8 @@ export interface Received {
   at: number;
 }
 
-export type Answer = number | "hang";
+/** A status now, a status once the promise settles (an answer held back), or never. */
+export type Answer = number | Promise<number> | "hang";
 
 export class Receiver {
   readonly received: Received[] = [];
@@ -39,8 +40,9 @@ export class Receiver {
           await new Promise<void>((resolve) => this.hanging.push(resolve));
           return new Response("late", { status: 200 });
         }
-        record.answered = answer;
-        return new Response(answer >= 200 && answer < 300 ? "ok" : "not now", { status: answer });
+        const status = typeof answer === "number" ? answer : await answer;
+        record.answered = status;
+        return new Response(status >= 200 && status < 300 ? "ok" : "not now", { status });
       },
     });
   }

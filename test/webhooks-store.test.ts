@@ -103,6 +103,22 @@ test("one fan-out writes about 2,000 deliveries at most, however many endpoints 
   expect(await service.pendingDeliveries()).toBe(5_000);
 });
 
+test("a backlog committed in one millisecond is fanned out a slice at a time, in id order, each event once", async () => {
+  await service.store.insertEndpoint(endpoint("wh_a", ["blacklist.added"]));
+  await emit(database, 250, "blacklist.added", clock.now());
+  const eventIds = async () => (await service.store.listDeliveries("wh_a", 1_000, null)).map((d) => d.eventId!).sort();
+  expect(await service.dispatchEvents(100)).toBe(100);
+  const first = await eventIds();
+  expect(await service.dispatchEvents(100)).toBe(100);
+  expect(await service.dispatchEvents(100)).toBe(50);
+  expect(await service.dispatchEvents(100)).toBe(0);
+  const all = await eventIds();
+  expect(all).toHaveLength(250);
+  expect(new Set(all).size).toBe(250);
+  // The first slice is the 100 oldest: ids sort in the order the events were written.
+  expect(first).toEqual(all.slice(0, 100));
+});
+
 test("a claim hides its rows until the lease lapses; release and busy endpoints are honoured", async () => {
   await service.store.insertEndpoint(endpoint("wh_a", ["blacklist.added"]));
   await service.store.insertEndpoint(endpoint("wh_b", ["blacklist.added"]));

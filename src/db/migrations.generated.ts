@@ -11,6 +11,7 @@ import sqlite8 from "../../migrations/0008_idempotency_keys.sql" with { type: "t
 import sqlite9 from "../../migrations/0009_webhooks.sql" with { type: "text" };
 import sqlite10 from "../../migrations/0010_sessions.sql" with { type: "text" };
 import sqlite11 from "../../migrations/0011_webhook_endpoint_due.sql" with { type: "text" };
+import sqlite12 from "../../migrations/0012_outbox_pending_order.sql" with { type: "text" };
 import postgres0 from "../../migrations/postgres/0000_init.sql" with { type: "text" };
 import postgres1 from "../../migrations/postgres/0001_search_names.sql" with { type: "text" };
 import postgres2 from "../../migrations/postgres/0002_row_order.sql" with { type: "text" };
@@ -18,6 +19,7 @@ import postgres3 from "../../migrations/postgres/0003_webhooks.sql" with { type:
 import postgres4 from "../../migrations/postgres/0004_sessions.sql" with { type: "text" };
 import postgres5 from "../../migrations/postgres/0005_creators_version_bulk.sql" with { type: "text" };
 import postgres6 from "../../migrations/postgres/0006_webhook_endpoint_due.sql" with { type: "text" };
+import postgres7 from "../../migrations/postgres/0007_outbox_pending_order.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -39,6 +41,7 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0009_webhooks", when: 1795459068591, breakpoints: true, sql: sqlite9 },
   { tag: "0010_sessions", when: 1795459465760, breakpoints: true, sql: sqlite10 },
   { tag: "0011_webhook_endpoint_due", when: 1795468323366, breakpoints: true, sql: sqlite11 },
+  { tag: "0012_outbox_pending_order", when: 1795486749693, breakpoints: true, sql: sqlite12 },
 ];
 
 export const embeddedPostgresMigrations: EmbeddedMigration[] = [
@@ -49,4 +52,5 @@ export const embeddedPostgresMigrations: EmbeddedMigration[] = [
   { tag: "0004_sessions", when: 1795461258706, breakpoints: true, sql: postgres4 },
   { tag: "0005_creators_version_bulk", when: 1795465256942, breakpoints: true, sql: postgres5 },
   { tag: "0006_webhook_endpoint_due", when: 1795468324391, breakpoints: true, sql: postgres6 },
+  { tag: "0007_outbox_pending_order", when: 1795486750557, breakpoints: true, sql: postgres7 },
 ];

@@ -193,8 +193,10 @@ export const outboxEvents = sqliteTable(
     dispatchedAt: integer("dispatched_at"),
   },
   (table) => [
+    // The fan-out reads pending events in (created_at, id) order: with the id in the index, a
+    // backlog committed in one millisecond (an import) is read a slice at a time, not sorted whole.
     index("outbox_pending_idx")
-      .on(table.createdAt)
+      .on(table.createdAt, table.id)
       .where(sql`${table.dispatchedAt} IS NULL`),
   ],
 );

@@ -53,8 +53,18 @@ export async function sendDelivery(delivery: ClaimedDelivery, options: SendOptio
     latencyMs: performance.now() - started,
     ...partial,
   });
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  // One timer, cleared when the attempt ends: AbortSignal.timeout's would stay armed for the full
+  // time limit after a quick answer and fire for nothing, thousands a second under a backlog.
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const shutdown = () => controller.abort();
+  if (options.signal?.aborted) controller.abort();
+  else options.signal?.addEventListener("abort", shutdown, { once: true });
+  const signal = controller.signal;
   try {
     // The guard runs at every attempt, on the address about to be connected to.
     const destination = await resolveDestination(parseDestination(delivery.url, options.policy), options.policy);
@@ -82,8 +92,11 @@ export async function sendDelivery(delivery: ClaimedDelivery, options: SendOptio
   } catch (error) {
     if (options.signal?.aborted) throw new AttemptAborted("aborted by shutdown");
     if (error instanceof RefusedDestination) return finish({ statusCode: null, error: `refused: ${error.reason}`, responseExcerpt: null });
-    if (timeout.aborted) return finish({ statusCode: null, error: `timed out after ${timeoutMs / 1000} s`, responseExcerpt: null });
+    if (timedOut) return finish({ statusCode: null, error: `timed out after ${timeoutMs / 1000} s`, responseExcerpt: null });
     const message = error instanceof Error ? error.message : String(error);
     return finish({ statusCode: null, error: message.slice(0, 300), responseExcerpt: null });
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", shutdown);
   }
 }

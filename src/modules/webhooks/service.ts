@@ -260,9 +260,9 @@ export class WebhooksService {
     return this.store.transaction(async () => {
       const endpoints = await this.store.subscribedEndpoints();
       // A slice writes about DISPATCH_ROWS deliveries at most, however many endpoints there are.
-      const events = await this.store.pendingEvents(Math.max(1, Math.min(limit, Math.floor(DISPATCH_ROWS / Math.max(1, endpoints.length)))));
-      if (events.length === 0) return 0;
       const now = this.clock.now();
+      const events = await this.store.takeEvents(Math.max(1, Math.min(limit, Math.floor(DISPATCH_ROWS / Math.max(1, endpoints.length)))), now);
+      if (events.length === 0) return 0;
       const rows: DeliveryRow[] = [];
       for (const event of events) {
         const body = eventBody(event.type, event.createdAt, event.payload);
@@ -284,10 +284,6 @@ export class WebhooksService {
         }
       }
       await this.store.insertDeliveries(rows);
-      await this.store.markDispatched(
-        events.map((e) => e.id),
-        now,
-      );
       return events.length;
     });
   }

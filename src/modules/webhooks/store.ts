@@ -112,15 +112,16 @@ export interface WebhooksStore {
   countEndpoints(accountId: string): Promise<number>;
 
   /**
-   * Events not fanned out yet, oldest first. Inside a transaction on PostgreSQL they are locked
-   * (SKIP LOCKED), so two instances fan out different events.
+   * Takes up to `limit` events not fanned out yet, oldest first (created_at, id): marks them
+   * dispatched at `at` and returns them, in one statement. Call it inside the transaction that
+   * writes their deliveries, so the marks commit exactly with them. On PostgreSQL the rows are
+   * locked (SKIP LOCKED): two instances take different events.
    */
-  pendingEvents(limit: number): Promise<PendingEvent[]>;
+  takeEvents(limit: number, at: number): Promise<PendingEvent[]>;
   /** Whether any event waits to be fanned out (a read: most polls find none). */
   hasPendingEvents(): Promise<boolean>;
   /** Enabled endpoints of active accounts: the candidates of a fan-out. */
   subscribedEndpoints(): Promise<Pick<EndpointRow, "id" | "events" | "createdAt">[]>;
-  markDispatched(eventIds: string[], at: number): Promise<void>;
   /** Inserts deliveries; a second delivery of one event to one endpoint is skipped. Joins the caller's transaction. */
   insertDeliveries(rows: DeliveryRow[]): Promise<void>;
 
@@ -266,6 +267,22 @@ function toAttempt(r: AttemptRecord): AttemptRow {
   };
 }
 
+interface EventRecord {
+  id: string;
+  type: string;
+  payload: string;
+  created_at: number | string;
+}
+
+function toPendingEvent(r: EventRecord): PendingEvent {
+  return { id: r.id, type: r.type, payload: r.payload, createdAt: Number(r.created_at) };
+}
+
+/** The fan-out's order: RETURNING gives its rows in no particular one. */
+function oldestEventFirst(a: PendingEvent, b: PendingEvent): number {
+  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
 function toClaimed(r: ClaimRecord): ClaimedDelivery {
   return {
     id: r.id,
@@ -304,7 +321,48 @@ function fullLanes(lanes: ClaimLanes): string[] {
   return [...lanes.held].filter(([, n]) => n >= lanes.perLane).map(([key]) => key);
 }
 
-const CLAIM_COLUMNS = "d.id, d.endpoint_id, d.type, d.url, e.url AS endpoint_url, e.secret, d.payload, d.attempts, d.created_at, d.next_attempt_at";
+/** A row a SQLite claim leased, as its RETURNING gives it (the endpoint's URL and secret are added after). */
+interface LeasedRecord {
+  id: string;
+  endpoint_id: string | null;
+  type: string;
+  url: string | null;
+  payload: string;
+  attempts: number;
+  created_at: number;
+  next_attempt_at: number;
+}
+
+const LEASED_COLUMNS = "id, endpoint_id, type, url, payload, attempts, created_at, next_attempt_at";
+
+/**
+ * Whether any pending delivery is due, claimed or not: the claim's look before it takes the write
+ * lock. It reads webhook_deliveries_due_idx alone; whether a due row is free is the claim's to
+ * find (checking leases here would read every row the worker holds, a second time).
+ */
+const ANY_DUE = "SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? LIMIT 1";
+
+/** Whether any Discord message is due (held or not), from webhook_deliveries_endpoint_due_idx alone. */
+const ANY_DISCORD_DUE = "SELECT 1 FROM webhook_deliveries WHERE endpoint_id IS NULL AND status = 'pending' AND next_attempt_at <= ? LIMIT 1";
+
+/** Oldest due first; ids (time-sortable) break ties. */
+function byDue(a: LeasedRecord, b: LeasedRecord): number {
+  return a.next_attempt_at - b.next_attempt_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+function leased(r: LeasedRecord, url: string, secret: string | null): ClaimedDelivery {
+  return {
+    id: r.id,
+    endpointId: r.endpoint_id,
+    type: r.type,
+    url,
+    secret,
+    payload: r.payload,
+    attempts: r.attempts,
+    createdAt: r.created_at,
+    nextAttemptAt: r.next_attempt_at,
+  };
+}
 
 type SqliteStore = Extract<Database, { dialect: "sqlite" }>;
 
@@ -371,13 +429,17 @@ class SqliteWebhooksStore implements WebhooksStore {
     return this.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM webhook_endpoints WHERE account_id = ?").get(accountId)!.n;
   }
 
-  async pendingEvents(limit: number): Promise<PendingEvent[]> {
+  async takeEvents(limit: number, at: number): Promise<PendingEvent[]> {
+    // The slice is the first `limit` entries of outbox_pending_idx (created_at, id), named by rowid.
     return this.sqlite
-      .query<{ id: string; type: string; payload: string; created_at: number }, [number]>(
-        "SELECT id, type, payload, created_at FROM outbox_events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT ?",
+      .query<EventRecord, [number, number]>(
+        `UPDATE outbox_events SET dispatched_at = ?1 WHERE rowid IN (
+           SELECT rowid FROM outbox_events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT ?2)
+         RETURNING id, type, payload, created_at`,
       )
-      .all(limit)
-      .map((r) => ({ id: r.id, type: r.type, payload: r.payload, createdAt: Number(r.created_at) }));
+      .all(at, limit)
+      .map(toPendingEvent)
+      .sort(oldestEventFirst);
   }
 
   async subscribedEndpoints() {
@@ -387,11 +449,6 @@ class SqliteWebhooksStore implements WebhooksStore {
       )
       .all()
       .map((r) => ({ id: r.id, events: JSON.parse(r.events) as string[], createdAt: Number(r.created_at) }));
-  }
-
-  async markDispatched(eventIds: string[], at: number): Promise<void> {
-    const statement = this.sqlite.query("UPDATE outbox_events SET dispatched_at = ? WHERE id = ?");
-    for (const id of eventIds) statement.run(at, id);
   }
 
   /** Runs before it returns, so a caller inside a synchronous SQLite transaction has its rows written. */
@@ -405,30 +462,37 @@ class SqliteWebhooksStore implements WebhooksStore {
   }
 
   async claimDue(now: number, limit: number, leaseUntil: number, lanes: ClaimLanes): Promise<ClaimedDelivery[]> {
-    // Reads first, outside the write lock (most polls find nothing due): each endpoint with room
-    // is one range of webhook_deliveries_endpoint_due_idx (endpoint_id = ?, next_attempt_at <= now).
-    const endpoints = this.sqlite.query<{ id: string }, []>("SELECT id FROM webhook_endpoints WHERE enabled = 1").all();
-    const dueOf = this.sqlite.query<ClaimRecord, [string, number, number]>(
-      `SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-       WHERE d.endpoint_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2 AND (d.claimed_until IS NULL OR d.claimed_until <= ?2)
-       ORDER BY d.next_attempt_at LIMIT ?3`,
-    );
-    const rows: ClaimRecord[] = [];
-    // From a random endpoint on, so a short `limit` does not always serve the same ones first.
-    const first = endpoints.length ? Math.floor(Math.random() * endpoints.length) : 0;
-    for (let i = 0; i < endpoints.length && rows.length < limit; i++) {
-      const id = endpoints[(first + i) % endpoints.length]!.id;
-      const room = Math.min(lanes.perLane - (lanes.held.get(id) ?? 0), limit - rows.length);
-      if (room > 0) rows.push(...dueOf.all(id, now, room));
-    }
-    if (rows.length < limit) rows.push(...this.discordDue(now, limit - rows.length, lanes));
-    if (rows.length === 0) return [];
+    // A read first, outside the write lock: most polls find nothing due.
+    if (this.sqlite.query<unknown, [number]>(ANY_DUE).get(now) === null) return [];
     return this.store.write(() => {
-      // Only rows still unclaimed are taken (the read above held no lock).
-      const claim = this.sqlite.query(
-        "UPDATE webhook_deliveries SET claimed_until = ?1 WHERE id = ?2 AND status = 'pending' AND (claimed_until IS NULL OR claimed_until <= ?3)",
+      // One statement per lane with room, each leasing and returning the rows it took: one range of
+      // webhook_deliveries_endpoint_due_idx (endpoint_id = ?, next_attempt_at <= now), oldest due
+      // first. Rows are named by rowid, which the index entries carry: one descent per row, not
+      // two (the id's own index, then the row). The endpoint's URL and secret come from the one
+      // read of the enabled endpoints.
+      const endpoints = this.sqlite.query<{ id: string; url: string; secret: string }, []>("SELECT id, url, secret FROM webhook_endpoints WHERE enabled = 1").all();
+      const claimOf = this.sqlite.query<LeasedRecord, [number, string, number, number]>(
+        `UPDATE webhook_deliveries SET claimed_until = ?1 WHERE rowid IN (
+           SELECT rowid FROM webhook_deliveries
+           WHERE endpoint_id = ?2 AND status = 'pending' AND next_attempt_at <= ?3 AND (claimed_until IS NULL OR claimed_until <= ?3)
+           ORDER BY next_attempt_at LIMIT ?4)
+         RETURNING ${LEASED_COLUMNS}`,
       );
-      return rows.filter((row) => claim.run(leaseUntil, row.id, now).changes > 0).map(toClaimed);
+      const claimed: ClaimedDelivery[] = [];
+      // From a random endpoint on, so a short `limit` does not always serve the same ones first.
+      const first = endpoints.length ? Math.floor(Math.random() * endpoints.length) : 0;
+      for (let i = 0; i < endpoints.length && claimed.length < limit; i++) {
+        const endpoint = endpoints[(first + i) % endpoints.length]!;
+        const room = Math.min(lanes.perLane - (lanes.held.get(endpoint.id) ?? 0), limit - claimed.length);
+        if (room <= 0) continue;
+        // RETURNING gives its rows in no particular order: the lane's queue wants the oldest first.
+        const rows = claimOf.all(leaseUntil, endpoint.id, now, room).sort(byDue);
+        for (const r of rows) claimed.push(leased(r, endpoint.url, endpoint.secret));
+      }
+      if (claimed.length < limit) {
+        for (const r of this.claimDiscord(now, limit - claimed.length, leaseUntil, lanes)) claimed.push(leased(r, r.url!, null));
+      }
+      return claimed;
     });
   }
 
@@ -437,15 +501,21 @@ class SqliteWebhooksStore implements WebhooksStore {
    * (filtered, not skipped in the index: these are the occasional tripwire alerts). Rows over a
    * URL's room go back through the worker's release.
    */
-  private discordDue(now: number, limit: number, lanes: ClaimLanes): ClaimRecord[] {
+  private claimDiscord(now: number, limit: number, leaseUntil: number, lanes: ClaimLanes): LeasedRecord[] {
+    // Most claims find none: a look at the index alone costs a fraction of the statement below
+    // (which builds its URL filter whether or not a row is there).
+    if (this.sqlite.query<unknown, [number]>(ANY_DISCORD_DUE).get(now) === null) return [];
     return this.sqlite
-      .query<ClaimRecord, [number, number, string]>(
-        `SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
-         WHERE d.endpoint_id IS NULL AND d.status = 'pending' AND d.next_attempt_at <= ?1 AND (d.claimed_until IS NULL OR d.claimed_until <= ?1)
-           AND d.url NOT IN (SELECT value FROM json_each(?3))
-         ORDER BY d.next_attempt_at LIMIT ?2`,
+      .query<LeasedRecord, [number, number, number, string]>(
+        `UPDATE webhook_deliveries SET claimed_until = ?1 WHERE rowid IN (
+           SELECT rowid FROM webhook_deliveries
+           WHERE endpoint_id IS NULL AND status = 'pending' AND next_attempt_at <= ?2 AND (claimed_until IS NULL OR claimed_until <= ?2)
+             AND url NOT IN (SELECT value FROM json_each(?4))
+           ORDER BY next_attempt_at LIMIT ?3)
+         RETURNING ${LEASED_COLUMNS}`,
       )
-      .all(now, limit, JSON.stringify(fullLanes(lanes)));
+      .all(leaseUntil, now, limit, JSON.stringify(fullLanes(lanes)))
+      .sort(byDue);
   }
 
   async stillDue(rows: { id: string; attempts: number }[]): Promise<Set<string>> {
@@ -625,15 +695,12 @@ class PostgresWebhooksStore implements WebhooksStore {
     return row.n;
   }
 
-  async pendingEvents(limit: number): Promise<PendingEvent[]> {
-    const rows = await this.sql`SELECT id, type, payload, created_at FROM outbox_events WHERE dispatched_at IS NULL
-      ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
-    return rows.map((r: { id: string; type: string; payload: string; created_at: string | number }) => ({
-      id: r.id,
-      type: r.type,
-      payload: r.payload,
-      createdAt: Number(r.created_at),
-    }));
+  async takeEvents(limit: number, at: number): Promise<PendingEvent[]> {
+    const rows = await this.sql`UPDATE outbox_events o SET dispatched_at = ${at}
+      FROM (SELECT id FROM outbox_events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED) AS p
+      WHERE o.id = p.id
+      RETURNING o.id, o.type, o.payload, o.created_at`;
+    return rows.map(toPendingEvent).sort(oldestEventFirst);
   }
 
   async subscribedEndpoints() {
@@ -644,11 +711,6 @@ class PostgresWebhooksStore implements WebhooksStore {
       events: JSON.parse(r.events) as string[],
       createdAt: Number(r.created_at),
     }));
-  }
-
-  async markDispatched(eventIds: string[], at: number): Promise<void> {
-    if (eventIds.length === 0) return;
-    await this.sql`UPDATE outbox_events SET dispatched_at = ${at} WHERE id = ANY(${this.sql.array(eventIds, "TEXT")})`;
   }
 
   async insertDeliveries(rows: DeliveryRow[]): Promise<void> {
