@@ -1,14 +1,40 @@
 // The thread that checks a large import's lines against their schemas (lines.ts) while the import
 // writes them: {path} in; {type: "through", lineNo} now and then, then {type: "done", failure}.
+// With `entries` it also prepares every entry line and writes it into an `EntriesFile`, at rowids
+// from `firstRowid` on in file order, which the import then stores in one statement.
+import { prepareEntryAt } from "../blacklist/service";
+import { EntriesFile } from "../blacklist/store";
 import { firstSchemaFailure } from "./lines";
 
 declare const self: Worker;
 
-self.onmessage = async (event: MessageEvent<{ path: string }>) => {
+export interface EntriesApart {
+  /** Where the `EntriesFile` goes (a new file). */
+  file: string;
+  /** blacklist_entries' CREATE statement. */
+  tableSql: string;
+  /** The import's time: each entry's `created_at`, and what `issued_at` may not lie ahead of. */
+  now: number;
+  firstRowid: number;
+}
+
+self.onmessage = async (event: MessageEvent<{ path: string; entries?: EntriesApart }>) => {
+  const { path, entries } = event.data;
+  let file: EntriesFile | null = null;
   try {
-    const failure = await firstSchemaFailure(event.data.path, (lineNo) => self.postMessage({ type: "through", lineNo }));
+    let rowid = entries?.firstRowid ?? 0;
+    const apart = entries ? (file = new EntriesFile(entries.file, entries.tableSql)) : null;
+    const failure = await firstSchemaFailure(
+      path,
+      (lineNo) => self.postMessage({ type: "through", lineNo }),
+      apart ? (line) => apart.add(rowid++, prepareEntryAt(line, "import", entries!.now, { allowPast: true })) : undefined,
+    );
+    if (failure) apart?.abandon();
+    else apart?.finish();
+    file = null;
     self.postMessage({ type: "done", failure });
   } catch (error) {
+    file?.abandon();
     self.postMessage({ type: "error", message: String(error) });
   }
 };

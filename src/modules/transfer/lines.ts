@@ -2,7 +2,9 @@
 // of each kind of line. Shared by the import and the thread that checks a large file's lines.
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { t } from "elysia";
+import { asUniqueViolation } from "../../db/errors";
 import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../db/schema";
+import { ServiceError } from "../../errors";
 import { JsonInteger, DateTime, literals } from "../../http/model";
 import { ApiTier } from "../accounts/model";
 import { EntryFields } from "../blacklist/model";
@@ -92,6 +94,9 @@ export async function* jsonLines(path: string): AsyncGenerator<string[], void, u
   if (rest !== "") yield [rest];
 }
 
+/** The value a compiled line schema accepts. */
+export type Line<C> = C extends { Check(v: unknown): v is infer T } ? T : never;
+
 export function schemaProblem(check: { Errors(value: unknown): Iterable<{ path: string; message: string; value: unknown }> }, value: unknown): string {
   for (const error of check.Errors(value)) {
     const field = error.path.replace(/^\//, "") || "(line)";
@@ -128,15 +133,38 @@ export interface SchemaFailure {
   message: string;
 }
 
+/**
+ * How an entry line starts as export writes it (and as most writers do). When the entries are
+ * prepared apart (`firstSchemaFailure` with `entries`), the import thread leaves such a line to
+ * that thread without parsing it, its failure included.
+ */
+export const ENTRY_LINE_START = '{"type":"entry"';
+
+/** What a line that repeats a stored id or unique key fails with. */
+export const DUPLICATE_RECORD = "a record with this id or key already exists";
+
+/** What a line's failure says after "line N: ", or null for an error that is not the line's own. */
+export function lineProblem(error: unknown): string | null {
+  if (error instanceof ServiceError) return error.message;
+  if (asUniqueViolation(error)) return DUPLICATE_RECORD;
+  return null;
+}
+
 /** Lines between two progress reports of `firstSchemaFailure`. */
 const PROGRESS_EVERY_LINES = 20_000;
 
 /**
  * The first line of the file, in the import's numbering, of a kind `checkedApart` that fails its
  * schema; null when there is none. Lines that are not JSON objects, or of another kind, are left
- * to the import. `progress` hears, now and then, the last line checked.
+ * to the import. `progress` hears, now and then, the last line checked. With `entries`, every
+ * entry line (one that starts with `ENTRY_LINE_START` or parses to `type: "entry"`) is this
+ * function's: checked, then handed to `entries`, whose failure is the line's.
  */
-export async function firstSchemaFailure(path: string, progress?: (throughLine: number) => void): Promise<SchemaFailure | null> {
+export async function firstSchemaFailure(
+  path: string,
+  progress?: (throughLine: number) => void,
+  entries?: (line: Line<typeof EntryLine>, lineNo: number) => void,
+): Promise<SchemaFailure | null> {
   let lineNo = 0;
   let reported = 0;
   for await (const batch of jsonLines(path)) {
@@ -148,11 +176,21 @@ export async function firstSchemaFailure(path: string, progress?: (throughLine: 
       try {
         value = JSON.parse(text);
       } catch {
+        if (entries && text.startsWith(ENTRY_LINE_START)) return { lineNo, message: "not valid JSON" };
         continue;
       }
       if (!value || typeof value !== "object" || !checkedApart(value.type)) continue;
       const schema = SCHEMAS[value.type as string]!;
       if (!schema.Check(value)) return { lineNo, message: schemaProblem(schema, value) };
+      if (entries && value.type === "entry") {
+        try {
+          entries(value as Line<typeof EntryLine>, lineNo);
+        } catch (error) {
+          const message = lineProblem(error);
+          if (message === null) throw error;
+          return { lineNo, message };
+        }
+      }
     }
     if (progress && lineNo - reported >= PROGRESS_EVERY_LINES) progress((reported = lineNo));
   }
