@@ -245,9 +245,12 @@ sqliteOnly("a large import checking its lines on a second thread fails at the sa
     { rows: [good(1), { ...entry, provider_user_id: "not-a-snowflake" }, schemaBad], line: 2 },
     { rows: [good(1), { ...good(2), id: "bl_twice" }, writeBad, { ...good(3), id: "bl_twice" }], line: 3 },
     { rows: [good(1), { ...good(2), id: "bl_twice" }, { ...good(3), id: "bl_twice" }, writeBad], line: 3 },
-    // An entry line that does not start with its type, and one whose repeated "type" key makes it another kind.
+    // An entry line that does not start with its type, and lines whose repeated "type" key makes them another kind.
     { rows: [good(1), { provider: "discord", type: "entry", provider_user_id: "77", severity: "nuke" }], line: 2 },
     { rows: [JSON.stringify(good(1)), '{"type":"entry","type":"creator","handle":"x"}'].join("\n"), line: 2 },
+    { rows: [JSON.stringify(good(1)), `{"type":"creator","type":"entry",${JSON.stringify(good(2)).slice(1)}`].join("\n"), line: 2 },
+    // A creator line refused by its schema, checked on the import thread when the entries are apart.
+    { rows: [good(1), { type: "creator", handle: "fine_handle", verification_level: 9, joined_at: "2026-01-01T00:00:00Z" }, schemaBad], line: 2 },
   ];
   const failure = (rows: unknown[] | string, checkLinesApartFromBytes: number) => {
     const file = join(t.dir, `bad-${Math.random().toString(36).slice(2)}.jsonl`);

@@ -133,12 +133,23 @@ export interface SchemaFailure {
   message: string;
 }
 
+/** How each kind of line starts as export writes it (and as most writers do): its `type` first. */
+const KIND_STARTS = Object.keys(SCHEMAS).map((kind) => [kind, `{"type":"${kind}"`] as const);
+
 /**
- * How an entry line starts as export writes it (and as most writers do). When the entries are
- * prepared apart (`firstSchemaFailure` with `entries`), the import thread leaves such a line to
- * that thread without parsing it, its failure included.
+ * The kind a line names at its very start (`{"type":"creator"…`), read without parsing it, or
+ * null when it starts otherwise. When the entries are prepared apart (`firstSchemaFailure` with
+ * `entries`) it decides, before any parse, which thread takes a line: one named an entry there
+ * goes to the second thread, one named another kind is checked by the import thread itself.
  */
-export const ENTRY_LINE_START = '{"type":"entry"';
+export function plainKind(text: string): string | null {
+  if (text.charCodeAt(0) !== 123 || !text.startsWith('{"type":"')) return null;
+  for (const [kind, start] of KIND_STARTS) if (text.startsWith(start)) return kind;
+  return null;
+}
+
+/** What a line whose start names another kind than it parses to fails with (only a repeated key does that). */
+export const REPEATED_TYPE = '"type" is given more than once';
 
 /** What a line that repeats a stored id or unique key fails with. */
 export const DUPLICATE_RECORD = "a record with this id or key already exists";
@@ -157,8 +168,9 @@ const PROGRESS_EVERY_LINES = 20_000;
  * The first line of the file, in the import's numbering, of a kind `checkedApart` that fails its
  * schema; null when there is none. Lines that are not JSON objects, or of another kind, are left
  * to the import. `progress` hears, now and then, the last line checked. With `entries`, every
- * entry line (one that starts with `ENTRY_LINE_START` or parses to `type: "entry"`) is this
- * function's: checked, then handed to `entries`, whose failure is the line's.
+ * entry line (`plainKind` "entry", or none and parsed to `type: "entry"`) is this function's:
+ * checked, then handed to `entries`, whose failure is the line's; lines whose start names another
+ * kind are left to the import thread.
  */
 export async function firstSchemaFailure(
   path: string,
@@ -172,13 +184,16 @@ export async function firstSchemaFailure(
       lineNo++;
       const text = raw.trim();
       if (text === "") continue;
+      const kind = entries ? plainKind(text) : null;
+      if (kind !== null && kind !== "entry") continue;
       let value: { type?: unknown } | null;
       try {
         value = JSON.parse(text);
       } catch {
-        if (entries && text.startsWith(ENTRY_LINE_START)) return { lineNo, message: "not valid JSON" };
+        if (kind === "entry") return { lineNo, message: "not valid JSON" };
         continue;
       }
+      if (kind === "entry" && value?.type !== "entry") return { lineNo, message: REPEATED_TYPE };
       if (!value || typeof value !== "object" || !checkedApart(value.type)) continue;
       const schema = SCHEMAS[value.type as string]!;
       if (!schema.Check(value)) return { lineNo, message: schemaProblem(schema, value) };

@@ -26,12 +26,13 @@ import {
   CreatorLine,
   DealLine,
   DUPLICATE_RECORD,
-  ENTRY_LINE_START,
   EntryLine,
   jsonLines,
   type Line,
   lineProblem,
+  plainKind,
   ReferralLine,
+  REPEATED_TYPE,
   ReviewLine,
   schemaProblem,
   ServerLine,
@@ -186,13 +187,15 @@ export class TransferService {
     // either way, and nothing of the file committed. On a single core the second thread would
     // only add its own parse of every line.
     const checkApart = bytes >= (this.options.checkLinesApartFromBytes ?? CHECK_LINES_APART_FROM_BYTES) && availableParallelism() > 1;
-    // That thread parses every line anyway: it also prepares the entry lines (most of a large
-    // file) and writes them into a scratch SQLite file, which this thread stores in one statement
-    // at the end. This thread leaves entry lines unparsed and only notes their numbers, to name
-    // the line of an id already stored (found only then: a later bad line of another kind is
-    // reported before it). At 1M entries of the bench data set their parse, preparation and
-    // inserts took about 5 s of this thread; the copy takes 0.4 s into an empty table (SQLite
-    // copies the records without decoding them) and about 2.4 s into a table holding rows.
+    // That thread also prepares the entry lines (most of a large file) and writes them into a
+    // scratch SQLite file, which this thread stores in one statement at the end. This thread
+    // leaves entry lines unparsed and only notes their numbers, to name the line of an id already
+    // stored (found only then: a later bad line of another kind is reported before it). At 1M
+    // entries of the bench data set their parse, preparation and inserts took about 5 s of this
+    // thread; the copy takes 0.4 s into an empty table (SQLite copies the records without
+    // decoding them) and about 2.4 s into a table holding rows. The other thread has the larger
+    // share then, so it leaves the lines whose start names another kind (`plainKind`) to this
+    // one, which parses them anyway: their checks are done here.
     let scratch: string | null = null;
     let entriesFile: string | null = null;
     let checks: LineChecks | null = null;
@@ -215,20 +218,23 @@ export class TransferService {
           const text = raw.trim();
           if (text === "") continue;
           summary.lines++;
-          if (checks && text.startsWith(ENTRY_LINE_START)) {
+          const kind = plainKind(text);
+          if (checks && kind === "entry") {
             entryLines.push(lineNo);
             summary.entries++;
             continue;
           }
           try {
             const value = parseLine(text, lineNo);
+            if (kind !== null && value.type !== kind) throw lineError(lineNo, REPEATED_TYPE);
             if (checks && value.type === "entry") {
               entryLines.push(lineNo);
               summary.entries++;
               continue;
             }
             // Only an account line waits for anything: the rest stay on this loop, line after line.
-            const imported = this.importLine(value, lineNo, creatorIds, writer, checks !== null);
+            // A line whose start names its kind is checked here, the others on the second thread.
+            const imported = this.importLine(value, lineNo, creatorIds, writer, checks !== null && kind === null);
             const counted = typeof imported === "string" ? imported : await imported;
             summary[counted]++;
           } catch (error) {
