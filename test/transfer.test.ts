@@ -249,6 +249,9 @@ sqliteOnly("a large import checking its lines on a second thread fails at the sa
     { rows: [good(1), { provider: "discord", type: "entry", provider_user_id: "77", severity: "nuke" }], line: 2 },
     { rows: [JSON.stringify(good(1)), '{"type":"entry","type":"creator","handle":"x"}'].join("\n"), line: 2 },
     { rows: [JSON.stringify(good(1)), `{"type":"creator","type":"entry",${JSON.stringify(good(2)).slice(1)}`].join("\n"), line: 2 },
+    // An id given again in the file's last part (whose entries the import thread prepares itself): the later line.
+    { rows: [{ ...good(1), id: "bl_early" }, ...Array.from({ length: 20 }, (_, i) => good(100 + i)), { ...good(2), id: "bl_early" }], line: 22 },
+    { rows: [...Array.from({ length: 20 }, (_, i) => good(100 + i)), { ...good(1), id: "bl_late" }, { ...good(2), id: "bl_late" }], line: 22 },
     // A creator line refused by its schema, checked on the import thread when the entries are apart.
     { rows: [good(1), { type: "creator", handle: "fine_handle", verification_level: 9, joined_at: "2026-01-01T00:00:00Z" }, schemaBad], line: 2 },
   ];

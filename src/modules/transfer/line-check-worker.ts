@@ -1,7 +1,9 @@
 // The thread that checks a large import's lines against their schemas (lines.ts) while the import
 // writes them: {path} in; {type: "through", lineNo} now and then, then {type: "done", failure}.
-// With `entries` it also prepares every entry line and writes it into an `EntriesFile`, at rowids
-// from `firstRowid` on in file order, which the import then stores in one statement.
+// With `entries` it also prepares the entry lines before `importThreadFrom` and writes them into
+// an `EntriesFile`, at rowids from `firstRowid` on in file order, which the import then stores in
+// one statement; lines whose start names another kind, and the entries of the file's last part,
+// the import thread checks itself.
 import { prepareEntryAt } from "../blacklist/service";
 import { EntriesFile } from "../blacklist/store";
 import { firstSchemaFailure } from "./lines";
@@ -16,6 +18,8 @@ export interface EntriesApart {
   /** The import's time: each entry's `created_at`, and what `issued_at` may not lie ahead of. */
   now: number;
   firstRowid: number;
+  /** Where the entry lines the import thread prepares itself begin (`EntriesTaken.before`). */
+  importThreadFrom: number;
 }
 
 self.onmessage = async (event: MessageEvent<{ path: string; entries?: EntriesApart }>) => {
@@ -27,7 +31,12 @@ self.onmessage = async (event: MessageEvent<{ path: string; entries?: EntriesApa
     const failure = await firstSchemaFailure(
       path,
       (lineNo) => self.postMessage({ type: "through", lineNo }),
-      apart ? (line) => apart.add(rowid++, prepareEntryAt(line, "import", entries!.now, { allowPast: true })) : undefined,
+      apart === null
+        ? undefined
+        : {
+            take: (line) => apart.add(rowid++, prepareEntryAt(line, "import", entries!.now, { allowPast: true })),
+            before: entries!.importThreadFrom,
+          },
     );
     if (failure) apart?.abandon();
     else apart?.finish();

@@ -164,28 +164,43 @@ export function lineProblem(error: unknown): string | null {
 /** Lines between two progress reports of `firstSchemaFailure`. */
 const PROGRESS_EVERY_LINES = 20_000;
 
+/** Entry lines a thread other than the import thread prepares (`firstSchemaFailure`). */
+export interface EntriesTaken {
+  /** Gets each entry line, checked, in file order; what it throws is the line's failure. */
+  take(line: Line<typeof EntryLine>, lineNo: number): void;
+  /**
+   * Where, in characters of the file (every line counted with its "\n"), the entry lines the
+   * import thread prepares itself begin: those at or past it are left to it, unchecked.
+   */
+  before: number;
+}
+
 /**
  * The first line of the file, in the import's numbering, of a kind `checkedApart` that fails its
  * schema; null when there is none. Lines that are not JSON objects, or of another kind, are left
  * to the import. `progress` hears, now and then, the last line checked. With `entries`, every
- * entry line (`plainKind` "entry", or none and parsed to `type: "entry"`) is this function's:
- * checked, then handed to `entries`, whose failure is the line's; lines whose start names another
- * kind are left to the import thread.
+ * entry line (`plainKind` "entry", or none and parsed to `type: "entry"`) before `entries.before`
+ * is this function's: checked, then taken, whose failure is the line's; lines whose start names
+ * another kind, and entry lines from `entries.before` on, are left to the import thread.
  */
 export async function firstSchemaFailure(
   path: string,
   progress?: (throughLine: number) => void,
-  entries?: (line: Line<typeof EntryLine>, lineNo: number) => void,
+  entries?: EntriesTaken,
 ): Promise<SchemaFailure | null> {
   let lineNo = 0;
   let reported = 0;
+  let at = 0;
   for await (const batch of jsonLines(path)) {
     for (const raw of batch) {
       lineNo++;
+      const position = at;
+      at += raw.length + 1;
       const text = raw.trim();
       if (text === "") continue;
       const kind = entries ? plainKind(text) : null;
-      if (kind !== null && kind !== "entry") continue;
+      const entriesHere = entries !== undefined && position < entries.before;
+      if (kind !== null && (kind !== "entry" || !entriesHere)) continue;
       let value: { type?: unknown } | null;
       try {
         value = JSON.parse(text);
@@ -195,11 +210,12 @@ export async function firstSchemaFailure(
       }
       if (kind === "entry" && value?.type !== "entry") return { lineNo, message: REPEATED_TYPE };
       if (!value || typeof value !== "object" || !checkedApart(value.type)) continue;
+      if (entries && value.type === "entry" && !entriesHere) continue;
       const schema = SCHEMAS[value.type as string]!;
       if (!schema.Check(value)) return { lineNo, message: schemaProblem(schema, value) };
       if (entries && value.type === "entry") {
         try {
-          entries(value as Line<typeof EntryLine>, lineNo);
+          entries.take(value as Line<typeof EntryLine>, lineNo);
         } catch (error) {
           const message = lineProblem(error);
           if (message === null) throw error;
