@@ -277,4 +277,18 @@ sqliteOnly("a large import checking its lines on a second thread fails at the sa
   expect(await failure(again, 0)).toBe(stored);
   expect(t.sqlite.query("SELECT count(*) AS n FROM blacklist_entries").get()).toEqual({ n: 3 });
   expect(readdirSync(tmpdir()).filter((name) => name.startsWith("trustlist-import-"))).toEqual([]);
+  // Into a table holding more rows than the file (its indexes and name triggers kept): stored
+  // after them, in file order, each with its feed row, and searchable.
+  const more = Array.from({ length: 2 }, (_, i) => ({ ...good(528 + i), username: `later_alt_${28 + i}` }));
+  expect(await importLines(more, 0)).toMatchObject({ entries: 2 });
+  const added = t.sqlite
+    .query<{ provider_user_id: string }, []>(
+      "SELECT e.provider_user_id FROM blacklist_changes c JOIN blacklist_entries e ON e.id = c.entry_id WHERE c.type = 'added' ORDER BY c.seq",
+    )
+    .all()
+    .map((r) => r.provider_user_id);
+  expect(added.slice(-2)).toEqual(more.map((e) => e.provider_user_id));
+  expect((await search("later_alt_29")).platforms[0]).toMatchObject({ id: "10529", severity: "ban" });
+  expect((await search("later_alt_29x")).suggestions).toContain("later_alt_29");
+  expect((await t.json("GET", "/v1/blacklist/check?provider=discord&id=10529", { key: writer })).body.severity).toBe("ban");
 }, 30_000);
