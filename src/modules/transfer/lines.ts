@@ -151,6 +151,11 @@ export function plainKind(text: string): string | null {
 /** What a line whose start names another kind than it parses to fails with (only a repeated key does that). */
 export const REPEATED_TYPE = '"type" is given more than once';
 
+/** The import's error for a bad line. */
+export function lineError(lineNo: number, message: string): ServiceError {
+  return new ServiceError("invalid", `line ${lineNo}: ${message}`);
+}
+
 /** What a line that repeats a stored id or unique key fails with. */
 export const DUPLICATE_RECORD = "a record with this id or key already exists";
 

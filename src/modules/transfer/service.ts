@@ -1,8 +1,7 @@
 // Import and export in the JSON Lines format of SPEC section 9. An import is one transaction: any
 // bad line aborts it with the line number and nothing is written.
-import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
-import { join } from "node:path";
+import { statSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import type { Store } from "../../db/client";
 import type { Database as AnyDatabase } from "../../db/database";
 import type { PostgresDatabase } from "../../db/postgres";
@@ -17,18 +16,18 @@ import { entriesForExport } from "../blacklist/store";
 import { connectionsForExport, creatorsForExport } from "../creators/store";
 import { dealsForExport, referralsForExport, reviewsForExport, serversForExport, vouchesForExport } from "../network/store";
 import { requireHandle } from "../../values";
-import { type EntryRow, prepareEntryAt } from "../blacklist/service";
-import { LineChecks } from "./line-checks";
+import type { EntryRow } from "../blacklist/service";
+import { EntriesApart } from "./entries-apart";
 import {
   AccountLine,
   checkedApart,
   ConnectionLine,
   CreatorLine,
   DealLine,
-  DUPLICATE_RECORD,
   EntryLine,
   jsonLines,
   type Line,
+  lineError,
   lineProblem,
   plainKind,
   ReferralLine,
@@ -50,15 +49,6 @@ const REBUILD_INDEXES_FROM_BYTES = 8 * 1024 * 1024;
 
 /** From this file size on, an import checks its lines' schemas on a second thread (line-checks.ts). */
 const CHECK_LINES_APART_FROM_BYTES = 8 * 1024 * 1024;
-
-/**
- * With the lines checked apart, the entry lines in this last part of the file are prepared on the
- * import thread, which has read its own lines by then and would otherwise wait for the other
- * thread. At 1M entries of the bench data set the other thread spent about 8 s of CPU against
- * this thread's 5 s; an entry costs about 7 us there and 4.5 us here, plus 2.5 us to insert it
- * after the copy.
- */
-const ENTRIES_HERE_FROM_FRACTION = 0.8;
 
 export interface ImportSummary {
   lines: number;
@@ -196,37 +186,18 @@ export class TransferService {
     // either way, and nothing of the file committed. On a single core the second thread would
     // only add its own parse of every line.
     const checkApart = bytes >= (this.options.checkLinesApartFromBytes ?? CHECK_LINES_APART_FROM_BYTES) && availableParallelism() > 1;
-    // That thread also prepares the entry lines (most of a large file) and writes them into a
-    // scratch SQLite file, which this thread stores in one statement at the end. This thread
-    // leaves entry lines unparsed and only notes their numbers, to name the line of an id already
-    // stored (found only then: a later bad line of another kind is reported before it); it
-    // prepares those of the file's last part itself (`ENTRIES_HERE_FROM_FRACTION`). At 1M
-    // entries of the bench data set their parse, preparation and inserts took about 5 s of this
-    // thread; the copy takes 0.4 s into an empty table (SQLite copies the records without
-    // decoding them) and about 2.4 s into a table holding rows. The other thread has the larger
-    // share then, so it leaves the lines whose start names another kind (`plainKind`) to this
-    // one, which parses them anyway: their checks are done here.
-    let scratch: string | null = null;
-    let entriesFile: string | null = null;
-    let checks: LineChecks | null = null;
-    const entryLines: number[] = [];
-    /** Where the entry lines this thread prepares itself begin, in characters of the file. */
-    const entriesHereFrom = Math.floor(bytes * ENTRIES_HERE_FROM_FRACTION);
-    const entriesHere: Array<{ lineNo: number; row: EntryRow }> = [];
-    const importedAt = this.clock.now();
+    // That thread also prepares most entry lines (entries-apart.ts). With that the larger share,
+    // it leaves the lines whose start names another kind (`plainKind`) to this thread, which
+    // parses them anyway: their checks are done here.
+    let apart: EntriesApart | null = null;
     const firstError = async (error: unknown, lineNo: number) => {
-      const failure = await checks?.failureThrough(lineNo);
+      const failure = await apart?.checks.failureThrough(lineNo);
       return failure ? lineError(failure.lineNo, failure.message) : error;
     };
     let lineNo = 0;
     try {
-      if (checkApart) {
-        scratch = mkdtempSync(join(tmpdir(), "trustlist-import-"));
-        entriesFile = join(scratch, "entries.db");
-        const firstRowid = blacklist.storedCount() + 1;
-        const tableSql = blacklist.entriesTableSql();
-        checks = new LineChecks(path, { file: entriesFile, tableSql, now: importedAt, firstRowid, importThreadFrom: entriesHereFrom });
-      }
+      if (checkApart) apart = new EntriesApart(path, bytes, blacklist, this.clock.now());
+      // Where the line begins, in characters of the file (each line with its "\n").
       let at = 0;
       for await (const batch of lines) {
         for (const raw of batch) {
@@ -237,26 +208,21 @@ export class TransferService {
           if (text === "") continue;
           summary.lines++;
           const kind = plainKind(text);
-          if (checks && kind === "entry" && position < entriesHereFrom) {
-            entryLines.push(lineNo);
+          if (apart && kind === "entry" && apart.takenApart(position, lineNo)) {
             summary.entries++;
             continue;
           }
           try {
             const value = parseLine(text, lineNo);
             if (kind !== null && value.type !== kind) throw lineError(lineNo, REPEATED_TYPE);
-            if (checks && value.type === "entry") {
+            if (apart && value.type === "entry") {
+              if (!apart.takenApart(position, lineNo)) apart.prepareHere(value, lineNo);
               summary.entries++;
-              if (position < entriesHereFrom) entryLines.push(lineNo);
-              else {
-                if (!EntryLine.Check(value)) throw lineError(lineNo, schemaProblem(EntryLine, value));
-                entriesHere.push({ lineNo, row: prepareEntryAt(value, "import", importedAt, { allowPast: true }) });
-              }
               continue;
             }
             // Only an account line waits for anything: the rest stay on this loop, line after line.
             // A line whose start names its kind is checked here, the others on the second thread.
-            const imported = this.importLine(value, lineNo, creatorIds, writer, checks !== null && kind === null);
+            const imported = this.importLine(value, lineNo, creatorIds, writer, apart !== null && kind === null);
             const counted = typeof imported === "string" ? imported : await imported;
             summary[counted]++;
           } catch (error) {
@@ -264,20 +230,9 @@ export class TransferService {
           }
         }
       }
-      const failure = await checks?.failure();
+      const failure = await apart?.checks.failure();
       if (failure) throw lineError(failure.lineNo, failure.message);
-      if (entriesFile) {
-        const duplicate = blacklist.storeEntriesFrom(entriesFile);
-        if (duplicate !== null) throw lineError(entryLines[duplicate - 1]!, DUPLICATE_RECORD);
-      }
-      // After the other thread's, which come before them in the file.
-      for (const { lineNo, row } of entriesHere) {
-        try {
-          writer.entry(row);
-        } catch (error) {
-          throw asLineError(error, lineNo);
-        }
-      }
+      apart?.storeAll((row) => writer.entry(row), asLineError);
       // The indexes first: the catch-up queries below read through them.
       resumeIndexing?.();
       blacklist.endBulk();
@@ -291,12 +246,8 @@ export class TransferService {
       sqlite.run("ROLLBACK");
       throw error;
     } finally {
-      checks?.stop();
       await lines.return(undefined);
-      if (scratch) {
-        blacklist.releaseEntriesFile();
-        rmSync(scratch, { recursive: true, force: true });
-      }
+      apart?.close();
       resumeConnection();
     }
     return summary;
@@ -584,8 +535,4 @@ function asLineError(error: unknown, lineNo: number): unknown {
   if (error instanceof ServiceError && error.message.startsWith("line ")) return error;
   const problem = lineProblem(error);
   return problem === null ? error : lineError(lineNo, problem);
-}
-
-function lineError(lineNo: number, message: string) {
-  return new ServiceError("invalid", `line ${lineNo}: ${message}`);
 }
