@@ -277,15 +277,15 @@ export class BlacklistService {
 
   /**
    * Stores, inside a bulk write, the entries a large import prepared on a second thread into the
-   * `EntriesFile` at `path` (rowids following the stored ones): null when done, or the place in
-   * the file (1 for its first entry) of the first entry whose id is already stored.
+   * `EntriesFile` at `path`: null when done, or the place in the file (1 for its first entry) of
+   * the first entry whose id is already stored.
    */
   storeEntriesFrom(path: string): number | null {
     const after = this.bulkAfterRowid;
     if (after === null) throw new Error("storeEntriesFrom runs inside beginBulk/endBulk");
     const store = this.bulkStore();
     const duplicate = store.copyEntriesNow(path);
-    if (duplicate !== null) return duplicate - after;
+    if (duplicate !== null) return duplicate;
     if (this.subjects.keepingUp) for (const row of store.rowsAfterNow(after)) this.subjects.add(row.provider, row.provider_user_id);
     return null;
   }

@@ -91,6 +91,37 @@ export interface BlacklistStore {
   subjectName(provider: string, id: string, now: number): SubjectName | null | Promise<SubjectName | null>;
 }
 
+/** An entry's insert on SQLite, bound by `insertEntryWith`: the table's and an `EntriesFile`'s. */
+const INSERT_ENTRY = `INSERT INTO blacklist_entries (id, provider, provider_user_id, username, severity, scope, vertical,
+    reason_code, summary, issued_at, expires_at, appealable, high_risk, watchlist, creator_handle, evidence, reporter,
+    status, overturned_at, created_at)
+  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)`;
+
+function insertEntryWith(statement: Statement, row: EntryRow): void {
+  statement.run(
+    row.id,
+    row.provider,
+    row.provider_user_id,
+    row.username,
+    row.severity,
+    row.scope,
+    row.vertical,
+    row.reason_code,
+    row.summary,
+    row.issued_at,
+    row.expires_at,
+    row.appealable,
+    row.high_risk,
+    row.watchlist,
+    row.creator_handle,
+    row.evidence,
+    row.reporter,
+    row.status,
+    row.overturned_at,
+    row.created_at,
+  );
+}
+
 export function createBlacklistStore(database: Database): BlacklistStore {
   return database.dialect === "sqlite" ? new SqliteBlacklistStore(database) : new PostgresBlacklistStore(database);
 }
@@ -132,12 +163,7 @@ export class SqliteBlacklistStore implements BlacklistStore {
        FROM blacklist_changes c JOIN blacklist_entries e ON e.id = c.entry_id
        WHERE c.seq > ?1 ORDER BY c.seq LIMIT ?2`,
     );
-    this.insertEntryRow = db.prepare(
-      `INSERT INTO blacklist_entries (id, provider, provider_user_id, username, severity, scope, vertical, reason_code,
-         summary, issued_at, expires_at, appealable, high_risk, watchlist, creator_handle, evidence, reporter, status,
-         overturned_at, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)`,
-    );
+    this.insertEntryRow = db.prepare(INSERT_ENTRY);
     this.insertChangeRow = db.prepare("INSERT INTO blacklist_changes (type, entry_id, at) VALUES (?1, ?2, ?3)");
     this.markOverturnedRow = db.prepare(
       "UPDATE blacklist_entries SET status = 'overturned', overturned_at = ?2, overturn_reason = ?3 WHERE id = ?1",
@@ -206,28 +232,7 @@ export class SqliteBlacklistStore implements BlacklistStore {
 
   /** The import's insert, inside its synchronous bulk write (raw driver errors). */
   insertEntryNow(row: EntryRow): void {
-    this.insertEntryRow.run(
-      row.id,
-      row.provider,
-      row.provider_user_id,
-      row.username,
-      row.severity,
-      row.scope,
-      row.vertical,
-      row.reason_code,
-      row.summary,
-      row.issued_at,
-      row.expires_at,
-      row.appealable,
-      row.high_risk,
-      row.watchlist,
-      row.creator_handle,
-      row.evidence,
-      row.reporter,
-      row.status,
-      row.overturned_at,
-      row.created_at,
-    );
+    insertEntryWith(this.insertEntryRow, row);
   }
 
   async insertChange(type: ChangeType, entryId: string, at: number) {
@@ -279,11 +284,12 @@ export class SqliteBlacklistStore implements BlacklistStore {
   }
 
   /**
-   * Stores every entry of an `EntriesFile` in its rowid order, inside the caller's transaction;
-   * null when done, or the file's rowid of the first entry whose id is already stored (nothing
-   * of the file is then stored). Into an empty table with no secondary index SQLite copies the
-   * rows as they are, without decoding them. The file stays attached until `detachEntriesNow`,
-   * after the transaction ends.
+   * Stores every entry of an `EntriesFile` after the stored ones, in the file's order, inside the
+   * caller's transaction; null when done, or the place in the file (its rowid: 1 for the first)
+   * of the first entry whose id is already stored (nothing of the file is then stored). Into an
+   * empty table with no secondary index SQLite copies the rows as they are, rowids included,
+   * without decoding them; into one holding rows they get the rowids that follow. The file stays
+   * attached until `detachEntriesNow`, after the transaction ends.
    */
   copyEntriesNow(path: string): number | null {
     this.sqlite.run(`ATTACH ?1 AS ${ENTRIES_APART}`, [path]);
@@ -329,9 +335,9 @@ const ENTRIES_APART = "entries_apart";
 
 /**
  * Entries a large import prepares on a second thread (line-check-worker.ts): a scratch SQLite file
- * with a table made by blacklist_entries' own CREATE statement, its rows at the rowids the import
- * will give them. `copyEntriesNow` then stores them all in one statement. The file is thrown
- * away after the import: no journal, no syncs.
+ * with a table made by blacklist_entries' own CREATE statement, rows in file order.
+ * `copyEntriesNow` then stores them all in one statement. The file is thrown away after the
+ * import: no journal, no syncs.
  */
 export class EntriesFile {
   private readonly db: SqliteDatabase;
@@ -343,40 +349,13 @@ export class EntriesFile {
     this.db.run("PRAGMA synchronous = OFF");
     this.db.run(tableSql);
     this.db.run("BEGIN");
-    this.insert = this.db.prepare(
-      `INSERT INTO blacklist_entries (rowid, id, provider, provider_user_id, username, severity, scope, vertical, reason_code,
-         summary, issued_at, expires_at, appealable, high_risk, watchlist, creator_handle, evidence, reporter, status,
-         overturned_at, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)`,
-    );
+    this.insert = this.db.prepare(INSERT_ENTRY);
   }
 
-  /** Throws UniqueViolation for an id the file already holds. */
-  add(rowid: number, row: EntryRow): void {
+  /** Adds the file's next entry (rowid 1, 2, … in the order added); UniqueViolation for an id it holds. */
+  add(row: EntryRow): void {
     try {
-      this.insert.run(
-        rowid,
-        row.id,
-        row.provider,
-        row.provider_user_id,
-        row.username,
-        row.severity,
-        row.scope,
-        row.vertical,
-        row.reason_code,
-        row.summary,
-        row.issued_at,
-        row.expires_at,
-        row.appealable,
-        row.high_risk,
-        row.watchlist,
-        row.creator_handle,
-        row.evidence,
-        row.reporter,
-        row.status,
-        row.overturned_at,
-        row.created_at,
-      );
+      insertEntryWith(this.insert, row);
     } catch (error) {
       throw asUniqueViolation(error) ?? error;
     }

@@ -31,11 +31,11 @@ export class EntriesApart {
   private readonly file: string;
   /** Where the entries this thread prepares begin, in characters of the file (each line with its "\n"). */
   private readonly hereFrom: number;
-  /** Line numbers of the entries the other thread prepares, in file order (as its rowids run). */
+  /** Line numbers of the entries the other thread prepares, in file order (as its file's rowids run). */
   private readonly apart: number[] = [];
   private readonly here: Array<{ lineNo: number; row: EntryRow }> = [];
 
-  /** Starts the thread; the caller holds the import's transaction (rowids follow the stored ones). */
+  /** Starts the thread, inside the import's transaction. */
   constructor(
     path: string,
     bytes: number,
@@ -47,8 +47,7 @@ export class EntriesApart {
     this.file = join(this.scratch, "entries.db");
     try {
       const tableSql = blacklist.entriesTableSql();
-      const firstRowid = blacklist.storedCount() + 1;
-      this.checks = new LineChecks(path, { file: this.file, tableSql, now, firstRowid, importThreadFrom: this.hereFrom });
+      this.checks = new LineChecks(path, { file: this.file, tableSql, now, importThreadFrom: this.hereFrom });
     } catch (error) {
       rmSync(this.scratch, { recursive: true, force: true });
       throw error;

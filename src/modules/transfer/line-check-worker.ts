@@ -1,8 +1,7 @@
 // The thread that checks a large import's lines against their schemas (lines.ts) while the import
 // writes them: {path} in; {type: "through", lineNo} now and then, then {type: "done", failure}.
 // With `entries` it also prepares the entry lines before `importThreadFrom` and writes them into
-// an `EntriesFile`, at rowids from `firstRowid` on in file order, which the import then stores in
-// one statement; lines whose start names another kind, and the entries of the file's last part,
+// an `EntriesFile`, in file order, which the import then stores in one statement; lines whose start names another kind, and the entries of the file's last part,
 // the import thread checks itself.
 import { prepareEntryAt } from "../blacklist/service";
 import { EntriesFile } from "../blacklist/store";
@@ -17,7 +16,6 @@ export interface EntriesApart {
   tableSql: string;
   /** The import's time: each entry's `created_at`, and what `issued_at` may not lie ahead of. */
   now: number;
-  firstRowid: number;
   /** Where the entry lines the import thread prepares itself begin (`EntriesTaken.before`). */
   importThreadFrom: number;
 }
@@ -26,7 +24,6 @@ self.onmessage = async (event: MessageEvent<{ path: string; entries?: EntriesApa
   const { path, entries } = event.data;
   let file: EntriesFile | null = null;
   try {
-    let rowid = entries?.firstRowid ?? 0;
     const apart = entries ? (file = new EntriesFile(entries.file, entries.tableSql)) : null;
     const failure = await firstSchemaFailure(
       path,
@@ -34,7 +31,7 @@ self.onmessage = async (event: MessageEvent<{ path: string; entries?: EntriesApa
       apart === null
         ? undefined
         : {
-            take: (line) => apart.add(rowid++, prepareEntryAt(line, "import", entries!.now, { allowPast: true })),
+            take: (line) => apart.add(prepareEntryAt(line, "import", entries!.now, { allowPast: true })),
             before: entries!.importThreadFrom,
           },
     );
