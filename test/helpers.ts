@@ -56,9 +56,10 @@ export function tempDir(prefix = "trustlist-test-"): string {
 }
 
 /**
- * `http`: requests reach the app over loopback HTTP through `Bun.serve`, as a client's do, instead
- * of `app.handle` in the test's own turn of the event loop (for what depends on requests arriving:
- * another process's commit is read once per turn, db/changes.ts).
+ * `http`: requests reach the app over loopback HTTP, listening as `serve` does (Bun's router, the
+ * keyed check's fast path: blacklist/check-fast-path.ts), instead of `app.handle` in the test's own
+ * turn of the event loop (for what depends on requests arriving: another process's commit is read
+ * once per turn, db/changes.ts).
  */
 export async function createTestApp(options: { clock?: ManualClock; dir?: string; config?: Partial<Config>; http?: boolean } = {}): Promise<TestApp> {
   const dir = options.dir ?? tempDir();
@@ -72,7 +73,8 @@ export async function createTestApp(options: { clock?: ManualClock; dir?: string
   const app = buildApp(runtime, { services });
   // As `serve` does: checks of unlisted subjects are answered from the filter, not SQLite.
   await services.blacklist.warm();
-  const server = options.http ? Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => app.handle(request) }) : null;
+  // Listening as `serve` does: through Bun's router, the keyed check's fast path included.
+  const server = options.http ? app.listen({ port: 0, hostname: "127.0.0.1", reusePort: false }).server! : null;
   const call: TestApp["call"] = (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;

@@ -17,6 +17,59 @@ function newRequestId(): string {
   return `req_${requestIdPrefix}${(++requestCounter).toString(36)}`;
 }
 
+/** The request's id: the caller's `X-Request-Id` when it is a plain token, else a new one. */
+export function requestIdOf(request: Request): string {
+  const incoming = request.headers.get("x-request-id");
+  return incoming && REQUEST_ID.test(incoming) ? incoming : newRequestId();
+}
+
+/**
+ * The answer to an error thrown by a guard, a service or the database: its own status for an
+ * ApiError or a ServiceError, 422 for text no database can hold, else 500 `internal`, logged with
+ * the request id the caller sees.
+ */
+export function failureOf(runtime: Runtime, error: unknown, requestId: string): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof ServiceError) return fromServiceError(error);
+  if (isUnstorableText(error)) return new ApiError(422, "unprocessable", "Text with a NUL character (U+0000) cannot be stored or looked up.");
+  runtime.log.error("unhandled error", {
+    request_id: requestId,
+    error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    stack: error instanceof Error ? error.stack?.split("\n").slice(0, 6).join(" | ") : undefined,
+  });
+  return new ApiError(500, "internal", "Internal error. Quote the request id when reporting it.");
+}
+
+/** What one answered request leaves behind: its metrics and, when enabled, its access line. */
+export interface AnsweredRequest {
+  method: string;
+  /** The path without the query. */
+  path: string;
+  /** The route pattern that answered, or null for none. */
+  route: string | null;
+  status: number;
+  startedAt: number;
+  requestId: string;
+  keyId?: string;
+}
+
+/** Records an answered request; every route's answer passes here once (`finish` below, the check's fast path). */
+export function recordAnswer(runtime: Runtime, answer: AnsweredRequest) {
+  const durationMs = performance.now() - answer.startedAt;
+  runtime.metrics.observe(answer.method, answer.route ?? "unmatched", answer.status, durationMs);
+  if (runtime.log.accessEnabled) {
+    runtime.log.access({
+      request_id: answer.requestId,
+      method: answer.method,
+      path: answer.path,
+      route: answer.route,
+      status: answer.status,
+      duration_ms: Math.round(durationMs * 1000) / 1000,
+      key_id: answer.keyId,
+    });
+  }
+}
+
 /** The path of a request URL without the query, without building a URL object. */
 export function pathOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
@@ -111,22 +164,16 @@ export function conventions(runtime: Runtime) {
    * source which parts of the context to build, and a context passed whole to a function makes it
    * build all of them (headers object, cookies, body) for every request of every route.
    */
-  const finish = (ctx: FinishContext, status: number) => {
-    const durationMs = performance.now() - (ctx.startedAt ?? performance.now());
-    const route = ctx.route || null;
-    runtime.metrics.observe(ctx.request.method, route ?? "unmatched", status, durationMs);
-    if (runtime.log.accessEnabled) {
-      runtime.log.access({
-        request_id: String(ctx.set.headers["x-request-id"]),
-        method: ctx.request.method,
-        path: ctx.path ?? pathOf(ctx.request.url),
-        route,
-        status,
-        duration_ms: Math.round(durationMs * 1000) / 1000,
-        key_id: ctx.caller?.keyId,
-      });
-    }
-  };
+  const finish = (ctx: FinishContext, status: number) =>
+    recordAnswer(runtime, {
+      method: ctx.request.method,
+      path: ctx.path ?? pathOf(ctx.request.url),
+      route: ctx.route || null,
+      status,
+      startedAt: ctx.startedAt ?? performance.now(),
+      requestId: String(ctx.set.headers["x-request-id"]),
+      keyId: ctx.caller?.keyId,
+    });
 
   const plugin = new Elysia({ name: "conventions" })
     .onRequest((ctx) => {
@@ -134,8 +181,7 @@ export function conventions(runtime: Runtime) {
       const startedAt = ((ctx as { startedAt?: number }).startedAt = performance.now());
       // Before anything reads a cache: another process's revoke, suspend or blacklist add applies now.
       runtime.store.changes.checkAtRequest();
-      const incoming = request.headers.get("x-request-id");
-      set.headers["x-request-id"] = incoming && REQUEST_ID.test(incoming) ? incoming : newRequestId();
+      set.headers["x-request-id"] = requestIdOf(request);
       const path = pathOf(request.url);
       const isPublic = isPublicPath(path);
       // Before the preflight answer below, which carries these headers too (SPEC section 2).
@@ -179,8 +225,7 @@ export function conventions(runtime: Runtime) {
         return replay.body;
       }
       let failure: ApiError;
-      if (error instanceof ApiError) failure = error;
-      else if (error instanceof ServiceError) failure = fromServiceError(error);
+      if (error instanceof ApiError || error instanceof ServiceError) failure = failureOf(runtime, error, requestId);
       else if (code === "VALIDATION") failure = fromValidationError(error as ValidationError, request.url);
       // A guard's refusal inside the parse stage arrives wrapped in Elysia's parse error.
       else if (code === "PARSE" && (error as Error).cause instanceof ApiError) failure = (error as Error).cause as ApiError;
@@ -195,15 +240,7 @@ export function conventions(runtime: Runtime) {
               })
             : new ApiError(404, "not_found", `No route ${request.method} ${path}.`);
       } else if (code === "INVALID_COOKIE_SIGNATURE") failure = new ApiError(401, "unauthorized", "Invalid session cookie.");
-      else if (isUnstorableText(error)) failure = new ApiError(422, "unprocessable", "Text with a NUL character (U+0000) cannot be stored or looked up.");
-      else {
-        runtime.log.error("unhandled error", {
-          request_id: requestId,
-          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-          stack: error instanceof Error ? error.stack?.split("\n").slice(0, 6).join(" | ") : undefined,
-        });
-        failure = new ApiError(500, "internal", "Internal error. Quote the request id when reporting it.");
-      }
+      else failure = failureOf(runtime, error, requestId);
       set.status = failure.status;
       if (failure.headers) Object.assign(set.headers, failure.headers);
       finished(failure.status);
