@@ -3,7 +3,8 @@
 // must leave the triggers in place.
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { writeFileSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TransferService } from "../src/modules/transfer/service";
 import { sqliteOnly } from "./backend";
@@ -156,6 +157,10 @@ sqliteOnly("a large import computes every creator, the feed and the indexes exac
     writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
     await new TransferService(rowByRow.runtime.store, rowByRow.services, rowByRow.clock, { rebuildIndexesFromBytes: Infinity }).importFile(file);
     expect(names(sqlite)).toEqual(names(rowByRow.sqlite));
+    // The entries, prepared on the second thread, are the rows the import thread would write, in file order.
+    const entryRows = (db: typeof sqlite) =>
+      db.query<{ id: string; created_at: number }, []>("SELECT * FROM blacklist_entries ORDER BY rowid").all().map(({ id: _, created_at: __, ...row }) => row);
+    expect(entryRows(sqlite)).toEqual(entryRows(rowByRow.sqlite));
   } finally {
     rowByRow.close();
   }
@@ -235,6 +240,20 @@ sqliteOnly("a large import checking its lines on a second thread fails at the sa
     // Far into a file: the thread has reported progress several times before the bad line.
     { rows: [...Array.from({ length: 25_000 }, (_, i) => good(i)), schemaBad, good(-1)], line: 25_001 },
     { rows: [...Array.from({ length: 25_000 }, (_, i) => good(i)), writeBad, schemaBad], line: 25_001 },
+    // Entry lines go to the second thread unparsed: its words for broken JSON, a refused value and a repeated id.
+    { rows: [JSON.stringify(good(1)), '{"type":"entry","provider":"discord",', JSON.stringify(schemaBad)].join("\n"), line: 2 },
+    { rows: [good(1), { ...entry, provider_user_id: "not-a-snowflake" }, schemaBad], line: 2 },
+    { rows: [good(1), { ...good(2), id: "bl_twice" }, writeBad, { ...good(3), id: "bl_twice" }], line: 3 },
+    { rows: [good(1), { ...good(2), id: "bl_twice" }, { ...good(3), id: "bl_twice" }, writeBad], line: 3 },
+    // An entry line that does not start with its type, and lines whose repeated "type" key makes them another kind.
+    { rows: [good(1), { provider: "discord", type: "entry", provider_user_id: "77", severity: "nuke" }], line: 2 },
+    { rows: [JSON.stringify(good(1)), '{"type":"entry","type":"creator","handle":"x"}'].join("\n"), line: 2 },
+    { rows: [JSON.stringify(good(1)), `{"type":"creator","type":"entry",${JSON.stringify(good(2)).slice(1)}`].join("\n"), line: 2 },
+    // An id given again in the file's last part (whose entries the import thread prepares itself): the later line.
+    { rows: [{ ...good(1), id: "bl_early" }, ...Array.from({ length: 20 }, (_, i) => good(100 + i)), { ...good(2), id: "bl_early" }], line: 22 },
+    { rows: [...Array.from({ length: 20 }, (_, i) => good(100 + i)), { ...good(1), id: "bl_late" }, { ...good(2), id: "bl_late" }], line: 22 },
+    // A creator line refused by its schema, checked on the import thread when the entries are apart.
+    { rows: [good(1), { type: "creator", handle: "fine_handle", verification_level: 9, joined_at: "2026-01-01T00:00:00Z" }, schemaBad], line: 2 },
   ];
   const failure = (rows: unknown[] | string, checkLinesApartFromBytes: number) => {
     const file = join(t.dir, `bad-${Math.random().toString(36).slice(2)}.jsonl`);
@@ -250,5 +269,26 @@ sqliteOnly("a large import checking its lines on a second thread fails at the sa
   }
   expect(t.sqlite.query("SELECT count(*) AS n FROM blacklist_entries").get()).toEqual({ n: 0 });
   // And a good file goes through with its lines checked apart.
-  expect(await importLines([...lines, good(1)], 0)).toMatchObject({ entries: 2, creators: 1, connections: 1 });
+  expect(await importLines([...lines, good(1), { ...good(2), id: "bl_stored" }], 0)).toMatchObject({ entries: 3, creators: 1, connections: 1 });
+  // An id stored before is found when the entries are stored, and named by its line.
+  const again = [good(3), { type: "creator", handle: "laterone", verification_level: 0, joined_at: "2026-01-01T00:00:00Z" }, { ...good(4), id: "bl_stored" }];
+  const stored = await failure(again, Infinity);
+  expect(stored).toBe("line 3: a record with this id or key already exists");
+  expect(await failure(again, 0)).toBe(stored);
+  expect(t.sqlite.query("SELECT count(*) AS n FROM blacklist_entries").get()).toEqual({ n: 3 });
+  expect(readdirSync(tmpdir()).filter((name) => name.startsWith("trustlist-import-"))).toEqual([]);
+  // Into a table holding more rows than the file (its indexes and name triggers kept): stored
+  // after them, in file order, each with its feed row, and searchable.
+  const more = Array.from({ length: 2 }, (_, i) => ({ ...good(528 + i), username: `later_alt_${28 + i}` }));
+  expect(await importLines(more, 0)).toMatchObject({ entries: 2 });
+  const added = t.sqlite
+    .query<{ provider_user_id: string }, []>(
+      "SELECT e.provider_user_id FROM blacklist_changes c JOIN blacklist_entries e ON e.id = c.entry_id WHERE c.type = 'added' ORDER BY c.seq",
+    )
+    .all()
+    .map((r) => r.provider_user_id);
+  expect(added.slice(-2)).toEqual(more.map((e) => e.provider_user_id));
+  expect((await search("later_alt_29")).platforms[0]).toMatchObject({ id: "10529", severity: "ban" });
+  expect((await search("later_alt_29x")).suggestions).toContain("later_alt_29");
+  expect((await t.json("GET", "/v1/blacklist/check?provider=discord&id=10529", { key: writer })).body.severity).toBe("ban");
 }, 30_000);

@@ -148,6 +148,56 @@ const CLEAN: CheckVerdict = Object.freeze({ hit: null, highRisk: false, watchlis
 /** Subjects whose rows the PostgreSQL verdict cache holds at most; past it, the cache starts over. */
 const MAX_CACHED_SUBJECTS = 100_000;
 
+/**
+ * Validates a new entry and resolves its defaults at `now`; shared by the API, the CLI and import
+ * (whose large files prepare their entries on a second thread, line-check-worker.ts).
+ */
+export function prepareEntryAt(input: NewEntry, reporter: string, now: number, options: { allowPast?: boolean } = {}): EntryRow {
+  if (!isProvider(input.provider)) throw unprocessable(`Unknown provider '${String(input.provider)}'.`);
+  const providerUserId = normalizeAccountId(input.provider, String(input.provider_user_id ?? ""));
+  if (providerUserId === null) {
+    throw unprocessable(`'${String(input.provider_user_id).slice(0, 64)}' is not a valid ${input.provider} user id.`);
+  }
+  const scope = input.scope ?? (input.vertical && input.vertical !== "all" ? "vertical" : "global");
+  const vertical = input.vertical ?? "all";
+  if (scope === "global" && vertical !== "all") throw unprocessable("A global entry has vertical 'all'; use scope 'vertical' for one vertical.");
+  if (scope === "vertical" && vertical === "all") throw unprocessable("An entry of scope 'vertical' names one vertical: roblox, uefn or minecraft.");
+  const issuedAt = input.issued_at !== undefined ? parseTime(input.issued_at, "issued_at") : now;
+  const expiresAt = input.expires_at != null ? parseTime(input.expires_at, "expires_at") : null;
+  if (expiresAt !== null && expiresAt <= issuedAt) throw unprocessable("expires_at must be after issued_at.");
+  if (expiresAt !== null && expiresAt <= now && !options.allowPast) throw unprocessable("expires_at must be in the future.");
+  // A future issued_at would sort after entries added in the next minutes and move a mirror's
+  // `since` high-water mark past them; 60 s covers a writer's clock skew.
+  if (issuedAt > now + MAX_ISSUED_AHEAD_MS) {
+    throw unprocessable(`issued_at ${iso(issuedAt)} is more than 60 s in the future (server time ${iso(now)}); omit it to use the server's time.`);
+  }
+  const creator = input.creator ? requireHandle(input.creator) : null;
+  const status = input.status ?? "active";
+  return {
+    id: input.id ?? newId("bl", issuedAt),
+    provider: input.provider,
+    provider_user_id: providerUserId,
+    username: input.username?.trim() || null,
+    severity: input.severity,
+    scope,
+    vertical,
+    reason_code: input.reason_code,
+    summary: input.summary ?? null,
+    issued_at: issuedAt,
+    expires_at: expiresAt,
+    appealable: input.appealable === false ? 0 : 1,
+    high_risk: input.high_risk ? 1 : 0,
+    watchlist: input.watchlist ? 1 : 0,
+    creator_handle: creator,
+    evidence: input.evidence ?? null,
+    reporter,
+    status,
+    overturned_at: status === "overturned" ? now : null,
+    overturn_reason: null,
+    created_at: now,
+  };
+}
+
 export class BlacklistService {
   private readonly store: BlacklistStore;
   /** The SQLite store, whose synchronous reads keep the keyed check free of promises; null on PostgreSQL. */
@@ -218,6 +268,31 @@ export class BlacklistService {
     if (after === null) return;
     this.bulkStore().addedFeedRowsAfterNow(after);
     for (const listener of this.bulkListeners) listener(after);
+  }
+
+  /** blacklist_entries' CREATE statement, for a file of entries prepared apart (SQLite). */
+  entriesTableSql(): string {
+    return this.bulkStore().entriesTableSqlNow();
+  }
+
+  /**
+   * Stores, inside a bulk write, the entries a large import prepared on a second thread into the
+   * `EntriesFile` at `path`: null when done, or the place in the file (1 for its first entry) of
+   * the first entry whose id is already stored.
+   */
+  storeEntriesFrom(path: string): number | null {
+    const after = this.bulkAfterRowid;
+    if (after === null) throw new Error("storeEntriesFrom runs inside beginBulk/endBulk");
+    const store = this.bulkStore();
+    const duplicate = store.copyEntriesNow(path);
+    if (duplicate !== null) return duplicate;
+    if (this.subjects.keepingUp) for (const row of store.rowsAfterNow(after)) this.subjects.add(row.provider, row.provider_user_id);
+    return null;
+  }
+
+  /** Lets go of the file `storeEntriesFrom` read, once the bulk write's transaction has ended. */
+  releaseEntriesFile(): void {
+    this.bulkStore().detachEntriesNow();
   }
 
   /** Leaves bulk mode without writing anything (the bulk write was rolled back). */
@@ -400,52 +475,8 @@ export class BlacklistService {
 
   /** Validates a new entry and resolves its defaults; shared by the API, the CLI and import. */
   prepareEntry(input: NewEntry, reporter: string, options: { allowPast?: boolean } = {}): EntryRow {
-    const now = this.clock.now();
-    if (!isProvider(input.provider)) throw unprocessable(`Unknown provider '${String(input.provider)}'.`);
-    const providerUserId = normalizeAccountId(input.provider, String(input.provider_user_id ?? ""));
-    if (providerUserId === null) {
-      throw unprocessable(`'${String(input.provider_user_id).slice(0, 64)}' is not a valid ${input.provider} user id.`);
-    }
-    const scope = input.scope ?? (input.vertical && input.vertical !== "all" ? "vertical" : "global");
-    const vertical = input.vertical ?? "all";
-    if (scope === "global" && vertical !== "all") throw unprocessable("A global entry has vertical 'all'; use scope 'vertical' for one vertical.");
-    if (scope === "vertical" && vertical === "all") throw unprocessable("An entry of scope 'vertical' names one vertical: roblox, uefn or minecraft.");
-    const issuedAt = input.issued_at !== undefined ? parseTime(input.issued_at, "issued_at") : now;
-    const expiresAt = input.expires_at != null ? parseTime(input.expires_at, "expires_at") : null;
-    if (expiresAt !== null && expiresAt <= issuedAt) throw unprocessable("expires_at must be after issued_at.");
-    if (expiresAt !== null && expiresAt <= now && !options.allowPast) throw unprocessable("expires_at must be in the future.");
-    // A future issued_at would sort after entries added in the next minutes and move a mirror's
-    // `since` high-water mark past them; 60 s covers a writer's clock skew.
-    if (issuedAt > now + MAX_ISSUED_AHEAD_MS) {
-      throw unprocessable(`issued_at ${iso(issuedAt)} is more than 60 s in the future (server time ${iso(now)}); omit it to use the server's time.`);
-    }
-    const creator = input.creator ? requireHandle(input.creator) : null;
-    const status = input.status ?? "active";
-    return {
-      id: input.id ?? newId("bl", issuedAt),
-      provider: input.provider,
-      provider_user_id: providerUserId,
-      username: input.username?.trim() || null,
-      severity: input.severity,
-      scope,
-      vertical,
-      reason_code: input.reason_code,
-      summary: input.summary ?? null,
-      issued_at: issuedAt,
-      expires_at: expiresAt,
-      appealable: input.appealable === false ? 0 : 1,
-      high_risk: input.high_risk ? 1 : 0,
-      watchlist: input.watchlist ? 1 : 0,
-      creator_handle: creator,
-      evidence: input.evidence ?? null,
-      reporter,
-      status,
-      overturned_at: status === "overturned" ? now : null,
-      overturn_reason: null,
-      created_at: now,
-    };
+    return prepareEntryAt(input, reporter, this.clock.now(), options);
   }
-
 
   /**
    * Stores a prepared entry inside an import's bulk write (SQLite, synchronous): no feed row, no

@@ -2,11 +2,11 @@
 // SQLite keeps prepared statements, and the check's read and the import's bulk writes stay
 // synchronous there (`SqliteBlacklistStore`'s `*Now` methods); PostgreSQL goes through
 // `database.sql()` so every statement joins the caller's transaction.
-import type { Database as SqliteDatabase, Statement } from "bun:sqlite";
+import { Database as SqliteDatabase, type Statement } from "bun:sqlite";
 import type { Store } from "../../db/client";
 import type { Database } from "../../db/database";
 import { countInSlices } from "../../db/count-slices";
-import { translatingConflicts } from "../../db/errors";
+import { asUniqueViolation, translatingConflicts } from "../../db/errors";
 import { type ReadSnapshot, snapshotRows } from "../../db/snapshot";
 import type { PostgresDatabase } from "../../db/postgres";
 import type { ChangeType, EntryScope, EntryStatus, Provider, Severity, Vertical } from "../../db/schema";
@@ -91,6 +91,37 @@ export interface BlacklistStore {
   subjectName(provider: string, id: string, now: number): SubjectName | null | Promise<SubjectName | null>;
 }
 
+/** An entry's insert on SQLite, bound by `insertEntryWith`: the table's and an `EntriesFile`'s. */
+const INSERT_ENTRY = `INSERT INTO blacklist_entries (id, provider, provider_user_id, username, severity, scope, vertical,
+    reason_code, summary, issued_at, expires_at, appealable, high_risk, watchlist, creator_handle, evidence, reporter,
+    status, overturned_at, created_at)
+  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)`;
+
+function insertEntryWith(statement: Statement, row: EntryRow): void {
+  statement.run(
+    row.id,
+    row.provider,
+    row.provider_user_id,
+    row.username,
+    row.severity,
+    row.scope,
+    row.vertical,
+    row.reason_code,
+    row.summary,
+    row.issued_at,
+    row.expires_at,
+    row.appealable,
+    row.high_risk,
+    row.watchlist,
+    row.creator_handle,
+    row.evidence,
+    row.reporter,
+    row.status,
+    row.overturned_at,
+    row.created_at,
+  );
+}
+
 export function createBlacklistStore(database: Database): BlacklistStore {
   return database.dialect === "sqlite" ? new SqliteBlacklistStore(database) : new PostgresBlacklistStore(database);
 }
@@ -132,12 +163,7 @@ export class SqliteBlacklistStore implements BlacklistStore {
        FROM blacklist_changes c JOIN blacklist_entries e ON e.id = c.entry_id
        WHERE c.seq > ?1 ORDER BY c.seq LIMIT ?2`,
     );
-    this.insertEntryRow = db.prepare(
-      `INSERT INTO blacklist_entries (id, provider, provider_user_id, username, severity, scope, vertical, reason_code,
-         summary, issued_at, expires_at, appealable, high_risk, watchlist, creator_handle, evidence, reporter, status,
-         overturned_at, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)`,
-    );
+    this.insertEntryRow = db.prepare(INSERT_ENTRY);
     this.insertChangeRow = db.prepare("INSERT INTO blacklist_changes (type, entry_id, at) VALUES (?1, ?2, ?3)");
     this.markOverturnedRow = db.prepare(
       "UPDATE blacklist_entries SET status = 'overturned', overturned_at = ?2, overturn_reason = ?3 WHERE id = ?1",
@@ -206,28 +232,7 @@ export class SqliteBlacklistStore implements BlacklistStore {
 
   /** The import's insert, inside its synchronous bulk write (raw driver errors). */
   insertEntryNow(row: EntryRow): void {
-    this.insertEntryRow.run(
-      row.id,
-      row.provider,
-      row.provider_user_id,
-      row.username,
-      row.severity,
-      row.scope,
-      row.vertical,
-      row.reason_code,
-      row.summary,
-      row.issued_at,
-      row.expires_at,
-      row.appealable,
-      row.high_risk,
-      row.watchlist,
-      row.creator_handle,
-      row.evidence,
-      row.reporter,
-      row.status,
-      row.overturned_at,
-      row.created_at,
-    );
+    insertEntryWith(this.insertEntryRow, row);
   }
 
   async insertChange(type: ChangeType, entryId: string, at: number) {
@@ -256,6 +261,11 @@ export class SqliteBlacklistStore implements BlacklistStore {
     return this.rowsAfterRows.all(position, limit);
   }
 
+  /** Every active row stored past `position` (an import's, inside its transaction). */
+  rowsAfterNow(position: number) {
+    return this.rowsAfterRows.all(position, -1);
+  }
+
   countListed(now: number): Promise<number> {
     return countInSlices(this.store.sqlite, "blacklist_entries", "status = 'active' AND watchlist = 0 AND (expires_at IS NULL OR expires_at > ?3)", now);
   }
@@ -266,6 +276,42 @@ export class SqliteBlacklistStore implements BlacklistStore {
 
   subjectName(provider: string, id: string, now: number): SubjectName | null {
     return this.subjectNameRow.get(provider, id, now);
+  }
+
+  /** The table's CREATE statement, which a file of entries prepared apart repeats (`EntriesFile`). */
+  entriesTableSqlNow(): string {
+    return this.sqlite.query<{ sql: string }, []>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'blacklist_entries'").get()!.sql;
+  }
+
+  /**
+   * Stores every entry of an `EntriesFile` after the stored ones, in the file's order, inside the
+   * caller's transaction; null when done, or the place in the file (its rowid: 1 for the first)
+   * of the first entry whose id is already stored (nothing of the file is then stored). Into an
+   * empty table with no secondary index SQLite copies the rows as they are, rowids included,
+   * without decoding them; into one holding rows they get the rowids that follow. The file stays
+   * attached until `detachEntriesNow`, after the transaction ends.
+   */
+  copyEntriesNow(path: string): number | null {
+    this.sqlite.run(`ATTACH ?1 AS ${ENTRIES_APART}`, [path]);
+    try {
+      this.sqlite.run(`INSERT INTO main.blacklist_entries SELECT * FROM ${ENTRIES_APART}.blacklist_entries`);
+      return null;
+    } catch (error) {
+      if (!asUniqueViolation(error)) throw error;
+      const first = this.sqlite
+        .query<{ rowid: number | null }, []>(
+          `SELECT min(a.rowid) AS rowid FROM ${ENTRIES_APART}.blacklist_entries a JOIN main.blacklist_entries m ON m.id = a.id`,
+        )
+        .get()!.rowid;
+      if (first === null) throw error;
+      return first;
+    }
+  }
+
+  /** Lets go of the file `copyEntriesNow` attached (once its transaction has ended); no-op when none is. */
+  detachEntriesNow(): void {
+    const attached = this.sqlite.query<{ name: string }, []>("SELECT name FROM pragma_database_list").all();
+    if (attached.some((db) => db.name === ENTRIES_APART)) this.sqlite.run(`DETACH ${ENTRIES_APART}`);
   }
 
   /** Rows ever stored (the largest rowid): a free upper bound of the table's size. */
@@ -281,6 +327,49 @@ export class SqliteBlacklistStore implements BlacklistStore {
        WHERE rowid > ?1 AND status = 'active' AND watchlist = 0 ORDER BY rowid`,
       [afterRowid],
     );
+  }
+}
+
+/** What an `EntriesFile` is called while the import's connection has it attached. */
+const ENTRIES_APART = "entries_apart";
+
+/**
+ * Entries a large import prepares on a second thread (line-check-worker.ts): a scratch SQLite file
+ * with a table made by blacklist_entries' own CREATE statement, rows in file order.
+ * `copyEntriesNow` then stores them all in one statement. The file is thrown away after the
+ * import: no journal, no syncs.
+ */
+export class EntriesFile {
+  private readonly db: SqliteDatabase;
+  private readonly insert: Statement;
+
+  constructor(path: string, tableSql: string) {
+    this.db = new SqliteDatabase(path, { create: true });
+    this.db.run("PRAGMA journal_mode = OFF");
+    this.db.run("PRAGMA synchronous = OFF");
+    this.db.run(tableSql);
+    this.db.run("BEGIN");
+    this.insert = this.db.prepare(INSERT_ENTRY);
+  }
+
+  /** Adds the file's next entry (rowid 1, 2, … in the order added); UniqueViolation for an id it holds. */
+  add(row: EntryRow): void {
+    try {
+      insertEntryWith(this.insert, row);
+    } catch (error) {
+      throw asUniqueViolation(error) ?? error;
+    }
+  }
+
+  /** Writes the rows out and closes the file, ready for `copyEntriesNow`. */
+  finish(): void {
+    this.db.run("COMMIT");
+    this.db.close();
+  }
+
+  /** Closes the file without finishing it (the import failed). */
+  abandon(): void {
+    this.db.close();
   }
 }
 

@@ -165,6 +165,11 @@ export class SubjectFilter {
     this.subjects++;
   }
 
+  /** Whether it keeps up with this process's writes: not before a fill was asked for (`add`). */
+  get keepingUp(): boolean {
+    return this.wanted;
+  }
+
   get size() {
     return this.subjects;
   }

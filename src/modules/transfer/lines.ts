@@ -2,7 +2,9 @@
 // of each kind of line. Shared by the import and the thread that checks a large file's lines.
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { t } from "elysia";
+import { asUniqueViolation } from "../../db/errors";
 import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../db/schema";
+import { ServiceError } from "../../errors";
 import { JsonInteger, DateTime, literals } from "../../http/model";
 import { ApiTier } from "../accounts/model";
 import { EntryFields } from "../blacklist/model";
@@ -92,6 +94,9 @@ export async function* jsonLines(path: string): AsyncGenerator<string[], void, u
   if (rest !== "") yield [rest];
 }
 
+/** The value a compiled line schema accepts. */
+export type Line<C> = C extends { Check(v: unknown): v is infer T } ? T : never;
+
 export function schemaProblem(check: { Errors(value: unknown): Iterable<{ path: string; message: string; value: unknown }> }, value: unknown): string {
   for (const error of check.Errors(value)) {
     const field = error.path.replace(/^\//, "") || "(line)";
@@ -128,31 +133,100 @@ export interface SchemaFailure {
   message: string;
 }
 
+/** How each kind of line starts as export writes it (and as most writers do): its `type` first. */
+const KIND_STARTS = Object.keys(SCHEMAS).map((kind) => [kind, `{"type":"${kind}"`] as const);
+
+/**
+ * The kind a line names at its very start (`{"type":"creator"…`), read without parsing it, or
+ * null when it starts otherwise. When the entries are prepared apart (`firstSchemaFailure` with
+ * `entries`) it decides, before any parse, which thread takes a line: one named an entry there
+ * goes to the second thread, one named another kind is checked by the import thread itself.
+ */
+export function plainKind(text: string): string | null {
+  if (text.charCodeAt(0) !== 123 || !text.startsWith('{"type":"')) return null;
+  for (const [kind, start] of KIND_STARTS) if (text.startsWith(start)) return kind;
+  return null;
+}
+
+/** What a line whose start names another kind than it parses to fails with (only a repeated key does that). */
+export const REPEATED_TYPE = '"type" is given more than once';
+
+/** The import's error for a bad line. */
+export function lineError(lineNo: number, message: string): ServiceError {
+  return new ServiceError("invalid", `line ${lineNo}: ${message}`);
+}
+
+/** What a line that repeats a stored id or unique key fails with. */
+export const DUPLICATE_RECORD = "a record with this id or key already exists";
+
+/** What a line's failure says after "line N: ", or null for an error that is not the line's own. */
+export function lineProblem(error: unknown): string | null {
+  if (error instanceof ServiceError) return error.message;
+  if (asUniqueViolation(error)) return DUPLICATE_RECORD;
+  return null;
+}
+
 /** Lines between two progress reports of `firstSchemaFailure`. */
 const PROGRESS_EVERY_LINES = 20_000;
+
+/** Entry lines a thread other than the import thread prepares (`firstSchemaFailure`). */
+export interface EntriesTaken {
+  /** Gets each entry line, checked, in file order; what it throws is the line's failure. */
+  take(line: Line<typeof EntryLine>, lineNo: number): void;
+  /**
+   * Where, in characters of the file (every line counted with its "\n"), the entry lines the
+   * import thread prepares itself begin: those at or past it are left to it, unchecked.
+   */
+  before: number;
+}
 
 /**
  * The first line of the file, in the import's numbering, of a kind `checkedApart` that fails its
  * schema; null when there is none. Lines that are not JSON objects, or of another kind, are left
- * to the import. `progress` hears, now and then, the last line checked.
+ * to the import. `progress` hears, now and then, the last line checked. With `entries`, every
+ * entry line (`plainKind` "entry", or none and parsed to `type: "entry"`) before `entries.before`
+ * is this function's: checked, then taken, whose failure is the line's; lines whose start names
+ * another kind, and entry lines from `entries.before` on, are left to the import thread.
  */
-export async function firstSchemaFailure(path: string, progress?: (throughLine: number) => void): Promise<SchemaFailure | null> {
+export async function firstSchemaFailure(
+  path: string,
+  progress?: (throughLine: number) => void,
+  entries?: EntriesTaken,
+): Promise<SchemaFailure | null> {
   let lineNo = 0;
   let reported = 0;
+  let at = 0;
   for await (const batch of jsonLines(path)) {
     for (const raw of batch) {
       lineNo++;
+      const position = at;
+      at += raw.length + 1;
       const text = raw.trim();
       if (text === "") continue;
+      const kind = entries ? plainKind(text) : null;
+      const entriesHere = entries !== undefined && position < entries.before;
+      if (kind !== null && (kind !== "entry" || !entriesHere)) continue;
       let value: { type?: unknown } | null;
       try {
         value = JSON.parse(text);
       } catch {
+        if (kind === "entry") return { lineNo, message: "not valid JSON" };
         continue;
       }
+      if (kind === "entry" && value?.type !== "entry") return { lineNo, message: REPEATED_TYPE };
       if (!value || typeof value !== "object" || !checkedApart(value.type)) continue;
+      if (entries && value.type === "entry" && !entriesHere) continue;
       const schema = SCHEMAS[value.type as string]!;
       if (!schema.Check(value)) return { lineNo, message: schemaProblem(schema, value) };
+      if (entries && value.type === "entry") {
+        try {
+          entries.take(value as Line<typeof EntryLine>, lineNo);
+        } catch (error) {
+          const message = lineProblem(error);
+          if (message === null) throw error;
+          return { lineNo, message };
+        }
+      }
     }
     if (progress && lineNo - reported >= PROGRESS_EVERY_LINES) progress((reported = lineNo));
   }

@@ -4,7 +4,6 @@ import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import type { Store } from "../../db/client";
 import type { Database as AnyDatabase } from "../../db/database";
-import { asUniqueViolation } from "../../db/errors";
 import type { PostgresDatabase } from "../../db/postgres";
 import { type Clock, iso } from "../../clock";
 import { foreignKeysUncheckedWhileBulk, pageCacheWhileBulk, rollbackJournalWhileAlone, suspendIndexes, suspendSearchIndexing } from "../../db/search-index";
@@ -18,8 +17,26 @@ import { connectionsForExport, creatorsForExport } from "../creators/store";
 import { dealsForExport, referralsForExport, reviewsForExport, serversForExport, vouchesForExport } from "../network/store";
 import { requireHandle } from "../../values";
 import type { EntryRow } from "../blacklist/service";
-import { LineChecks } from "./line-checks";
-import { AccountLine, checkedApart, ConnectionLine, CreatorLine, DealLine, EntryLine, jsonLines, ReferralLine, ReviewLine, schemaProblem, ServerLine, VouchLine } from "./lines";
+import { EntriesApart } from "./entries-apart";
+import {
+  AccountLine,
+  checkedApart,
+  ConnectionLine,
+  CreatorLine,
+  DealLine,
+  EntryLine,
+  jsonLines,
+  type Line,
+  lineError,
+  lineProblem,
+  plainKind,
+  ReferralLine,
+  REPEATED_TYPE,
+  ReviewLine,
+  schemaProblem,
+  ServerLine,
+  VouchLine,
+} from "./lines";
 
 /** Page cache of an import's connection, in KiB: the pages a 1M-entry import writes (about 600 MB) stay in memory until its commit. */
 const IMPORT_CACHE_KIB = 1024 * 1024;
@@ -49,7 +66,6 @@ export interface ImportSummary {
 type Counted = Exclude<keyof ImportSummary, "lines">;
 
 type Awaitable<T> = T | Promise<T>;
-type Line<C> = C extends { Check(v: unknown): v is infer T } ? T : never;
 
 /** The write of each kind of line but accounts (which always await their service). */
 interface LineWriter {
@@ -170,23 +186,43 @@ export class TransferService {
     // either way, and nothing of the file committed. On a single core the second thread would
     // only add its own parse of every line.
     const checkApart = bytes >= (this.options.checkLinesApartFromBytes ?? CHECK_LINES_APART_FROM_BYTES) && availableParallelism() > 1;
-    const checks = checkApart ? new LineChecks(path) : null;
+    // That thread also prepares most entry lines (entries-apart.ts). With that the larger share,
+    // it leaves the lines whose start names another kind (`plainKind`) to this thread, which
+    // parses them anyway: their checks are done here.
+    let apart: EntriesApart | null = null;
     const firstError = async (error: unknown, lineNo: number) => {
-      const failure = await checks?.failureThrough(lineNo);
+      const failure = await apart?.checks.failureThrough(lineNo);
       return failure ? lineError(failure.lineNo, failure.message) : error;
     };
     let lineNo = 0;
     try {
+      if (checkApart) apart = new EntriesApart(path, bytes, blacklist, this.clock.now());
+      // Where the line begins, in characters of the file (each line with its "\n").
+      let at = 0;
       for await (const batch of lines) {
         for (const raw of batch) {
           lineNo++;
+          const position = at;
+          at += raw.length + 1;
           const text = raw.trim();
           if (text === "") continue;
           summary.lines++;
+          const kind = plainKind(text);
+          if (apart && kind === "entry" && apart.takenApart(position, lineNo)) {
+            summary.entries++;
+            continue;
+          }
           try {
             const value = parseLine(text, lineNo);
+            if (kind !== null && value.type !== kind) throw lineError(lineNo, REPEATED_TYPE);
+            if (apart && value.type === "entry") {
+              if (!apart.takenApart(position, lineNo)) apart.prepareHere(value, lineNo);
+              summary.entries++;
+              continue;
+            }
             // Only an account line waits for anything: the rest stay on this loop, line after line.
-            const imported = this.importLine(value, lineNo, creatorIds, writer, checks !== null);
+            // A line whose start names its kind is checked here, the others on the second thread.
+            const imported = this.importLine(value, lineNo, creatorIds, writer, apart !== null && kind === null);
             const counted = typeof imported === "string" ? imported : await imported;
             summary[counted]++;
           } catch (error) {
@@ -194,8 +230,9 @@ export class TransferService {
           }
         }
       }
-      const failure = await checks?.failure();
+      const failure = await apart?.checks.failure();
       if (failure) throw lineError(failure.lineNo, failure.message);
+      apart?.storeAll((row) => writer.entry(row), asLineError);
       // The indexes first: the catch-up queries below read through them.
       resumeIndexing?.();
       blacklist.endBulk();
@@ -209,8 +246,8 @@ export class TransferService {
       sqlite.run("ROLLBACK");
       throw error;
     } finally {
-      checks?.stop();
       await lines.return(undefined);
+      apart?.close();
       resumeConnection();
     }
     return summary;
@@ -495,11 +532,7 @@ function parseLine(text: string, lineNo: number): { type?: unknown } {
 
 /** A line's failure as the error naming its line; other errors as they are. */
 function asLineError(error: unknown, lineNo: number): unknown {
-  if (error instanceof ServiceError && !error.message.startsWith("line ")) return lineError(lineNo, error.message);
-  if (asUniqueViolation(error)) return lineError(lineNo, "a record with this id or key already exists");
-  return error;
-}
-
-function lineError(lineNo: number, message: string) {
-  return new ServiceError("invalid", `line ${lineNo}: ${message}`);
+  if (error instanceof ServiceError && error.message.startsWith("line ")) return error;
+  const problem = lineProblem(error);
+  return problem === null ? error : lineError(lineNo, problem);
 }
