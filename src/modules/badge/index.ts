@@ -13,11 +13,18 @@ const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", "cache
 export function badgeRoutes(badges: BadgeService) {
   return new Elysia({ tags: ["Public"] }).get(
     "/badge/:handle",
-    async ({ params, query }) => {
-      if (/\.json$/i.test(params.handle)) return Response.json(await badges.endpointFor(params.handle), { headers: JSON_HEADERS });
+    // The body is returned and the headers set on `set`, never a Response: Elysia copies a returned
+    // Response into a new one through its body stream to add the shared headers (request id, CORS,
+    // rate limit), which cost more than the rest of the route (70 against 40 µs a badge).
+    async ({ params, query, set }) => {
+      if (/\.json$/i.test(params.handle)) {
+        Object.assign(set.headers, JSON_HEADERS);
+        return badges.endpointFor(params.handle);
+      }
+      Object.assign(set.headers, HEADERS);
       // Any other theme value still gets a badge: the default one.
       const theme: BadgeTheme = query.theme === "light" ? "light" : "dark";
-      return new Response(await badges.svgFor(params.handle, theme), { headers: HEADERS });
+      return badges.svgFor(params.handle, theme);
     },
     {
       // A malformed percent-escape leaves the router without a decoded handle, which would fail the
@@ -29,7 +36,7 @@ export function badgeRoutes(badges: BadgeService) {
       },
       params: BadgeParams,
       query: BadgeQuery,
-      // Documentation only: a Response is not validated. Each branch names its media type.
+      // Each branch names its media type.
       response: { 200: t.Union([BadgeSvg, ShieldsEndpoint], { description: "The badge: SVG, or shields.io endpoint JSON for a `.json` handle." }) },
       detail: {
         operationId: "getBadge",
