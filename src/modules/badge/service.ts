@@ -61,13 +61,15 @@ export class BadgeService {
     if (handle === null) return this.impossible[theme];
     const { label, message, color } = await this.contentOf(handle);
     const key = `${theme}:${handle}`;
-    const cached = this.recent.get(key) ?? this.older.get(key);
+    const recent = this.recent.get(key);
+    const cached = recent ?? this.older.get(key);
     // A badge changes when the creator's band or name does: the entry is checked, not invalidated.
     const svg =
       cached !== undefined && cached.label === label && cached.message === message
         ? cached.svg
         : renderBadge({ label, message, color, theme, title: `${label}: ${message} on trustlist` });
-    if (cached?.svg !== svg || !this.recent.has(key)) this.remember(key, { label, message, svg });
+    // Kept in the newer generation unless it is there already, unchanged.
+    if (recent?.svg !== svg) this.remember(key, { label, message, svg });
     return svg;
   }
 
