@@ -187,7 +187,7 @@ export class SqliteBlacklistStore implements BlacklistStore {
     this.maxRowid = db.prepare("SELECT max(rowid) AS n FROM blacklist_entries");
     this.subjectsByUsernameRows = db.prepare(
       `SELECT DISTINCT provider, provider_user_id, username FROM blacklist_entries INDEXED BY blacklist_username_idx
-       WHERE lower(username) = ?1 AND status = 'active' AND (expires_at IS NULL OR expires_at > ?2) LIMIT ?3`,
+       WHERE lower(username) = ?1 AND username IS NOT NULL AND status = 'active' AND (expires_at IS NULL OR expires_at > ?2) LIMIT ?3`,
     );
     this.subjectNameRow = db.prepare(
       `SELECT provider, provider_user_id, username FROM blacklist_entries
@@ -525,7 +525,7 @@ export class PostgresBlacklistStore implements BlacklistStore {
   async subjectsByUsername(lowerUsername: string, now: number, limit: number): Promise<SubjectName[]> {
     const rows = await this.database.sql()`
       SELECT DISTINCT provider, provider_user_id, username FROM blacklist_entries
-      WHERE lower(username) = ${lowerUsername} AND status = 'active' AND (expires_at IS NULL OR expires_at > ${now}::bigint)
+      WHERE lower(username) = ${lowerUsername} AND username IS NOT NULL AND status = 'active' AND (expires_at IS NULL OR expires_at > ${now}::bigint)
       LIMIT ${limit}`;
     return rows as SubjectName[];
   }
