@@ -13,6 +13,7 @@ import sqlite10 from "../../migrations/0010_sessions.sql" with { type: "text" };
 import sqlite11 from "../../migrations/0011_webhook_endpoint_due.sql" with { type: "text" };
 import sqlite12 from "../../migrations/0012_outbox_pending_order.sql" with { type: "text" };
 import sqlite13 from "../../migrations/0013_partial_entry_indexes.sql" with { type: "text" };
+import sqlite14 from "../../migrations/0014_feed_without_entry_index.sql" with { type: "text" };
 import postgres0 from "../../migrations/postgres/0000_init.sql" with { type: "text" };
 import postgres1 from "../../migrations/postgres/0001_search_names.sql" with { type: "text" };
 import postgres2 from "../../migrations/postgres/0002_row_order.sql" with { type: "text" };
@@ -22,6 +23,7 @@ import postgres5 from "../../migrations/postgres/0005_creators_version_bulk.sql"
 import postgres6 from "../../migrations/postgres/0006_webhook_endpoint_due.sql" with { type: "text" };
 import postgres7 from "../../migrations/postgres/0007_outbox_pending_order.sql" with { type: "text" };
 import postgres8 from "../../migrations/postgres/0008_partial_entry_indexes.sql" with { type: "text" };
+import postgres9 from "../../migrations/postgres/0009_feed_without_entry_index.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -45,6 +47,7 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0011_webhook_endpoint_due", when: 1795468323366, breakpoints: true, sql: sqlite11 },
   { tag: "0012_outbox_pending_order", when: 1795486749693, breakpoints: true, sql: sqlite12 },
   { tag: "0013_partial_entry_indexes", when: 1795495739001, breakpoints: true, sql: sqlite13 },
+  { tag: "0014_feed_without_entry_index", when: 1795495838826, breakpoints: true, sql: sqlite14 },
 ];
 
 export const embeddedPostgresMigrations: EmbeddedMigration[] = [
@@ -57,4 +60,5 @@ export const embeddedPostgresMigrations: EmbeddedMigration[] = [
   { tag: "0006_webhook_endpoint_due", when: 1795468324391, breakpoints: true, sql: postgres6 },
   { tag: "0007_outbox_pending_order", when: 1795486750557, breakpoints: true, sql: postgres7 },
   { tag: "0008_partial_entry_indexes", when: 1795495739692, breakpoints: true, sql: postgres8 },
+  { tag: "0009_feed_without_entry_index", when: 1795495839398, breakpoints: true, sql: postgres9 },
 ];

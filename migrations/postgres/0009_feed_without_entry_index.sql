@@ -1,0 +1,1 @@
+DROP INDEX "blacklist_changes_entry_idx";
