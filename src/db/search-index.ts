@@ -32,14 +32,16 @@ const NAME_TRIGGERS = [
 /**
  * Every name those triggers count, by source (public names, confirmed entries, private links):
  * migration 0007's own recount. It must say exactly what the triggers do (test/transfer.test.ts
- * compares a rebuilt search_names with one the triggers kept).
+ * compares a rebuilt search_names with one the triggers kept). The entries are read in table
+ * order: through the partial username index each row was a look-up out of order (1.8 s against
+ * 1.3 s for the whole recount at 1M entries).
  */
 const RECOUNT_NAMES = `
   INSERT INTO search_names (name, public_refs, entry_refs, private_refs)
   SELECT name, sum(pub), sum(ent), sum(priv) FROM (
     SELECT handle AS name, 1 AS pub, 0 AS ent, 0 AS priv FROM creators
     UNION ALL SELECT lower(provider_username), public <> 0, 0, public = 0 FROM connections WHERE provider_username IS NOT NULL
-    UNION ALL SELECT lower(username), 0, 1, 0 FROM blacklist_entries WHERE status = 'active' AND watchlist = 0 AND username IS NOT NULL
+    UNION ALL SELECT lower(username), 0, 1, 0 FROM blacklist_entries NOT INDEXED WHERE status = 'active' AND watchlist = 0 AND username IS NOT NULL
   ) GROUP BY name`;
 
 /**
