@@ -164,7 +164,7 @@ if (meta?.creators) {
 if (imp) {
   const what = meta?.creators ? `the whole data set (${f(imp.lines)} lines: ${f(imp.creators)} creators, ${f(imp.connections)} connections, ${f(imp.deals + imp.reviews + imp.vouches + imp.referrals)} deals/reviews/vouches/referrals, ${f(imp.entries)} entries)` : `${f(imp.entries)} entries`;
   out.push(
-    `- import of ${what} into a fresh database: **${f(Number(facts.import_wall_s), 1)} s** wall (process start to exit; ${f(imp.seconds, 1)} s inside the transaction), ${f(imp.lines / Number(facts.import_wall_s))} lines/s; database **${f(Number(facts.db_bytes) / 1048576)} MiB**${Number(facts.db_wal_bytes) > 0 ? ` (+ ${f(Number(facts.db_wal_bytes) / 1048576)} MiB WAL)` : ""}`,
+    `- import of ${what} into a fresh database: **${f(Number(facts.import_wall_s), 1)} s** wall, median of ${String(facts.import_walls_s ?? facts.import_wall_s).split(",").map((s) => f(Number(s), 1)).join(", ")} s (process start to exit; ${f(imp.seconds, 1)} s inside the last one's transaction), ${f(imp.lines / Number(facts.import_wall_s))} lines/s; database **${f(Number(facts.db_bytes) / 1048576)} MiB**${Number(facts.db_wal_bytes) > 0 ? ` (+ ${f(Number(facts.db_wal_bytes) / 1048576)} MiB WAL)` : ""}`,
   );
 } else out.push(`- import: FAILED (see import.err)`);
 out.push("");
