@@ -15,8 +15,10 @@ let reader: { key: string; accountId: string; keyId: string };
 
 beforeEach(async () => {
   t = await createTestApp({ http: true });
-  lines = [];
-  t.runtime.log = new Logger({ access: true }, (text) => lines.push(...text.trimEnd().split("\n")));
+  // Each test's logger writes into its own array: a previous test's logger flushing late (its
+  // timer) must not land in this one's.
+  const written: string[] = (lines = []);
+  t.runtime.log = new Logger({ access: true }, (text) => written.push(...text.trimEnd().split("\n")));
   reader = await t.account({ tier: "pro", burst: 10_000, dailyQuota: 100_000 });
   const writer = await t.account({ tier: "pro", scope: "write", burst: 10_000, dailyQuota: 100_000 });
   const add = async (body: Record<string, unknown>) => {

@@ -15,8 +15,9 @@ let logged: string[];
 
 beforeEach(async () => {
   t = await createTestApp();
-  logged = [];
-  t.runtime.log = new Logger({ access: false }, (text) => logged.push(text));
+  // Into this test's own array: a previous test's logger flushing late must not land in it.
+  const written: string[] = (logged = []);
+  t.runtime.log = new Logger({ access: false }, (text) => written.push(text));
   key = (await t.account({ tier: "pro", burst: 10_000, dailyQuota: 100_000 })).key;
   writeKey = (await t.account({ tier: "pro", scope: "write", burst: 10_000, dailyQuota: 100_000 })).key;
 });
