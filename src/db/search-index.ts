@@ -16,10 +16,6 @@ import type { Database } from "bun:sqlite";
  */
 const INDEX_TRIGGERS = ["search_names_ai", "search_names_ad", "search_names_au_shown", "search_names_au_hidden"];
 const INDEXES = ["search_names_fts"];
-/** FTS5's own buffer of new terms, put back after a rebuild. */
-const FTS5_DEFAULT_HASH_BYTES = 1024 * 1024;
-/** The buffer a rebuild gets: the names of 1M entries and 100k creators took under 64 MB. */
-const REBUILD_HASH_BYTES = 256 * 1024 * 1024;
 /** Tables whose secondary indexes a bulk write may drop and re-create; none of them is read while it runs. */
 const BULK_TABLES = ["blacklist_entries", "connections"];
 /** Triggers that keep search_names' reference counts in step with creators, connections and entries. */
@@ -65,18 +61,12 @@ export function suspendSearchIndexing(sqlite: Database, options: { rebuildTables
     }
     resumeTriggers();
     for (const index of INDEXES) {
-      // FTS5 holds new terms in memory up to `hashsize` (1 MB by default), writes a segment each
-      // time it fills and merges them as they pile up: the rebuild and the optimize below took
-      // 1.0-1.2 s at the bench's 1M entries. With room for every term it writes one segment at
-      // the end (0.8-0.9 s); the default is put back for the writes that follow.
-      sqlite.run(`INSERT INTO "${index}"("${index}", rank) VALUES ('hashsize', ${REBUILD_HASH_BYTES})`);
       sqlite.run(`INSERT INTO "${index}"("${index}") VALUES ('rebuild')`);
       // A rebuild leaves several segments (5 at the bench's 1M entries); later writes then merge
       // into them, and the expiry job's deletes (100-row slices of 50k lapsed entries) spent up
       // to 107-133 ms of CPU in one slice doing that merge work. Merged into one segment here
       // (200 ms, once), the worst slice took 31 ms.
       sqlite.run(`INSERT INTO "${index}"("${index}") VALUES ('optimize')`);
-      sqlite.run(`INSERT INTO "${index}"("${index}", rank) VALUES ('hashsize', ${FTS5_DEFAULT_HASH_BYTES})`);
     }
   };
 }
