@@ -65,7 +65,10 @@ export function suspendSearchIndexing(sqlite: Database, options: { rebuildTables
       // A rebuild leaves several segments (5 at the bench's 1M entries); later writes then merge
       // into them, and the expiry job's deletes (100-row slices of 50k lapsed entries) spent up
       // to 107-133 ms of CPU in one slice doing that merge work. Merged into one segment here
-      // (200 ms, once), the worst slice took 31 ms.
+      // (200 ms, once), the worst slice took 31 ms. The merge needs several segments to merge:
+      // rebuilt with a buffer large enough for every term (FTS5's `hashsize`), the rebuild wrote
+      // one segment at level 0, the optimize left it there, and the job's deletes merged into it
+      // again (worst wait 160-200 ms behind the job).
       sqlite.run(`INSERT INTO "${index}"("${index}") VALUES ('optimize')`);
     }
   };
