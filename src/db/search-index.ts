@@ -16,8 +16,12 @@ import type { Database } from "bun:sqlite";
  */
 const INDEX_TRIGGERS = ["search_names_ai", "search_names_ad", "search_names_au_shown", "search_names_au_hidden"];
 const INDEXES = ["search_names_fts"];
-/** Tables whose secondary indexes a bulk write may drop and re-create; none of them is read while it runs. */
-const BULK_TABLES = ["blacklist_entries", "connections"];
+/**
+ * The table whose secondary indexes a bulk write may drop and re-create here; it is not read
+ * while the write runs. (An import drops the connections' and the creators' itself, to build them
+ * at moments of its own: `suspendIndexes`.)
+ */
+const BULK_TABLES = ["blacklist_entries"];
 /** Triggers that keep search_names' reference counts in step with creators, connections and entries. */
 const NAME_TRIGGERS = [
   "creators_name_ai",

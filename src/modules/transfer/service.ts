@@ -175,6 +175,9 @@ export class TransferService {
     // The creators' four rankings are rewritten for every creator by the score pass at the end:
     // built once after it instead.
     const resumeCreatorIndexes = resumeIndexing && rebuildTables ? suspendIndexes(sqlite, ["creators"]) : null;
+    // The connections' secondary indexes are built once after the last line, while the second
+    // thread (when there is one) may still be preparing entries: nothing before the end reads them.
+    const resumeConnectionIndexes = resumeIndexing && rebuildTables ? suspendIndexes(sqlite, ["connections"]) : null;
     // The creators_version counter only has to move once per commit (the directory index and the
     // change notifier compare it), not on each of the 100k+ creator writes an import makes.
     const moveVersion = await creators.store.holdVersion();
@@ -230,6 +233,7 @@ export class TransferService {
           }
         }
       }
+      resumeConnectionIndexes?.();
       const failure = await apart?.checks.failure();
       if (failure) throw lineError(failure.lineNo, failure.message);
       apart?.storeAll((row) => writer.entry(row), asLineError);
