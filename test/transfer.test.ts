@@ -30,6 +30,9 @@ function importLines(rows: unknown[], rebuildIndexesFromBytes: number) {
   return new TransferService(t.runtime.store, t.services, t.clock, { rebuildIndexesFromBytes, checkLinesApartFromBytes: rebuildIndexesFromBytes }).importFile(file);
 }
 
+/** The connection's settings an import switches for its own transaction and must put back. */
+const connectionSettings = (db: Database) =>
+  db.query("SELECT * FROM pragma_cache_size, pragma_cache_spill, pragma_threads, pragma_temp_store, pragma_foreign_keys, pragma_synchronous").get();
 const journalMode = (db: Database) => db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()!.journal_mode;
 const indexNames = () => t.sqlite.query("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").all();
 const triggerCount = () => (t.sqlite.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger'").get() as { n: number }).n;
@@ -67,9 +70,10 @@ sqliteOnly("a bulk import leaves the suggestion index in one segment, so later d
 sqliteOnly("a failed bulk import leaves triggers, indexes and data as they were", async () => {
   const before = triggerCount();
   const indexes = indexNames();
+  const settings = connectionSettings(t.sqlite);
   await expect(importLines([...lines, { type: "vouch", from: "lotusforge", to: "lotusforge" }], 0)).rejects.toThrow("line 4");
   expect(journalMode(t.sqlite)).toBe("wal");
-  expect(t.sqlite.query("PRAGMA foreign_keys").get()).toEqual({ foreign_keys: 1 });
+  expect(connectionSettings(t.sqlite)).toEqual(settings);
   expect(triggerCount()).toBe(before);
   expect(indexNames()).toEqual(indexes);
   expect((await directory("lotus")).total).toBe(0);
@@ -121,7 +125,10 @@ sqliteOnly("a large import computes every creator, the feed and the indexes exac
   // A link given twice (the second line updates it) and a creator without links.
   rows.push({ type: "connection", creator: "maker7", provider: "roblox", provider_user_id: "100007", provider_username: "renamed_seven", public: true });
   rows.push({ type: "creator", handle: "loner", verification_level: 0, joined_at: "2025-01-01T00:00:00Z" });
+  const settings = connectionSettings(t.sqlite);
   expect(await importLines(rows, 0)).toMatchObject({ creators: N + 1, entries: entries.length });
+  // The import's own page cache, sorter and temporary files were its transaction's only.
+  expect(connectionSettings(t.sqlite)).toEqual(settings);
 
   const sqlite = t.sqlite;
   const columns =
@@ -262,11 +269,14 @@ sqliteOnly("a large import checking its lines on a second thread fails at the sa
       .importFile(file)
       .then(() => null, (error: Error) => error.message);
   };
+  const settings = connectionSettings(t.sqlite);
   for (const { rows, line } of files) {
     const inLine = await failure(rows, Infinity);
     expect(inLine).toStartWith(`line ${line}: `);
     expect(await failure(rows, 0)).toBe(inLine);
   }
+  // Some of those failed while the indexes were being built, with the sorter switched: it is back.
+  expect(connectionSettings(t.sqlite)).toEqual(settings);
   expect(t.sqlite.query("SELECT count(*) AS n FROM blacklist_entries").get()).toEqual({ n: 0 });
   // And a good file goes through with its lines checked apart.
   expect(await importLines([...lines, good(1), { ...good(2), id: "bl_stored" }], 0)).toMatchObject({ entries: 3, creators: 1, connections: 1 });

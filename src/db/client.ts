@@ -92,7 +92,9 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     sqlite.exec("PRAGMA synchronous = NORMAL");
   }
   sqlite.exec("PRAGMA foreign_keys = ON");
-  sqlite.exec("PRAGMA temp_store = MEMORY");
+  // Temporary storage stays SQLite's default, files the pager writes only past the page cache: in
+  // memory, the sorter makes one sort of everything, which rules out an import's index builds
+  // sorting in runs on several threads (`sortInRunsWhileBulk`).
   sqlite.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
   const db = drizzle(sqlite, { schema }) as Db;
   try {

@@ -6,7 +6,14 @@ import type { Store } from "../../db/client";
 import type { Database as AnyDatabase } from "../../db/database";
 import type { PostgresDatabase } from "../../db/postgres";
 import { type Clock, iso } from "../../clock";
-import { foreignKeysUncheckedWhileBulk, pageCacheWhileBulk, rollbackJournalWhileAlone, suspendIndexes, suspendSearchIndexing } from "../../db/search-index";
+import {
+  foreignKeysUncheckedWhileBulk,
+  pageCacheWhileBulk,
+  rollbackJournalWhileAlone,
+  sortInRunsWhileBulk,
+  suspendIndexes,
+  suspendSearchIndexing,
+} from "../../db/search-index";
 import { ServiceError } from "../../errors";
 import { newId } from "../../ids";
 import type { Services } from "../../services";
@@ -198,6 +205,7 @@ export class TransferService {
       return failure ? lineError(failure.lineNo, failure.message) : error;
     };
     let lineNo = 0;
+    let resumeSorter: (() => void) | null = null;
     try {
       if (checkApart) apart = new EntriesApart(path, bytes, blacklist, this.clock.now());
       // Where the line begins, in characters of the file (each line with its "\n").
@@ -233,6 +241,9 @@ export class TransferService {
           }
         }
       }
+      // What is left is mostly sorting (the indexes built, the names grouped): in small runs, on
+      // every core.
+      if (resumeIndexing && rebuildTables) resumeSorter = sortInRunsWhileBulk(sqlite, availableParallelism());
       resumeConnectionIndexes?.();
       const failure = await apart?.checks.failure();
       if (failure) throw lineError(failure.lineNo, failure.message);
@@ -252,6 +263,7 @@ export class TransferService {
     } finally {
       await lines.return(undefined);
       apart?.close();
+      resumeSorter?.();
       resumeConnection();
     }
     return summary;
