@@ -225,6 +225,24 @@ sqliteOnly("an import of entries alone rescores the stored creators they name, b
   expect(row("lotusforge").blacklisted).toBe(1);
   expect(row("quietmaker").trust_score).toBeLessThan(bystander.trust_score);
   expect(row("bystander")).toEqual(bystander);
+  // One that brings enough creators to score them before its entries are stored: the entries
+  // still rescore the creators stored before it and its own, by handle or by linked account.
+  const makers = Array.from({ length: 1_000 }, (_, i) => [
+    { type: "creator", handle: `maker${i}`, verification_level: 1, joined_at: "2026-01-01T00:00:00Z" },
+    { type: "connection", creator: `maker${i}`, provider: "roblox", provider_user_id: String(50_000 + i), public: true },
+  ]).flat();
+  expect(
+    await importLines(
+      [
+        ...makers,
+        { ...entry, provider: "discord", provider_user_id: "5152", creator: "bystander" },
+        { ...entry, provider: "roblox", provider_user_id: "50007", severity: "restrict" },
+      ],
+      0,
+    ),
+  ).toMatchObject({ creators: 1_000, entries: 2 });
+  expect(row("bystander").blacklisted).toBe(1);
+  expect(row("maker7").trust_score).toBeLessThan(row("maker8").trust_score);
   const scored = t.sqlite.query("SELECT handle, trust_score, blacklisted FROM creators ORDER BY handle").all();
   await t.services.creators.refreshAll();
   expect(t.sqlite.query("SELECT handle, trust_score, blacklisted FROM creators ORDER BY handle").all()).toEqual(scored);

@@ -107,6 +107,8 @@ export class TrustScores {
   private readonly trustListeners: TrustChangeListener[] = [];
   /** Creators whose score awaits recomputation at the end of a bulk write (an import). */
   private deferred: Set<string> | null = null;
+  /** Set by `scoreAheadOfEntries`: the time it scored at, and each creator's basis but its penalties. */
+  private ahead: { now: number; basis: Map<string, ScoreBasis> } | null = null;
   /** The same store when it answers synchronously: the import and blacklist writes on SQLite use it. */
   private readonly sqlite: SqliteCreatorsStore | null;
 
@@ -232,11 +234,41 @@ export class TrustScores {
     this.deferred = new Set();
   }
 
+  /**
+   * Inside a bulk write on SQLite whose every input but the entries is stored (an import, its
+   * other lines done, its entries still being prepared): computes and writes each deferred
+   * creator's score from everything but the penalties, and keeps each basis, so that `endBulk`
+   * only rescores the creators the entries penalise. The scores of 100k imported creators took
+   * 1 s of the import's tail, where nothing else can run beside them; here the entries' thread
+   * still works. Below `RECOMPUTE_TOGETHER_FROM` creators it leaves everything to `endBulk`.
+   */
+  scoreAheadOfEntries(): void {
+    const pending = this.deferred;
+    if (!pending || pending.size < RECOMPUTE_TOGETHER_FROM) return;
+    const store = this.syncStore();
+    const now = this.clock.now();
+    const basis = store.everyScoreBasisButPenalties();
+    // Read whole before writing: the writes update the table being read.
+    for (const row of store.allCreators()) {
+      if (!pending.has(row.id)) continue;
+      let own = basis.get(row.id);
+      if (!own) basis.set(row.id, (own = emptyScoreBasis()));
+      this.applyNow(row, own, now, false);
+    }
+    this.ahead = { now, basis };
+  }
+
   /** Recomputes every creator touched since `beginBulk`, inside the caller's transaction (SQLite). */
   endBulk(): number {
     const pending = this.deferred;
+    const ahead = this.ahead;
     this.deferred = null;
+    this.ahead = null;
     if (!pending) return 0;
+    if (ahead) {
+      this.endBulkAfterScoresAhead(pending, ahead);
+      return pending.size;
+    }
     const now = this.clock.now();
     if (pending.size < RECOMPUTE_TOGETHER_FROM) {
       for (const id of pending) this.recomputeNow(id, now, false);
@@ -250,6 +282,22 @@ export class TrustScores {
       if (pending.has(row.id)) this.applyNow(row, basis.get(row.id) ?? none, now, false);
     }
     return pending.size;
+  }
+
+  /** `endBulk` after `scoreAheadOfEntries`: the creators with penalties, and any deferred since, at the same time. */
+  private endBulkAfterScoresAhead(pending: Set<string>, ahead: { now: number; basis: Map<string, ScoreBasis> }): void {
+    const store = this.syncStore();
+    const penalties = store.everyPenalty(ahead.now);
+    for (const id of pending) {
+      const basis = ahead.basis.get(id);
+      if (!basis) {
+        this.recomputeNow(id, ahead.now, false);
+        continue;
+      }
+      const own = penalties.get(id);
+      const row = own && store.byId(id);
+      if (row) this.applyNow(row, { ...basis, penalties: own }, ahead.now, false);
+    }
   }
 
   /** `endBulk` on either database, one creator at a time (the import on PostgreSQL). */
@@ -273,6 +321,7 @@ export class TrustScores {
   /** Leaves bulk mode without recomputing (the bulk write was rolled back). */
   abandonBulk(): void {
     this.deferred = null;
+    this.ahead = null;
   }
 
   /**

@@ -327,6 +327,11 @@ export class CreatorsService {
     this.scores.beginBulk();
   }
 
+  /** See `TrustScores.scoreAheadOfEntries`. */
+  scoreAheadOfEntries(): void {
+    this.scores.scoreAheadOfEntries();
+  }
+
   endBulk(): number {
     return this.scores.endBulk();
   }

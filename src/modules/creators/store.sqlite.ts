@@ -281,6 +281,17 @@ export class SqliteCreatorsStore implements CreatorsStore {
    * UNION does).
    */
   everyScoreBasis(now: number): Map<string, ScoreBasis> {
+    const all = this.everyScoreBasisButPenalties();
+    for (const [id, penalties] of this.everyPenalty(now)) {
+      let basis = all.get(id);
+      if (!basis) all.set(id, (basis = emptyScoreBasis()));
+      basis.penalties = penalties;
+    }
+    return all;
+  }
+
+  /** `everyScoreBasis` without the penalties: what the creators' own lines of an import decide. */
+  everyScoreBasisButPenalties(): Map<string, ScoreBasis> {
     const all = new Map<string, ScoreBasis>();
     const of = (id: string) => {
       let basis = all.get(id);
@@ -304,13 +315,19 @@ export class SqliteCreatorsStore implements CreatorsStore {
       "SELECT to_creator_id AS id, count(*) AS n, sum(rating) AS sum FROM reviews GROUP BY to_creator_id",
     );
     for (const r of reviews.iterate()) of(r.id).reviews = { n: r.n, sum: r.sum };
+    return all;
+  }
+
+  /** The penalties of every creator that has any, by creator id (`everyScoreBasis`'s). */
+  everyPenalty(now: number): Map<string, PenaltyRow[]> {
+    const all = new Map<string, PenaltyRow[]>();
     // Without statistics (a fresh import) the planner scanned all of blacklist_entries and looked
     // each entry up among the connections: 2 s at 1M entries. Entries are the larger side, so each
     // connection is looked up in the subject index instead (CROSS JOIN keeps that order), and
     // only the named entries of the creator index are read (the NULLs sort first): 0.2 s. The
     // connections are walked in account order, the subject index's own, so one look-up lands
     // next to the last: 0.17 s for 300k connections against 0.7 s in creator order.
-    const penalties = db.query<PenaltyRow & { creator_id: string }, [number]>(
+    const penalties = this.sqlite.query<PenaltyRow & { creator_id: string }, [number]>(
       `SELECT c.id AS creator_id, e.id, e.severity, e.high_risk, e.watchlist
        FROM creators c JOIN blacklist_entries e INDEXED BY blacklist_creator_idx ON e.creator_handle = c.handle
        WHERE e.creator_handle IS NOT NULL AND e.status = 'active' AND (e.expires_at IS NULL OR e.expires_at > ?1)
@@ -320,7 +337,11 @@ export class SqliteCreatorsStore implements CreatorsStore {
          ON e.provider = c.provider AND e.provider_user_id = c.provider_user_id
        WHERE e.status = 'active' AND (e.expires_at IS NULL OR e.expires_at > ?1)`,
     );
-    for (const p of penalties.iterate(now)) of(p.creator_id).penalties.push(p);
+    for (const { creator_id, ...penalty } of penalties.iterate(now)) {
+      const found = all.get(creator_id);
+      if (found) found.push(penalty);
+      else all.set(creator_id, [penalty]);
+    }
     return all;
   }
 

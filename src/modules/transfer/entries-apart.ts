@@ -19,10 +19,11 @@ import { DUPLICATE_RECORD, EntryLine, lineError, schemaProblem } from "./lines";
  * Where, as a share of the file's length, the entry lines the import thread prepares itself
  * begin. At 1M entries of the bench data set the other thread, preparing them all, spent about
  * 8 s of CPU against the import thread's 5 s; an entry costs about 7 us there and 4.5 us on the
- * import thread, plus 2.5 us to insert it after the copy. From 0.8 on (260k entries here) the
- * threads spent 5.3 s and 5.6 s.
+ * import thread, plus 2.5 us to insert it after the copy. The import thread also scores the
+ * creators before it waits for the other one (1.3 s): from 0.9 on (130k entries here) both were
+ * done together, 6.1-6.9 s into the import; at 0.95 the import thread waited 0.3-1.3 s.
  */
-const ENTRIES_HERE_FROM_FRACTION = 0.8;
+const ENTRIES_HERE_FROM_FRACTION = 0.9;
 
 export class EntriesApart {
   /** The line-check thread, which also prepares the entries before `hereFrom`. */

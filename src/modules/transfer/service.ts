@@ -179,8 +179,8 @@ export class TransferService {
     const rebuildTables = bytes / BYTES_PER_LINE >= blacklist.storedCount();
     const resumeIndexing =
       bytes >= (this.options.rebuildIndexesFromBytes ?? REBUILD_INDEXES_FROM_BYTES) ? suspendSearchIndexing(sqlite, { rebuildTables }) : null;
-    // The creators' four rankings are rewritten for every creator by the score pass at the end:
-    // built once after it instead.
+    // The creators' four rankings are rewritten for every creator by the scores computed after
+    // the last line: built once after them instead.
     const resumeCreatorIndexes = resumeIndexing && rebuildTables ? suspendIndexes(sqlite, ["creators"]) : null;
     // The connections' secondary indexes are built once after the last line, while the second
     // thread (when there is one) may still be preparing entries: nothing before the end reads them.
@@ -245,6 +245,10 @@ export class TransferService {
       // every core.
       if (resumeIndexing && rebuildTables) resumeSorter = sortInRunsWhileBulk(sqlite, availableParallelism());
       resumeConnectionIndexes?.();
+      // Every line but the entries being prepared apart is in: the creators are scored now, but
+      // for the penalties the entries bring (`endBulk` below), while the other thread finishes.
+      creators.scoreAheadOfEntries();
+      resumeCreatorIndexes?.();
       const failure = await apart?.checks.failure();
       if (failure) throw lineError(failure.lineNo, failure.message);
       apart?.storeAll((row) => writer.entry(row), asLineError);
@@ -252,7 +256,6 @@ export class TransferService {
       resumeIndexing?.();
       blacklist.endBulk();
       creators.endBulk();
-      resumeCreatorIndexes?.();
       await moveVersion();
       sqlite.run("COMMIT");
     } catch (error) {
