@@ -280,6 +280,9 @@ sqliteOnly("a large import checking its lines on a second thread fails at the sa
     // A creator line refused by its schema, checked on the import thread when the entries are apart.
     { rows: [good(1), { type: "creator", handle: "fine_handle", verification_level: 9, joined_at: "2026-01-01T00:00:00Z" }, schemaBad], line: 2 },
   ];
+  // The imports' scratch directories (entries-apart.ts) are all gone again; another process's are not this test's.
+  const scratchDirs = () => readdirSync(tmpdir()).filter((name) => name.startsWith("trustlist-import-"));
+  const scratchBefore = new Set(scratchDirs());
   const failure = (rows: unknown[] | string, checkLinesApartFromBytes: number) => {
     const file = join(t.dir, `bad-${Math.random().toString(36).slice(2)}.jsonl`);
     writeFileSync(file, typeof rows === "string" ? rows : rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
@@ -304,7 +307,7 @@ sqliteOnly("a large import checking its lines on a second thread fails at the sa
   expect(stored).toBe("line 3: a record with this id or key already exists");
   expect(await failure(again, 0)).toBe(stored);
   expect(t.sqlite.query("SELECT count(*) AS n FROM blacklist_entries").get()).toEqual({ n: 3 });
-  expect(readdirSync(tmpdir()).filter((name) => name.startsWith("trustlist-import-"))).toEqual([]);
+  expect(scratchDirs().filter((name) => !scratchBefore.has(name))).toEqual([]);
   // Into a table holding more rows than the file (its indexes and name triggers kept): stored
   // after them, in file order, each with its feed row, and searchable.
   const more = Array.from({ length: 2 }, (_, i) => ({ ...good(528 + i), username: `later_alt_${28 + i}` }));

@@ -84,9 +84,13 @@ export class EntriesApart {
     }
   }
 
-  /** Stops the thread and removes the scratch file, once the import's transaction has ended. */
-  close(): void {
-    this.checks.stop();
+  /**
+   * Stops the thread and removes the scratch file, once the import's transaction has ended. The
+   * thread has exited first: one still opening the file could otherwise leave it, or its
+   * directory, behind.
+   */
+  async close(): Promise<void> {
+    await this.checks.stop();
     this.blacklist.releaseEntriesFile();
     rmSync(this.scratch, { recursive: true, force: true });
   }

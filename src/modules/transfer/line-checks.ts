@@ -9,6 +9,9 @@ import { workerEntry } from "../../worker-entry";
 import type { EntriesApart } from "./line-check-worker";
 import { firstSchemaFailure, type SchemaFailure } from "./lines";
 
+/** How long `stop` waits for the thread to exit (it takes a few milliseconds, even mid-line). */
+const EXIT_WAIT_MS = 5_000;
+
 type Message = { type: "through"; lineNo: number } | { type: "done"; failure: SchemaFailure | null } | { type: "error"; message: string };
 
 export class LineChecks {
@@ -18,12 +21,15 @@ export class LineChecks {
   private verdict: Promise<SchemaFailure | null>;
   private settled = false;
   private readonly waiting = new Set<() => void>();
+  /** Settles once the thread has exited (terminated or failed), and with it its open files. */
+  private readonly exited: Promise<void>;
 
   constructor(
     private readonly path: string,
     private readonly entries?: EntriesApart,
   ) {
     this.worker = new Worker(workerEntry("modules/transfer/line-check-worker.ts"));
+    this.exited = new Promise((resolve) => this.worker.addEventListener("close", () => resolve()));
     this.worker.unref();
     let settle!: (failure: Promise<SchemaFailure | null> | SchemaFailure | null) => void;
     this.verdict = new Promise((resolve) => (settle = resolve));
@@ -94,10 +100,17 @@ export class LineChecks {
     }
   }
 
-  stop(): void {
+  /**
+   * Stops the thread, settling once it has exited (a file it was writing is closed by then), or
+   * after `EXIT_WAIT_MS` at most.
+   */
+  async stop(): Promise<void> {
     if (!this.settled) {
       this.settled = true;
       this.worker.terminate();
     }
+    let timer: Timer | undefined;
+    await Promise.race([this.exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, EXIT_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 }

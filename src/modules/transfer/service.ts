@@ -265,7 +265,7 @@ export class TransferService {
       throw error;
     } finally {
       await lines.return(undefined);
-      apart?.close();
+      await apart?.close();
       resumeSorter?.();
       resumeConnection();
     }
