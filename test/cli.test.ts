@@ -155,6 +155,56 @@ describe("import and export", () => {
     const second = cli(b.db, "export").stdout;
     expect(second).toBe(first);
   }, 30_000);
+
+  test("a file large enough for the bulk path leaves an intact database that answers like any other", async () => {
+    // Over 8 MB: the entries are prepared on a second thread, the indexes are rebuilt at the end
+    // with SQLite's sorter in runs on temporary files, and 1,200 creators are scored before the
+    // entries are stored, then rescored where the entries penalise them.
+    const { dir, db } = workspace();
+    const rows: object[] = [];
+    for (let i = 0; i < 1_200; i++) {
+      rows.push({ type: "creator", handle: `maker${i}`, verification_level: 1, joined_at: "2026-01-01T00:00:00Z" });
+      rows.push({ type: "connection", creator: `maker${i}`, provider: "roblox", provider_user_id: String(70_000 + i), provider_username: `rbx_maker${i}`, public: true });
+    }
+    const entry = { type: "entry", severity: "warn", scope: "global", vertical: "all", reason_code: "scam", appealable: true, summary: "Took the payment and never delivered the commissioned map." };
+    const entries = 40_000;
+    for (let i = 0; i < entries; i++) rows.push({ ...entry, provider: "discord", provider_user_id: String(1_000_000 + i), username: `suspect_${i % 9_000}` });
+    // Named by linked account near the file's end (prepared on the import thread) and by handle.
+    rows.push({ ...entry, provider: "roblox", provider_user_id: "70007", severity: "ban" });
+    rows.push({ ...entry, provider: "epic", provider_user_id: "EPIC11", creator: "maker11", severity: "ban" });
+    const file = join(dir, "large.jsonl");
+    writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    expect(Bun.file(file).size).toBeGreaterThan(8 * 1024 * 1024);
+    expect(cliJson(db, "import", file)).toMatchObject({ creators: 1_200, connections: 1_200, entries: entries + 2 });
+
+    const sqlite = new Database(db, { readonly: true });
+    try {
+      // Every index holds exactly the table's rows.
+      expect(sqlite.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+      const count = (sql: string) => (sqlite.query(sql).get() as { n: number }).n;
+      expect(count("SELECT count(*) AS n FROM blacklist_entries INDEXED BY blacklist_subject_idx WHERE provider = 'discord'")).toBe(entries);
+      expect(count("SELECT count(*) AS n FROM blacklist_entries INDEXED BY blacklist_username_idx WHERE lower(username) = 'suspect_42' AND username IS NOT NULL")).toBe(5);
+      expect(count("SELECT count(*) AS n FROM search_names WHERE entry_refs > 0")).toBe(9_000);
+      expect(count("SELECT count(*) AS n FROM blacklist_changes")).toBe(entries + 2);
+      const blacklisted = sqlite.query("SELECT handle FROM creators WHERE blacklisted ORDER BY handle").all();
+      expect(blacklisted).toEqual([{ handle: "maker11" }, { handle: "maker7" }]);
+    } finally {
+      sqlite.close();
+    }
+    // The server answers from it: a keyed check and a keyless search.
+    cliJson(db, "accounts", "create", "--name", "bulk", "--tier", "pro");
+    const key = cliJson(db, "keys", "create", "--account", "bulk").key as string;
+    // Not a first start: a key exists, so no admin key is printed.
+    const server = await startServer([process.execPath, MAIN], db, undefined, false);
+    try {
+      const check = await (await fetch(`${server.base}/v1/blacklist/check?provider=discord&id=1000042`, { headers: { authorization: `Bearer ${key}` } })).json();
+      expect(check).toMatchObject({ banned: false, severity: "warn" });
+      const search = (await (await fetch(`${server.base}/v1/public/blacklist/check?q=rbx_maker7`)).json()) as { platforms: Array<{ id: string }> };
+      expect(search.platforms.map((p) => p.id)).toEqual(["70007"]);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  }, 60_000);
 });
 
 describe("import and export of every record type", () => {

@@ -13,8 +13,9 @@ export const transferCommands: Command[] = [
     async run({ values, positionals }) {
       const file = positionals[0]!;
       if (!existsSync(file)) throw new UsageError(`${file}: no such file`);
-      // A new database is created with the schema; an existing one must already be migrated.
-      const open = { create: true, migrations: "apply-if-empty" } as const;
+      // A new database is created with the schema; an existing one must already be migrated. The
+      // import writes a scratch file to the temporary directory anyway: its sorts may use it too.
+      const open = { create: true, migrations: "apply-if-empty", temporaryFiles: true } as const;
       const { summary, seconds } = await withDatabase(
         values,
         async ({ store, services, runtime }) => {

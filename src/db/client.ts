@@ -62,6 +62,12 @@ export interface OpenOptions {
    */
   migrations?: "apply" | "require" | "apply-if-empty" | "leave";
   readonly?: boolean;
+  /**
+   * Temporary storage in files (SQLite's own default) instead of memory: for the CLI import,
+   * whose index builds then sort in runs on several threads (`sortInRunsWhileBulk`). A server
+   * keeps it in memory and needs no writable temporary directory.
+   */
+  temporaryFiles?: boolean;
 }
 
 /**
@@ -92,9 +98,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     sqlite.exec("PRAGMA synchronous = NORMAL");
   }
   sqlite.exec("PRAGMA foreign_keys = ON");
-  // Temporary storage stays SQLite's default, files the pager writes only past the page cache: in
-  // memory, the sorter makes one sort of everything, which rules out an import's index builds
-  // sorting in runs on several threads (`sortInRunsWhileBulk`).
+  sqlite.exec(`PRAGMA temp_store = ${options.temporaryFiles ? "FILE" : "MEMORY"}`);
   sqlite.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
   const db = drizzle(sqlite, { schema }) as Db;
   try {

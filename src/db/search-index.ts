@@ -167,7 +167,8 @@ const SORT_THREADS_MAX = 4;
  * merged in a few passes, the seven took 1.7-1.9 s and less CPU (bench data set, 2 cores). The
  * smaller cache must not push the write's dirty pages out to the file: spilling stays at the
  * import cache's size (`cache_spill` in pages), and the cache_size itself is put back after.
- * The runs go to temporary files (src/db/client.ts leaves temporary storage in files).
+ * The runs go to temporary files: with temporary storage in memory (a server's connection, see
+ * `temporaryFiles` in src/db/client.ts) the sorter makes one in-memory sort whatever the cache.
  */
 export function sortInRunsWhileBulk(sqlite: Database, threads: number): () => void {
   const cacheSize = pragmaValue(sqlite, "cache_size");
