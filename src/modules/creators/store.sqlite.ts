@@ -12,6 +12,7 @@ import {
   type CreatorRow,
   type CreatorsStore,
   type DirectoryIndexRow,
+  type DirectoryListRow,
   emptyScoreBasis,
   type NewConnection,
   type NewCreator,
@@ -20,6 +21,10 @@ import {
   type ScoreBasis,
   type TrustFields,
 } from "./store";
+
+/** The columns of a `DirectoryListRow`. */
+const LIST_COLUMNS =
+  "rowid, id, handle, display_name, verification_level, karma, avatar_r2_key, created_at, trust_score, vouch_count, deal_count, platforms, search_text";
 
 /** Each order's ORDER BY, and the index that holds it. */
 const ORDER_SQL: Record<CreatorOrder, string> = {
@@ -48,8 +53,8 @@ const CREATORS_VERSION_TRIGGERS = ["creators_version_ai", "creators_version_au"]
 export class SqliteCreatorsStore implements CreatorsStore {
   private readonly sqlite: Database;
   private scanCount: Statement<{ n: number }, ScanParams> | null = null;
-  private readonly scanStatements: Partial<Record<CreatorOrder, Statement<CreatorRow, [...ScanParams, number, number]>>> = {};
-  private readonly inOrderStatements: Partial<Record<CreatorOrder, Statement<CreatorRow, [number, number]>>> = {};
+  private readonly scanStatements: Partial<Record<CreatorOrder, Statement<DirectoryListRow, [...ScanParams, number, number]>>> = {};
+  private readonly inOrderStatements: Partial<Record<CreatorOrder, Statement<DirectoryListRow, [number, number]>>> = {};
   private readonly byHandleStatement: Statement<CreatorRow, [string]>;
   private readonly byIdStatement: Statement<CreatorRow, [string]>;
   private readonly insertCreatorStatement: Statement;
@@ -73,7 +78,7 @@ export class SqliteCreatorsStore implements CreatorsStore {
   private readonly indexRowsAfterStatement: Statement<DirectoryIndexRow, [number, number]>;
   private readonly indexRowsByIdsStatement: Statement<DirectoryIndexRow, [string]>;
   private readonly rowidsByHandlePrefixStatement: Statement<{ rowid: number }, [string, string]>;
-  private readonly creatorsByRowidsStatement: Statement<CreatorRow, [string]>;
+  private readonly creatorsByRowidsStatement: Statement<DirectoryListRow, [string]>;
   private readonly publicConnectionsByUsernameStatement: Statement<ConnectionRow, [string, number]>;
 
   constructor(private readonly store: Store) {
@@ -147,7 +152,7 @@ export class SqliteCreatorsStore implements CreatorsStore {
     this.indexRowsByIdsStatement = db.prepare(`SELECT ${indexColumns} FROM creators WHERE id IN (SELECT value FROM json_each(?))`);
     // '~' sorts after every character a handle may hold.
     this.rowidsByHandlePrefixStatement = db.prepare("SELECT rowid FROM creators WHERE handle >= ?1 AND handle < ?2");
-    this.creatorsByRowidsStatement = db.prepare("SELECT rowid, * FROM creators WHERE rowid IN (SELECT value FROM json_each(?))");
+    this.creatorsByRowidsStatement = db.prepare(`SELECT ${LIST_COLUMNS} FROM creators WHERE rowid IN (SELECT value FROM json_each(?))`);
     this.publicConnectionsByUsernameStatement = db.prepare(
       `SELECT * FROM connections INDEXED BY connections_username_idx
        WHERE lower(provider_username) = ? AND public ORDER BY id LIMIT ?`,
@@ -345,14 +350,14 @@ export class SqliteCreatorsStore implements CreatorsStore {
     return all;
   }
 
-  async creatorsInOrder(order: CreatorOrder, limit: number, offset: number): Promise<CreatorRow[]> {
+  async creatorsInOrder(order: CreatorOrder, limit: number, offset: number): Promise<DirectoryListRow[]> {
     const statement = (this.inOrderStatements[order] ??= this.sqlite.prepare(
-      `SELECT rowid, * FROM creators INDEXED BY ${ORDER_INDEX[order]} ORDER BY ${ORDER_SQL[order]} LIMIT ? OFFSET ?`,
+      `SELECT ${LIST_COLUMNS} FROM creators INDEXED BY ${ORDER_INDEX[order]} ORDER BY ${ORDER_SQL[order]} LIMIT ? OFFSET ?`,
     ));
     return statement.all(limit, offset);
   }
 
-  async scanCreators(scan: CreatorScan, order: CreatorOrder, limit: number, offset: number): Promise<{ total: number; rows: CreatorRow[] }> {
+  async scanCreators(scan: CreatorScan, order: CreatorOrder, limit: number, offset: number): Promise<{ total: number; rows: DirectoryListRow[] }> {
     const params: ScanParams = [scan.text, scan.words && JSON.stringify(scan.words), scan.handlePrefix, scan.platform];
     this.scanCount ??= this.sqlite.prepare(`SELECT count(*) AS n FROM creators WHERE ${SCAN_WHERE}`);
     const total = this.scanCount.get(...params)!.n;
@@ -361,7 +366,7 @@ export class SqliteCreatorsStore implements CreatorsStore {
     // planner's choice, to skip the sort) looked each one up by rowid: 150-480 ms at 100k creators
     // against 37 ms for the table read in order with a bounded sort.
     const statement = (this.scanStatements[order] ??= this.sqlite.prepare(
-      `SELECT rowid, * FROM creators NOT INDEXED WHERE ${SCAN_WHERE} ORDER BY ${ORDER_SQL[order]} LIMIT ?5 OFFSET ?6`,
+      `SELECT ${LIST_COLUMNS} FROM creators NOT INDEXED WHERE ${SCAN_WHERE} ORDER BY ${ORDER_SQL[order]} LIMIT ?5 OFFSET ?6`,
     ));
     return { total, rows: statement.all(...params, limit, offset) };
   }
@@ -390,7 +395,7 @@ export class SqliteCreatorsStore implements CreatorsStore {
     return this.rowidsByHandlePrefixStatement.all(prefix, `${prefix}~`).map((row) => row.rowid);
   }
 
-  creatorsByRowids(rowids: number[]): CreatorRow[] {
+  creatorsByRowids(rowids: number[]): DirectoryListRow[] {
     return this.creatorsByRowidsStatement.all(JSON.stringify(rowids));
   }
 

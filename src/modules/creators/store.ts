@@ -121,6 +121,27 @@ export type DirectoryIndexRow = Pick<
   "rowid" | "id" | "search_text" | "created_at" | "trust_score" | "vouch_count" | "deal_count" | "platforms"
 >;
 
+/**
+ * What a directory item shows of one creator (public/directory.ts), with its `rowid`: the pages of
+ * the directory read only these columns (a 100-row page of whole rows read 20-70 µs more).
+ */
+export type DirectoryListRow = Pick<
+  CreatorRow,
+  | "rowid"
+  | "id"
+  | "handle"
+  | "display_name"
+  | "verification_level"
+  | "karma"
+  | "avatar_r2_key"
+  | "created_at"
+  | "trust_score"
+  | "vouch_count"
+  | "deal_count"
+  | "platforms"
+  | "search_text"
+>;
+
 export interface CreatorsStore {
   /** One transaction (joins the caller's when inside one). */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
@@ -159,11 +180,11 @@ export interface CreatorsStore {
   /** A page of creator ids in id order, after `after`. */
   creatorIdsAfter(after: string, limit: number): Awaitable<string[]>;
   /** A page of every creator in `order` (SQLite walks that order's index). */
-  creatorsInOrder(order: CreatorOrder, limit: number, offset: number): Promise<CreatorRow[]>;
+  creatorsInOrder(order: CreatorOrder, limit: number, offset: number): Promise<DirectoryListRow[]>;
   /** Every creator. */
   countCreators(): Promise<number>;
   /** How many creators `scan` keeps, and a page of them in `order` (reads every creator: for while the directory index builds). */
-  scanCreators(scan: CreatorScan, order: CreatorOrder, limit: number, offset: number): Promise<{ total: number; rows: CreatorRow[] }>;
+  scanCreators(scan: CreatorScan, order: CreatorOrder, limit: number, offset: number): Promise<{ total: number; rows: DirectoryListRow[] }>;
   /** Creators verified at level 1 or more (the public counters; SQLite counts in slices). */
   countVerified(): Promise<number>;
 
@@ -175,7 +196,7 @@ export interface CreatorsStore {
   /** Rowids of the creators whose handle starts with `prefix`, read from the handle index. */
   rowidsByHandlePrefix(prefix: string): Awaitable<number[]>;
   /** The creators of `rowids`, in no particular order (unknown ones left out). */
-  creatorsByRowids(rowids: number[]): Awaitable<CreatorRow[]>;
+  creatorsByRowids(rowids: number[]): Awaitable<DirectoryListRow[]>;
 
   /**
    * Public connections whose username, without case, is `lowerUsername`, in id order (keyless

@@ -4,8 +4,8 @@ import { iso } from "../../clock";
 import type { ChangeNotifier } from "../../db/changes";
 import type { MetaStore } from "../../db/meta-store";
 import { unprocessable } from "../../errors";
-import type { CreatorRow, CreatorsService } from "../creators/service";
-import type { CreatorScan, CreatorsStore } from "../creators/store";
+import type { CreatorsService } from "../creators/service";
+import type { CreatorScan, CreatorsStore, DirectoryListRow } from "../creators/store";
 import { DirectoryIndex } from "./directory-index";
 import type { DirectorySnapshotShelf } from "./directory-snapshot";
 import type { DirectoryItem as DirectoryItemSchema, DirectoryPage as DirectoryPageSchema } from "./model";
@@ -60,7 +60,7 @@ export class PublicDirectory {
     const refreshed = this.index.refresh();
     const scanned = () => this.fromStore(text, platform, sort, offset, Math.min(limit, MAX_DIRECTORY_ROWS - offset));
     let total: number;
-    let rows: CreatorRow[];
+    let rows: DirectoryListRow[];
     if (!this.index.ready) refreshed.catch(() => {}); // a failed build is retried by the next query
     if (!(await this.index.whenAnswerable())) {
       // Creators changed while the index builds: the database answers, scanning the creators.
@@ -116,7 +116,7 @@ export class PublicDirectory {
   }
 }
 
-function directoryItem(row: CreatorRow): DirectoryItem {
+function directoryItem(row: DirectoryListRow): DirectoryItem {
   return {
     id: row.id,
     handle: row.handle,
