@@ -6,8 +6,8 @@ import { tempDir } from "./helpers";
 
 export const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 export const BUN = process.execPath;
-/** The checkpointer's worker: a second entry point of the build (Makefile). */
-const WORKER_ENTRY = join(import.meta.dir, "..", "src", "db", "checkpoint-worker.ts");
+/** The build's other entry points (Makefile): the checkpointer's and the import's worker threads. */
+const WORKER_ENTRIES = [join(import.meta.dir, "..", "src", "db", "checkpoint-worker.ts"), join(import.meta.dir, "..", "src", "modules", "transfer", "line-check-worker.ts")];
 
 const dirs: string[] = [];
 // On exit, not in an afterAll: a hook registered by this shared module ran for the first test file
@@ -100,7 +100,7 @@ export async function startServer(command: string[], db: string, cwd?: string, f
 /** Compiles src/main.ts into `dir/trustlist` the way `make build` does; returns its path. */
 export function buildBinary(dir: string): string {
   const binary = join(dir, "trustlist");
-  const build = Bun.spawnSync([BUN, "build", "--compile", "--minify-whitespace", "--minify-syntax", MAIN, WORKER_ENTRY, "--outfile", binary], { stdout: "pipe", stderr: "pipe" });
+  const build = Bun.spawnSync([BUN, "build", "--compile", MAIN, ...WORKER_ENTRIES, "--outfile", binary], { stdout: "pipe", stderr: "pipe" });
   if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`);
   return binary;
 }
