@@ -240,7 +240,8 @@ export class TrustScores {
    * creator's score from everything but the penalties, and keeps each basis, so that `endBulk`
    * only rescores the creators the entries penalise. The scores of 100k imported creators took
    * 1 s of the import's tail, where nothing else can run beside them; here the entries' thread
-   * still works. Below `RECOMPUTE_TOGETHER_FROM` creators it leaves everything to `endBulk`.
+   * still works. Below `RECOMPUTE_TOGETHER_FROM` creators it leaves everything to `endBulk`
+   * (which calls it when the bulk write did not).
    */
   scoreAheadOfEntries(): void {
     const pending = this.deferred;
@@ -258,8 +259,12 @@ export class TrustScores {
     this.ahead = { now, basis };
   }
 
-  /** Recomputes every creator touched since `beginBulk`, inside the caller's transaction (SQLite). */
+  /**
+   * Recomputes every creator touched since `beginBulk`, inside the caller's transaction (SQLite):
+   * many at once through `scoreAheadOfEntries` and then their penalties, a few one by one.
+   */
   endBulk(): number {
+    if (!this.ahead) this.scoreAheadOfEntries();
     const pending = this.deferred;
     const ahead = this.ahead;
     this.deferred = null;
@@ -267,19 +272,9 @@ export class TrustScores {
     if (!pending) return 0;
     if (ahead) {
       this.endBulkAfterScoresAhead(pending, ahead);
-      return pending.size;
-    }
-    const now = this.clock.now();
-    if (pending.size < RECOMPUTE_TOGETHER_FROM) {
+    } else {
+      const now = this.clock.now();
       for (const id of pending) this.recomputeNow(id, now, false);
-      return pending.size;
-    }
-    const store = this.syncStore();
-    const basis = store.everyScoreBasis(now);
-    const none = emptyScoreBasis();
-    // Read whole before writing: the writes update the table being read.
-    for (const row of store.allCreators()) {
-      if (pending.has(row.id)) this.applyNow(row, basis.get(row.id) ?? none, now, false);
     }
     return pending.size;
   }

@@ -281,21 +281,9 @@ export class SqliteCreatorsStore implements CreatorsStore {
   }
 
   /**
-   * Every creator's score basis in one grouped query per table: the same rows `scoreBasis` reads
-   * for one creator (connections in the same order, penalties deduplicated per creator as its
-   * UNION does).
+   * Every creator's score basis but the penalties (`everyPenalty`), in one grouped query per
+   * table: the same rows `scoreBasis` reads for one creator, connections in the same order.
    */
-  everyScoreBasis(now: number): Map<string, ScoreBasis> {
-    const all = this.everyScoreBasisButPenalties();
-    for (const [id, penalties] of this.everyPenalty(now)) {
-      let basis = all.get(id);
-      if (!basis) all.set(id, (basis = emptyScoreBasis()));
-      basis.penalties = penalties;
-    }
-    return all;
-  }
-
-  /** `everyScoreBasis` without the penalties: what the creators' own lines of an import decide. */
   everyScoreBasisButPenalties(): Map<string, ScoreBasis> {
     const all = new Map<string, ScoreBasis>();
     const of = (id: string) => {
@@ -323,7 +311,7 @@ export class SqliteCreatorsStore implements CreatorsStore {
     return all;
   }
 
-  /** The penalties of every creator that has any, by creator id (`everyScoreBasis`'s). */
+  /** The penalties of every creator that has any, by creator id: `scoreBasis`'s, deduplicated per creator as its UNION does. */
   everyPenalty(now: number): Map<string, PenaltyRow[]> {
     const all = new Map<string, PenaltyRow[]>();
     // Without statistics (a fresh import) the planner scanned all of blacklist_entries and looked
