@@ -221,8 +221,32 @@ test("OpenAPI shows the header on every keyed write and on no read", async () =>
 });
 
 describe("answers that issue a secret", () => {
-  test("are kept without the secret: a replay shows the key's prefix, and the database never holds it", async () => {
+  // Such an answer is shown once and not kept: a repeat is 409 naming what was issued (marked as a
+  // replay, so a client does not retry it), it issues nothing more, and the record holds no secret.
+  const repeatUntilSettled = async (send: () => Promise<{ status: number; body: any; headers: Headers }>) => {
+    // Until the first answer is recorded (at once on SQLite, just after it on PostgreSQL) a repeat
+    // is the 409 of a request still being answered, without the replay mark.
+    let again = await send();
+    for (let i = 0; i < 100 && again.headers.get("idempotent-replayed") !== "true"; i++) {
+      await Bun.sleep(20);
+      again = await send();
+    }
+    return again;
+  };
+  const expectShownOnce = async (again: { status: number; body: any; headers: Headers }, secret: string, names: string) => {
+    expectEnvelope(again, 409, "conflict");
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body.error.message).toContain("shown only once");
+    expect(again.body.error.message).toContain(names);
+    expect(JSON.stringify(again.body)).not.toContain(secret);
+    const stored = await t.rows<{ body: string | null; content_type: string | null }>("SELECT body, content_type FROM idempotency_keys");
+    expect(stored.length).toBeGreaterThan(0);
+    for (const row of stored) expect(`${row.content_type} ${row.body}`).not.toContain(secret);
+  };
+
+  test("an issued key (POST /v1/admin/accounts/{id}/keys): a repeat is 409, issues no second key, and the first still works", async () => {
     const admin = await t.account({ tier: "enterprise", scope: "admin", burst: 10_000 });
+    const keysBefore = await count("api_keys");
     const issue = () =>
       t.json("POST", `/v1/admin/accounts/${writer.accountId}/keys`, { key: admin.key, body: { scope: "read" }, headers: { "idempotency-key": "issue-1" } });
     const first = await issue();
@@ -230,15 +254,57 @@ describe("answers that issue a secret", () => {
     const secret: string = first.body.key;
     expect(secret).toMatch(/^tl_live_[A-Za-z0-9]{32}$/);
 
-    const again = await issue();
-    expect(again.status).toBe(201);
-    expect(again.headers.get("idempotent-replayed")).toBe("true");
-    expect(again.body.id).toBe(first.body.id);
-    expect(again.body.key).toBe(`${secret.slice(0, 12)}…`);
-    const stored = await t.rows<{ body: string | null }>("SELECT body FROM idempotency_keys");
-    expect(stored.length).toBeGreaterThan(0);
-    for (const row of stored) expect(row.body ?? "").not.toContain(secret);
-    // The secret of the first answer still works: the replay issued nothing new.
+    await expectShownOnce(await repeatUntilSettled(issue), secret, first.body.id);
+    expect(await count("api_keys")).toBe(keysBefore + 1);
+    // The secret of the first answer still works: the repeat issued nothing new.
     expect((await t.json("GET", "/v1/account/usage", { key: secret })).status).toBe(200);
+  });
+
+  test("a rotated key (POST /v1/admin/keys/{id}/rotate): a repeat is 409 and does not rotate again", async () => {
+    const admin = await t.account({ tier: "enterprise", scope: "admin", burst: 10_000 });
+    const target = await t.account({ tier: "pro", scope: "read" });
+    const rotate = () => t.json("POST", `/v1/admin/keys/${target.keyId}/rotate`, { key: admin.key, headers: { "idempotency-key": "rotate-1" } });
+    const first = await rotate();
+    expect(first.status).toBe(200);
+    const secret: string = first.body.key;
+    expect(secret).toMatch(/^tl_live_/);
+    await expectShownOnce(await repeatUntilSettled(rotate), secret, target.keyId);
+    // Rotated once: the new secret works, the old one does not.
+    expect((await t.json("GET", "/v1/account/usage", { key: secret })).status).toBe(200);
+    expectEnvelope(await t.json("GET", "/v1/account/usage", { key: target.key }), 401, "unauthorized");
+  });
+
+  test("a sign-in link (POST /v1/partner/login-links): a repeat is 409 and mints no second link; the first link still signs in", async () => {
+    await t.json("PUT", "/v1/partner/creators/alicemakes", { key: writer.key, body: {} });
+    const ask = () => t.json("POST", "/v1/partner/login-links", { key: writer.key, body: { handle: "alicemakes" }, headers: { "idempotency-key": "link-1" } });
+    const first = await ask();
+    expect(first.status).toBe(201);
+    const token = new URL(first.body.url).searchParams.get("token")!;
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await expectShownOnce(await repeatUntilSettled(ask), token, "alicemakes");
+    expect(await count("login_links")).toBe(1);
+    const signIn = await t.call("GET", `/auth/magic?token=${token}`);
+    expect(signIn.status).toBe(302);
+    expect(signIn.headers.get("set-cookie")).toContain("session=");
+  });
+
+  test("another request under a key that issued a secret is still 422, and a new key issues anew", async () => {
+    await t.json("PUT", "/v1/partner/creators/alicemakes", { key: writer.key, body: {} });
+    const ask = (key: string, handle = "alicemakes") =>
+      t.json("POST", "/v1/partner/login-links", { key: writer.key, body: { handle }, headers: { "idempotency-key": key } });
+    expect((await ask("link-2")).status).toBe(201);
+    await repeatUntilSettled(() => ask("link-2"));
+    expectEnvelope(await ask("link-2", "someoneelse"), 422, "idempotency_key_reused");
+    const fresh = await ask("link-3");
+    expect(fresh.status).toBe(201);
+    expect(fresh.headers.get("idempotent-replayed")).toBeNull();
+    expect(await count("login_links")).toBe(2);
+  });
+
+  test("an answer without a secret is kept and replayed as before", async () => {
+    const first = await addEntry("plain-1");
+    const again = await repeatUntilSettled(() => addEntry("plain-1"));
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
   });
 });

@@ -68,22 +68,52 @@ describe("management routes", () => {
     expect(one.body.secret).toBeUndefined();
   });
 
-  test("a replay under the same Idempotency-Key shows the secret's prefix only, and registers nothing more", async () => {
+  // A signing secret is shown once and lives only in its endpoint's row: the kept record of the
+  // request holds none, and a repeat is a final 409 (marked as a replay) that changes nothing.
+  const repeatUntilReplayed = async (send: () => Promise<{ status: number; body: any; headers: Headers }>) => {
+    // Until the first answer is recorded (at once on SQLite, just after it on PostgreSQL) a repeat
+    // is the 409 of a request still being answered, without the replay mark.
+    let replay = await send();
+    for (let i = 0; i < 100 && replay.headers.get("idempotent-replayed") !== "true"; i++) {
+      await Bun.sleep(20);
+      replay = await send();
+    }
+    return replay;
+  };
+  const expectNoKeptSecret = async (secret: string) => {
+    const kept = await t.rows<{ body: string | null }>("SELECT body FROM idempotency_keys");
+    expect(kept.length).toBeGreaterThan(0);
+    for (const row of kept) expect(row.body ?? "").not.toContain(secret);
+  };
+
+  test("a repeat of a creation under the same Idempotency-Key is 409 naming the endpoint, and registers nothing more", async () => {
     const headers = { "idempotency-key": "create-hook-1" };
     const body = { url: receiver.url(), events: ["blacklist.added"] };
     const first = await t.json("POST", "/v1/webhooks", { key: pro.key, body, headers });
     expect(first.status).toBe(201);
-    // Until the first answer is stored (at once on SQLite, just after it on PostgreSQL) a repeat is 409.
-    let replay = await t.json("POST", "/v1/webhooks", { key: pro.key, body, headers });
-    for (let i = 0; i < 100 && replay.status === 409; i++) {
-      await Bun.sleep(20);
-      replay = await t.json("POST", "/v1/webhooks", { key: pro.key, body, headers });
-    }
-    expect(replay.status).toBe(201);
-    expect(replay.headers.get("idempotent-replayed")).toBe("true");
-    expect(replay.body.id).toBe(first.body.id);
-    expect(replay.body.secret).toBe(`${first.body.secret.slice(0, 12)}…`);
+    const replay = await repeatUntilReplayed(() => t.json("POST", "/v1/webhooks", { key: pro.key, body, headers }));
+    expectEnvelope(replay, 409, "conflict");
+    expect(replay.body.error.message).toContain(first.body.id);
+    expect(replay.body.error.message).toContain("rotate-secret");
+    expect(JSON.stringify(replay.body)).not.toContain(first.body.secret);
     expect((await t.json("GET", "/v1/webhooks", { key: pro.key })).body.data).toHaveLength(1);
+    await expectNoKeptSecret(first.body.secret);
+  });
+
+  test("a repeat of rotate-secret under the same Idempotency-Key is 409 and does not rotate again", async () => {
+    const created = await register();
+    const headers = { "idempotency-key": "rotate-hook-1" };
+    const rotate = () => t.json("POST", `/v1/webhooks/${created.id}/rotate-secret`, { key: pro.key, headers });
+    const rotated = await rotate();
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    const replay = await repeatUntilReplayed(rotate);
+    expectEnvelope(replay, 409, "conflict");
+    expect(replay.body.error.message).toContain(created.id);
+    await expectNoKeptSecret(rotated.body.secret);
+    // The endpoint still signs with the secret the first answer gave.
+    const [row] = await t.rows<{ secret: string }>("SELECT secret FROM webhook_endpoints WHERE id = ?", created.id);
+    expect(row!.secret).toBe(rotated.body.secret);
   });
 
   test("401 without a key, 402 below Pro", async () => {

@@ -6,9 +6,17 @@
 //
 // A replay is metered like any admitted call: admission (and its count) comes before the lookup,
 // and SPEC section 3 counts every keyed request that passes auth.
+//
+// An answer that issued a secret (an API key, a webhook signing secret, a sign-in link) is never
+// kept: the database, its backups and exports hold only hashes of keys, links and sessions, and a
+// signing secret only in its endpoint's row. A repeat of such a request is 409 `conflict` naming
+// what was issued, never a second issue and never a 2xx whose secret field is a placeholder a
+// client could store by mistake (see `shownOnce`).
 import { t } from "elysia";
 import { type IdempotencyStore, openRequestSlot, type PendingKey, type RequestSlot } from "../db/idempotency";
+import { SECRET_PREFIX as WEBHOOK_SECRET_PREFIX } from "../modules/webhooks/signing";
 import { yieldToRequests } from "../yield";
+import { KEY_PATTERN } from "./auth";
 import { pathOf } from "./conventions";
 import { ApiError, ReplayedAnswer } from "./errors";
 
@@ -88,6 +96,9 @@ export class IdempotencyGate {
           "A request with this Idempotency-Key has changed data, and its answer is not available (it is still being answered, or it was lost); it will not be carried out again. Read the result instead of retrying.",
         );
       }
+      // Marked as a replay: it is final, and a client (the SDK) must not retry it as it retries the
+      // 409 of a repeat racing its first attempt.
+      if (stored.content_type === SHOWN_ONCE) throw new ApiError(409, "conflict", stored.body ?? "", { "idempotent-replayed": "true" });
       throw new ReplayedAnswer(stored.status, stored.content_type ?? "application/json", stored.body ?? "");
     }
   }
@@ -101,16 +112,18 @@ export class IdempotencyGate {
     // From here on the request's writes (there should be none) are its own again.
     answering.slot.pending = undefined;
     if (status >= 500 || value instanceof Response) return;
+    const issued = shownOnce(value);
     const json = typeof value !== "string";
     // Until the answer is stored, a repeat finds the record without one and gets 409 `conflict`;
     // a write that cannot get the lock at all leaves it that way, never a second write. The
     // caller may wait for it (PostgreSQL), so the answer goes out once a repeat would replay it.
     return this.store
-      .saveAnswer(answering.pending, {
-        status,
-        contentType: json ? "application/json" : "text/plain; charset=utf-8",
-        body: json ? JSON.stringify(value ?? null, withoutSecrets) : value,
-      })
+      .saveAnswer(
+        answering.pending,
+        issued
+          ? { status, contentType: SHOWN_ONCE, body: issued }
+          : { status, contentType: json ? "application/json" : "text/plain; charset=utf-8", body: json ? JSON.stringify(value ?? null) : value },
+      )
       .catch(() => {});
   }
 
@@ -127,17 +140,60 @@ export class IdempotencyGate {
 }
 
 /**
- * A secret in a body: an API key (shown once, stored only as a hash, SPEC section 3) or a webhook
- * signing secret (shown once at creation or rotation).
+ * The content type of a kept record whose answer issued a secret: its body is the refusal a repeat
+ * gets (see `shownOnce`), not the answer.
  */
-const SECRET = /^(tl_live_[A-Za-z0-9]{32}|whsec_[A-Za-z0-9+/]{32,}={0,2})$/;
+const SHOWN_ONCE = "application/x-trustlist-secret-shown-once";
+
+/** A webhook signing secret: the prefix, then base64 of 24 to 64 random bytes. */
+const WEBHOOK_SECRET = new RegExp(`^${WEBHOOK_SECRET_PREFIX}[A-Za-z0-9+/]{32,}={0,2}$`);
+
+/** A sign-in link's address (`/auth/magic?token=…`): the token opens a session until it is used. */
+const SIGN_IN_LINK = /\/auth\/magic\?(?:[^#]*&)?token=/;
 
 /**
- * Kept answers never hold a secret: a replay of an answer that issued a key or a webhook secret
- * shows its prefix only, as `keys list` does. A client whose first answer was lost rotates it.
+ * When `value` (an answer about to be kept) carries a secret the product issues, the refusal its
+ * repeat gets, naming what was issued and how to get a new secret; otherwise null. Every secret
+ * is recognised by its own format wherever it sits in the answer, so a route cannot forget to
+ * declare one: an API key (`tl_live_…`, created or rotated), a webhook signing secret (`whsec_…`,
+ * created or rotated) and a sign-in link. A repeat must not issue a second secret (the first may
+ * be in use), and a kept copy of the first would put it in every backup and export.
  */
-function withoutSecrets(_name: string, value: unknown): unknown {
-  return typeof value === "string" && SECRET.test(value) ? `${value.slice(0, 12)}…` : value;
+export function shownOnce(value: unknown): string | null {
+  const found = findSecret(value, 0);
+  if (!found) return null;
+  const answer = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+  const id = typeof answer.id === "string" ? answer.id : null;
+  const repeat = "This request issued a secret, which is shown only once: its answer is not kept, and a repeat issues nothing.";
+  switch (found) {
+    case "key":
+      return `${repeat} It issued API key ${id ?? "(see GET /v1/admin/keys)"}; if the secret was lost, rotate the key (POST /v1/admin/keys/{id}/rotate) with a new Idempotency-Key.`;
+    case "webhook":
+      return `${repeat} It issued the signing secret of webhook ${id ?? "(see GET /v1/webhooks)"}; if the secret was lost, rotate it (POST /v1/webhooks/{id}/rotate-secret) with a new Idempotency-Key.`;
+    case "link": {
+      const handle = typeof answer.handle === "string" ? ` for ${answer.handle}` : "";
+      return `${repeat} It issued a sign-in link${handle}; if the link was lost, ask for a new one with a new Idempotency-Key.`;
+    }
+  }
+}
+
+type SecretKind = "key" | "webhook" | "link";
+
+/** The kind of the first secret found in `value`, searching nested objects and arrays. */
+function findSecret(value: unknown, depth: number): SecretKind | null {
+  if (typeof value === "string") {
+    if (KEY_PATTERN.test(value)) return "key";
+    if (WEBHOOK_SECRET.test(value)) return "webhook";
+    if (SIGN_IN_LINK.test(value)) return "link";
+    return null;
+  }
+  // Answers are a few levels deep; the bound only keeps a pathological value from recursing far.
+  if (typeof value !== "object" || value === null || depth > 8) return null;
+  for (const member of Array.isArray(value) ? value : Object.values(value)) {
+    const found = findSecret(member, depth + 1);
+    if (found) return found;
+  }
+  return null;
 }
 
 const stillAnswering = () =>
@@ -150,7 +206,7 @@ export const IdempotencyKeyHeader = t.Object({
       minLength: 1,
       maxLength: 255,
       description:
-        "Makes a retry safe: the first answer (status below 500) is kept 24 h for your account and this key, and a repeat with the same method, path and body gets it again with `Idempotent-Replayed: true`, changing nothing. The same key with another request is 422 `idempotency_key_reused`; a repeat while the first is still being answered is 409 `conflict`. 1-255 printable ASCII characters, such as a UUID.",
+        "Makes a retry safe: the first answer (status below 500) is kept 24 h for your account and this key, and a repeat with the same method, path and body gets it again with `Idempotent-Replayed: true`, changing nothing. An answer that issued a secret (an API key, a webhook signing secret, a sign-in link) is shown once and not kept: its repeat is 409 `conflict`, issuing nothing. The same key with another request is 422 `idempotency_key_reused`; a repeat while the first is still being answered is 409 `conflict`. 1-255 printable ASCII characters, such as a UUID.",
       examples: ["8e03978e-40d5-43e8-bc93-6894a57f9324"],
     }),
   ),
