@@ -89,6 +89,28 @@ test("a name added after a lookup is a candidate at the next one: this process's
   }
 });
 
+test("a name full of FTS5 syntax is found as the literal text it is; a NUL in the lookup finds nothing and breaks nothing", async () => {
+  await creators.upsert("owner", {});
+  const hostile = ['o"brien"x', "star*gazer", "^caret^top", "near(ab cd)", "col:umn:name", "this and that or not", "(paren)(paren)", "50%_off"];
+  for (const [i, name] of hostile.entries()) {
+    await creators.link("owner", { provider: "github", provider_user_id: String(i + 1), provider_username: name });
+  }
+  await names.refreshStatistics(false);
+  for (const name of hostile) {
+    // One character changed in the middle: a near miss that still shares most trigrams.
+    const middle = Math.floor(name.length / 2);
+    const nearMiss = `${name.slice(0, middle)}q${name.slice(middle + 1)}`;
+    expect(await names.candidates(nearMiss, lookup), nearMiss).toContain(name);
+  }
+  // Operators alone select nothing: they are characters of text like any other.
+  expect(await names.candidates('"*"^*(', lookup)).toEqual([]);
+  expect(await names.candidates("a\0b\0c\0d", lookup)).toEqual([]);
+  // SQLite reads the trigrams without the NUL; PostgreSQL cannot take the text at all.
+  const withNul = await names.candidates('star"\0gazer', lookup);
+  if (backend === "sqlite") expect(withNul).toContain("star*gazer");
+  else expect(withNul).toEqual([]);
+});
+
 test("a privately linked username is never a candidate; it becomes one when linked publicly elsewhere", async () => {
   await creators.upsert("alice", {});
   await creators.upsert("bob", {});

@@ -92,7 +92,8 @@ class SqliteSearchNamesStore implements SearchNamesStore {
         kept!.delete(g);
         kept!.set(g, ids);
       } else {
-        ids = parseIds(this.gramPostings.get(`"${g.replaceAll('"', '""')}"`)?.ids ?? "");
+        const phrase = ftsString(g);
+        ids = phrase === null ? new Int32Array(0) : parseIds(this.gramPostings.get(phrase)?.ids ?? "");
         if (kept) this.keep(g, ids);
       }
       for (let i = 0; i < ids.length; i++) shared.set(ids[i]!, (shared.get(ids[i]!) ?? 0) + 1);
@@ -168,7 +169,8 @@ class PostgresSearchNamesStore implements SearchNamesStore {
    * the distance orders candidates and the caller scores them exactly.
    */
   async candidates(lower: string, { limit }: { minSimilarity: number; limit: number }): Promise<string[]> {
-    if (trigrams(lower).size === 0) return [];
+    // PostgreSQL's text holds no NUL, so no name does, and the query could not be sent.
+    if (trigrams(lower).size === 0 || lower.includes("\0")) return [];
     const rows = await this.database.sql()`
       SELECT name FROM search_names WHERE suggestible AND name % ${lower} ORDER BY name <-> ${lower}, name LIMIT ${limit}`;
     return rows.map((row: { name: string }) => row.name);
@@ -177,6 +179,16 @@ class PostgresSearchNamesStore implements SearchNamesStore {
   async refreshStatistics(): Promise<number> {
     return 0;
   }
+}
+
+/**
+ * `text` as an FTS5 string, which matches it literally whatever it holds (quotes, `*`, `^`, `NEAR`,
+ * `AND`, parentheses, `column:`): inside double quotes only a double quote is special, and doubled.
+ * Null for text with a NUL, which ends FTS5's reading of the query ("unterminated string"); such a
+ * trigram has no postings worth reading (a search never carries one: src/http/url-text.ts).
+ */
+function ftsString(text: string): string | null {
+  return text.includes("\0") ? null : `"${text.replaceAll('"', '""')}"`;
 }
 
 /**
