@@ -1,5 +1,6 @@
 // Configuration of `serve` and the other commands: flag > environment > default, validated once.
 import { availableParallelism } from "node:os";
+import { resolve } from "node:path";
 import { isPostgresUrl } from "./db/location";
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -41,6 +42,11 @@ export interface Config {
    * shorten it.
    */
   webhookLeaseMs: number;
+  /**
+   * `serve --admin-key-file PATH`: where a first start writes the operator's admin key (a new
+   * file, mode 0600) instead of printing it, so it never reaches a log or the journal. Absolute.
+   */
+  adminKeyFile: string | null;
 }
 
 /** SPEC section 8: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery failed. */
@@ -67,6 +73,7 @@ export const SETTINGS = {
   allowPrivateWebhooks: { flag: "allow-private-webhooks", env: "TRUSTLIST_ALLOW_PRIVATE_WEBHOOKS", default: "off" },
   webhookRetryDelays: { flag: "webhook-retry-delays", env: "TRUSTLIST_WEBHOOK_RETRY_DELAYS_MS", default: WEBHOOK_RETRY_DELAYS_MS.join(",") },
   webhookLease: { flag: "webhook-lease", env: "TRUSTLIST_WEBHOOK_LEASE_MS", default: String(WEBHOOK_LEASE_MS) },
+  adminKeyFile: { flag: "admin-key-file", env: "TRUSTLIST_ADMIN_KEY_FILE", default: "none (printed on stderr)" },
 } as const;
 
 /** Most workers `--workers N` may ask for. */
@@ -122,6 +129,10 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
   const allowPrivateWebhooks = pick(flags, env, "allowPrivateWebhooks");
   const retryDelays = pick(flags, env, "webhookRetryDelays");
   const lease = pick(flags, env, "webhookLease");
+  const adminKeyFile = pick(flags, env, "adminKeyFile");
+  if (adminKeyFile.value !== undefined && (typeof adminKeyFile.value !== "string" || adminKeyFile.value.trim() === "")) {
+    throw new ConfigError(`${adminKeyFile.source} must name a file`);
+  }
   return {
     dbPath: resolveDbPath(flags, env),
     port,
@@ -135,6 +146,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     allowPrivateWebhooks: boolean(allowPrivateWebhooks.source, allowPrivateWebhooks.value ?? false),
     webhookRetryDelaysMs: retryDelays.value === undefined ? WEBHOOK_RETRY_DELAYS_MS : retryDelayList(retryDelays.source, retryDelays.value),
     webhookLeaseMs: lease.value === undefined ? WEBHOOK_LEASE_MS : integer(lease.source, lease.value, MIN_WEBHOOK_LEASE_MS, 86_400_000),
+    adminKeyFile: adminKeyFile.value === undefined ? null : resolve(String(adminKeyFile.value)),
   };
 }
 

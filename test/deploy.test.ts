@@ -32,14 +32,27 @@ function directives(text: string, pattern: RegExp): Map<string, string[]> {
   return found;
 }
 
-/** Runs a recipe's command line until /healthz answers, then stops it with `signal`. */
+/**
+ * Runs a recipe's command line until /healthz answers, then stops it with `signal`. Its first start
+ * writes the admin key to the recipe's `--admin-key-file`: a new file of mode 0600 holding a working
+ * key, while stdout (the JSON log) and stderr (the journal, the container log) never hold it.
+ */
 async function runRecipe(argv: string[], env: Record<string, string>, signal: NodeJS.Signals, whileRunning: (base: string) => Promise<void>) {
-  const proc = Bun.spawn(argv, { stdout: "ignore", stderr: "pipe", env: { ...process.env, ...env } });
-  const { text, exited } = await readStderrUntil(proc, (t) => /listening on http:\/\/\S+:(\d+)/.test(t) && /tl_live_\w{32}/.test(t));
+  const keyFile = argv[argv.indexOf("--admin-key-file") + 1]!;
+  expect(argv).toContain("--admin-key-file");
+  const proc = Bun.spawn(argv, { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
+  const stdout = new Response(proc.stdout).text();
+  const { text, exited } = await readStderrUntil(proc, (t) => /listening on http:\/\/\S+:(\d+)/.test(t) && /First start/.test(t));
   if (exited) throw new Error(`exited: ${text}`);
   const port = text.match(/listening on http:\/\/\S+:(\d+)/)![1];
   const base = `http://127.0.0.1:${port}`;
   try {
+    expect(text).toContain(`admin key is in ${keyFile}`);
+    expect((statSync(keyFile).mode & 0o777).toString(8)).toBe("600");
+    const key = readFileSync(keyFile, "utf8").trim();
+    expect(key).toMatch(/^tl_live_[A-Za-z0-9]{32}$/);
+    const keys = await fetch(`${base}/v1/admin/keys`, { headers: { authorization: `Bearer ${key}` } });
+    expect(keys.status).toBe(200);
     const health = await fetch(`${base}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ ok: true });
@@ -48,6 +61,10 @@ async function runRecipe(argv: string[], env: Record<string, string>, signal: No
     proc.kill(signal);
   }
   expect(await proc.exited).toBe(0);
+  const stderr = text + (await readStderrUntil(proc, () => false)).text;
+  const logged = (await stdout) + stderr;
+  expect(logged).toContain('"msg":"listening"');
+  expect(logged).not.toMatch(/tl_live_/);
 }
 
 describe("deployment recipes", () => {

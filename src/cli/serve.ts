@@ -5,7 +5,7 @@ import { Checkpointer } from "../db/checkpointer";
 import { openDatabase } from "../db/database";
 import { isPostgresUrl, redactUrl } from "../db/location";
 import { createRuntime } from "../runtime";
-import { announce, firstStartKey } from "../server/first-start";
+import { announce, checkAdminKeyFile, firstStartKey } from "../server/first-start";
 import { lockDatabaseFile } from "../server/serve-lock";
 import { superviseWorkers } from "../server/supervisor";
 import { warmUp } from "../server/warm-up";
@@ -25,6 +25,14 @@ export const serve: Command = {
     { name: "trust-proxy", kind: "optional", value: "N", help: "take the client address from X-Forwarded-For, N proxies from the right", default: SETTINGS.trustProxy.default, env: SETTINGS.trustProxy.env },
     { name: "access-log", kind: "string", value: "on|off", help: "one JSON line per request on stdout", default: SETTINGS.accessLog.default, env: SETTINGS.accessLog.env },
     { name: "workers", kind: "string", value: "N|auto", help: "processes serving the port (auto: one per core this process may use)", default: SETTINGS.workers.default, env: SETTINGS.workers.env },
+    {
+      name: "admin-key-file",
+      kind: "string",
+      value: "PATH",
+      help: "on a first start, write the operator's admin key to this new file (mode 0600) instead of printing it; an existing file is refused",
+      default: SETTINGS.adminKeyFile.default,
+      env: SETTINGS.adminKeyFile.env,
+    },
     { name: "course-submissions", kind: "boolean", negatable: true, help: "grade course quizzes (off: submissions answer 410 gone)", default: SETTINGS.courseSubmissions.default, env: SETTINGS.courseSubmissions.env },
     {
       name: "allow-private-webhooks",
@@ -54,6 +62,7 @@ export const serve: Command = {
     "trustlist serve --port 8080 --db /var/lib/trustlist/trustlist.db",
     "TRUSTLIST_HOST=0.0.0.0 TRUSTLIST_PORT=8080 trustlist serve",
     "trustlist serve --workers auto",
+    "trustlist serve --db /var/lib/trustlist/trustlist.db --admin-key-file /var/lib/trustlist/admin-key",
     "trustlist serve --db postgres://trustlist@db.internal/trustlist  # several instances on one PostgreSQL",
   ],
   async run({ values }) {
@@ -79,6 +88,13 @@ export const serve: Command = {
     const shownDb = isPostgresUrl(config.dbPath) ? redactUrl(config.dbPath) : config.dbPath;
     const runtime = await createRuntime({ store, config });
     const services = createServices(runtime);
+    // Before the server listens: a first start whose key file cannot be written stops here.
+    try {
+      await checkAdminKeyFile(services, config.adminKeyFile);
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
     const app = buildApp(runtime, { jobs: true, services });
     try {
       // Elysia's Bun adapter asks for SO_REUSEPORT. Turning it off cost a fifth of the keyed
@@ -130,7 +146,7 @@ export const serve: Command = {
 
     // A first start on an empty database makes the operator account and its admin key; after the
     // bind, so a server that cannot listen never mints a key.
-    const firstKey = await firstStartKey(services);
+    const firstKey = await firstStartKey(services, config.adminKeyFile);
 
     // So the first keyless requests do not wait for what their answers are computed from.
     void warmUp(services, store, () =>

@@ -16,7 +16,7 @@ import { WebhookWorker } from "../jobs/webhook-worker";
 import { jobRunner, jobs, scheduler } from "../jobs";
 import { createRuntime } from "../runtime";
 import { createServices } from "../services";
-import { announce, firstStartKey } from "./first-start";
+import { announce, checkAdminKeyFile, firstStartKey } from "./first-start";
 import { lockDatabaseFile } from "./serve-lock";
 import { createRegion, WORKER_REGION_FD } from "./shared-memory";
 import { GATHER_TIMEOUT_MS, jobLocks, lineAtomicStdout, WORKER_CONFIG_ENV, WORKER_NUMBER_ENV, WORKER_SHARED_ENV, type WorkerMessage } from "./worker";
@@ -57,6 +57,14 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
   }
   const runtime = await createRuntime({ store, config, log });
   const services = createServices(runtime);
+  // Before any worker starts: a first start whose key file cannot be written stops here.
+  try {
+    await checkAdminKeyFile(services, config.adminKeyFile);
+  } catch (error) {
+    await store.close();
+    lock?.release();
+    throw error;
+  }
   const shared = createRegion();
   const { region } = shared;
   const checkpointer =
@@ -208,7 +216,7 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
 
   // A first start on an empty database makes the operator account and its admin key; once the
   // workers listen, so a serve that cannot start never mints a key.
-  const firstKey = await firstStartKey(services);
+  const firstKey = await firstStartKey(services, config.adminKeyFile);
   const address = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   log.info("listening", { address, base_url: config.baseUrl, db: shownDb, workers: config.workers, startup_ms: Math.round(performance.now() - started) });
   log.flush();
