@@ -1,10 +1,11 @@
 // One delivery attempt over HTTP: resolve the destination and check the address it resolves to,
 // connect to that address (Host and TLS name stay the URL's), sign, POST with a time limit, and
-// keep the start of the answer. Never throws: every failure becomes the attempt's `error`.
+// keep the start of the answer. Never throws: every failure becomes the attempt's `error`, which
+// the account reads in its deliveries list, so it never names the address a host resolved to.
 import { DISCORD_MESSAGE, type AttemptResult } from "./service";
 import { signatureHeaders } from "./signing";
 import type { ClaimedDelivery } from "./store";
-import { parseDestination, RefusedDestination, resolveDestination, type UrlPolicy } from "./url-guard";
+import { type Destination, parseDestination, RefusedDestination, resolveDestination, type UrlPolicy } from "./url-guard";
 
 /** SPEC section 8: an attempt without a complete answer in 10 s failed. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -32,6 +33,14 @@ async function readExcerpt(response: Response, limit: number): Promise<string | 
   if (size === 0) return null;
   const bytes = Buffer.concat(chunks).subarray(0, limit);
   return new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+}
+
+/**
+ * A connection error as the account may read it (its deliveries list): the address the host
+ * resolved to is written as the host, so an attempt's record is no way to learn what a name resolves to.
+ */
+function withoutAddress(message: string, destination: Destination | null): string {
+  return destination ? message.split(destination.address).join(destination.serverName) : message;
 }
 
 export interface SendOptions {
@@ -65,9 +74,10 @@ export async function sendDelivery(delivery: ClaimedDelivery, options: SendOptio
   if (options.signal?.aborted) controller.abort();
   else options.signal?.addEventListener("abort", shutdown, { once: true });
   const signal = controller.signal;
+  let destination: Destination | null = null;
   try {
     // The guard runs at every attempt, on the address about to be connected to.
-    const destination = await resolveDestination(parseDestination(delivery.url, options.policy), options.policy);
+    destination = await resolveDestination(parseDestination(delivery.url, options.policy), options.policy);
     const headers: Record<string, string> = {
       "content-type": "application/json",
       "user-agent": USER_AGENT,
@@ -94,7 +104,7 @@ export async function sendDelivery(delivery: ClaimedDelivery, options: SendOptio
     if (error instanceof RefusedDestination) return finish({ statusCode: null, error: `refused: ${error.reason}`, responseExcerpt: null });
     if (timedOut) return finish({ statusCode: null, error: `timed out after ${timeoutMs / 1000} s`, responseExcerpt: null });
     const message = error instanceof Error ? error.message : String(error);
-    return finish({ statusCode: null, error: message.slice(0, 300), responseExcerpt: null });
+    return finish({ statusCode: null, error: withoutAddress(message, destination).slice(0, 300), responseExcerpt: null });
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", shutdown);

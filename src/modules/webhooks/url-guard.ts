@@ -4,14 +4,27 @@
 // (a clear 422), and again on the address actually connected to at each delivery, so a name that
 // resolves to a public address at registration and a private one later (DNS rebinding) is refused
 // then. `--allow-private-webhooks` lifts both the address rule and the HTTPS rule (tests, labs).
+// A refusal never says what a name resolved to, nor whether it resolved at all: the answer would
+// otherwise map the operator's internal names and addresses for any caller (a DNS oracle). The
+// caller learns only that the destination is refused.
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { unprocessable } from "../../errors";
 
+/** A host name's addresses; throws when it has none. */
+export type Resolver = (name: string) => Promise<string[]>;
+
 export interface UrlPolicy {
   /** `--allow-private-webhooks`: any address, and plain http too. */
   allowPrivate: boolean;
+  /** How names are resolved; the system resolver when absent (tests observe the look-ups). */
+  resolve?: Resolver;
 }
+
+const systemResolver: Resolver = async (name) => (await lookup(name, { all: true, verbatim: true })).map((a) => a.address);
+
+/** The one refusal for an address: the same whether the name resolved privately or not at all. */
+const NOT_PUBLIC = "The host does not resolve to a public address (private, loopback, link-local and reserved addresses are refused).";
 
 /** Longest URL accepted, in characters. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -145,7 +158,8 @@ function bareHost(url: URL): string {
 
 /**
  * Resolves the URL's host and picks the address to connect to; throws RefusedDestination when the
- * name does not resolve or when any of its addresses is not public (unless the policy allows it).
+ * name does not resolve or when any of its addresses is not public (unless the policy allows it),
+ * with one reason for both that names neither the host's addresses nor which of the two it was.
  * Every address is checked, not only the first: a name answering both a public and a private
  * address would otherwise reach the private one on the next attempt.
  */
@@ -156,20 +170,13 @@ export async function resolveDestination(url: URL, policy: UrlPolicy): Promise<D
     addresses = [name];
   } else {
     try {
-      addresses = (await lookup(name, { all: true, verbatim: true })).map((a) => a.address);
+      addresses = await (policy.resolve ?? systemResolver)(name);
     } catch {
-      throw new RefusedDestination(`The host '${name}' does not resolve.`);
+      throw new RefusedDestination(NOT_PUBLIC);
     }
-    if (addresses.length === 0) throw new RefusedDestination(`The host '${name}' does not resolve.`);
+    if (addresses.length === 0) throw new RefusedDestination(NOT_PUBLIC);
   }
-  if (!policy.allowPrivate) {
-    const refused = addresses.find((a) => !isPublicAddress(a));
-    if (refused !== undefined) {
-      throw new RefusedDestination(
-        `The host '${name}' resolves to ${refused}, which is not a public address (private, loopback, link-local or reserved).`,
-      );
-    }
-  }
+  if (!policy.allowPrivate && !addresses.every(isPublicAddress)) throw new RefusedDestination(NOT_PUBLIC);
   const address = addresses[0]!;
   const target = new URL(url.href);
   target.hostname = isIP(address) === 6 ? `[${address}]` : address;
@@ -178,12 +185,13 @@ export async function resolveDestination(url: URL, policy: UrlPolicy): Promise<D
 
 /**
  * The guard routes use to validate a destination URL (webhook endpoints, a tripwire's Discord
- * webhook): its form, then the addresses its host resolves to now. Returns the normalised URL;
- * a refusal is a 422 `unprocessable` naming the reason.
+ * webhook): its form, then `rule` on the parsed URL (before any look-up), then the addresses its
+ * host resolves to now. Returns the normalised URL; a refusal is a 422 `unprocessable` naming the reason.
  */
-export async function checkDestinationUrl(text: string, policy: UrlPolicy): Promise<string> {
+export async function checkDestinationUrl(text: string, policy: UrlPolicy, rule: (url: URL) => void = () => {}): Promise<string> {
   try {
     const url = parseDestination(text, policy);
+    rule(url);
     await resolveDestination(url, policy);
     return url.href;
   } catch (error) {
@@ -196,15 +204,16 @@ export async function checkDestinationUrl(text: string, policy: UrlPolicy): Prom
 const DISCORD_HOSTS = new Set(["discord.com", "discordapp.com", "canary.discord.com", "ptb.discord.com"]);
 
 /**
- * Validates a Discord webhook URL for a tripwire's alerts: a Discord webhook address, then the
- * same destination guard as every webhook. With `allowPrivate` any https/http URL passes the shape
- * rule too (tests point it at a local receiver). Returns the normalised URL; 422 otherwise.
+ * Validates a Discord webhook URL for a tripwire's alerts: a Discord webhook address, checked
+ * before anything is resolved (any signed-in creator may call this route: another host must not
+ * cost a DNS look-up, or say anything about it), then the same destination guard as every webhook.
+ * With `allowPrivate` any https/http URL passes the shape rule too (tests point it at a local
+ * receiver). Returns the normalised URL; 422 otherwise.
  */
-export async function checkDiscordWebhookUrl(text: string, policy: UrlPolicy): Promise<string> {
-  const href = await checkDestinationUrl(text, policy);
-  const url = new URL(href);
-  if (!policy.allowPrivate && (!DISCORD_HOSTS.has(url.hostname) || !/^\/api\/webhooks\/\d+\/[\w-]+\/?$/.test(url.pathname))) {
-    throw unprocessable("url: not a Discord webhook URL (https://discord.com/api/webhooks/{id}/{token}).");
-  }
-  return href;
+export function checkDiscordWebhookUrl(text: string, policy: UrlPolicy): Promise<string> {
+  return checkDestinationUrl(text, policy, (url) => {
+    if (!policy.allowPrivate && (!DISCORD_HOSTS.has(url.hostname) || !/^\/api\/webhooks\/\d+\/[\w-]+\/?$/.test(url.pathname))) {
+      throw new RefusedDestination("not a Discord webhook URL (https://discord.com/api/webhooks/{id}/{token}).");
+    }
+  });
 }
