@@ -196,7 +196,8 @@ export class TrustScores {
     for (const listener of this.changeListeners) listener(row.id);
     if (!emit) return;
     const becameBlacklisted = !!fields.blacklisted && !row.blacklisted;
-    // The SQLite outbox writes its row before returning: only listeners' work may be left to await.
+    // The caller awaits what is returned inside its transaction: the event (the outbox decides
+    // whether it may name the entry: not when the ban runs through a private link) and listeners' work.
     const event = becameBlacklisted ? this.outbox.write("creator.blacklisted", { creator_id: row.id, handle: row.handle, entry_id: banEntry }, now) : undefined;
     if (this.trustListeners.length === 0 || (!becameBlacklisted && fields.trust_score >= row.trust_score)) return event;
     const change: TrustChange = { creatorId: row.id, handle: row.handle, before: row.trust_score, after: fields.trust_score, becameBlacklisted, at: now };
