@@ -7,10 +7,18 @@
 //
 // What a wire on a Discord id watches: `blacklisted` when a ban names that Discord account itself;
 // `trust_drop` and `new_connection` through the creator that account is publicly linked to. Private
-// links never trip a wire: the alert would tie the account to the creator. A wire matching several
-// triggers of one change (a ban that also drops the score) trips once; a ban naming a watched
-// Discord account that is linked to a creator is two events for that wire: the ban, and the
-// creator's score drop.
+// links never trip a wire through the link: the alert would tie the account to the creator. Each
+// alert names only its own wire's subject (the handle, or the Discord id), never an entry id. A
+// wire matching several triggers of one change (a ban that also drops the score) trips once; a ban
+// naming a watched Discord account that is publicly linked to a creator is two events for that
+// wire: the ban, and the creator's score drop.
+//
+// A ban on a privately linked Discord account trips a wire on that account and, as the creator
+// becomes blacklisted, a wire on the creator's handle, in one transaction: whoever set both sees
+// them trip together. They are not held back to hide that: the same transaction makes the
+// creator's `blacklisted` flag public (profile, trust tier, badge) and the account's keyed check
+// a hit, so anyone able to set both wires can poll both and see the same coincidence; delaying
+// the alerts would only delay a warning to the people it protects.
 import { type Clock, iso } from "../../clock";
 import type { Database } from "../../db/database";
 import type { TripwireTarget } from "../../db/schema";

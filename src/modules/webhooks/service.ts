@@ -3,7 +3,8 @@
 // Discord messages queued through the same deliveries. Sending is the worker's (src/jobs/).
 //
 // Who receives what: every event is public-safe (a blacklist entry's public view, the handles and
-// ids of a creator or deal event), so each enabled endpoint of an active account that subscribed
+// ids of a creator or deal event; src/outbox.ts decides what an event may say, and withholds the
+// entry behind a privately linked account), so each enabled endpoint of an active account that subscribed
 // to an event's name receives it, whichever account registered it, if it existed when the event
 // was committed (a new endpoint does not receive history).
 import type { Clock } from "../../clock";
