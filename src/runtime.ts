@@ -63,7 +63,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const clock = options.clock ?? systemClock;
   const now = () => clock.now();
   const accountsStore = createAccountsStore(store);
-  const keys = new KeyRegistry(accountsStore);
+  const keys = new KeyRegistry(accountsStore, store.changes);
   const meter = new Meter(accountsStore, now);
   // Another process may have revoked or rotated a key, or suspended or changed an account (a
   // commit that says what it wrote and names no account or key leaves the cache alone).

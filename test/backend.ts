@@ -121,8 +121,14 @@ export function databasesOfThisFile() {
  * Runs `statement` (parameters as $1, $2, …) on a connection of its own, as another process that
  * writes with plain SQL would (an operator's shell, an older build): on PostgreSQL its commit is
  * announced without saying what it wrote, so every cache falls back to checking for itself.
+ * `announce: false` sends no notification at all, as an operator's psql session would not.
  */
-export async function writeAsAnotherProcess(location: string, statement: string, params: Array<string | number> = []): Promise<void> {
+export async function writeAsAnotherProcess(
+  location: string,
+  statement: string,
+  params: Array<string | number> = [],
+  options: { announce?: boolean } = {},
+): Promise<void> {
   if (backend === "sqlite") {
     const other = new SqliteConnection(location);
     try {
@@ -136,7 +142,7 @@ export async function writeAsAnotherProcess(location: string, statement: string,
   try {
     await other.begin(async (tx) => {
       await tx.unsafe(statement, params);
-      await tx`SELECT pg_notify(${CHANGES_CHANNEL}, ${JSON.stringify({ from: "another-process", notes: null })})`;
+      if (options.announce !== false) await tx`SELECT pg_notify(${CHANGES_CHANNEL}, ${JSON.stringify({ from: "another-process", notes: null })})`;
     });
   } finally {
     await other.close();

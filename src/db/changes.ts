@@ -14,7 +14,8 @@ import type { Database, Statement } from "bun:sqlite";
 
 /**
  * Commits of other processes or instances, told to the in-memory caches. SQLite reads
- * `data_version` (ExternalChanges below); PostgreSQL is told by LISTEN/NOTIFY (db/postgres.ts).
+ * `data_version` (ExternalChanges below); PostgreSQL is told by LISTEN/NOTIFY, and keyed requests
+ * read the keys' version row (db/postgres.ts).
  */
 /**
  * What another instance's commit says about itself (PostgreSQL only): items per topic, noted by the
@@ -35,6 +36,14 @@ export interface ChangeNotifier {
   checkAtRequest(): boolean;
   /** Called by the write function inside its transaction, right before COMMIT. */
   beforeCommit(): void;
+  /** `listener` runs when another process or instance has changed API keys or accounts. */
+  onKeysChanged(listener: () => void): void;
+  /**
+   * For a keyed request, before the key cache answers it: resolves once every change to keys and
+   * accounts committed before the request arrived has reached the `onKeysChanged` listeners. Null
+   * when that is so already: SQLite's `checkAtRequest` told them at the start of the request.
+   */
+  keysAtRequest(): Promise<void> | null;
 }
 
 export class ExternalChanges implements ChangeNotifier {
@@ -42,6 +51,7 @@ export class ExternalChanges implements ChangeNotifier {
   private seen: number;
   private readonly external: Array<(notes: CommitNotes) => void> = [];
   private readonly ownCommit: Array<() => void> = [];
+  private readonly keysChanged: Array<() => void> = [];
   /** Whether this turn of the event loop has read `data_version` for a request already. */
   private checkedThisTurn = false;
   private readonly endTurn = () => {
@@ -73,7 +83,17 @@ export class ExternalChanges implements ChangeNotifier {
     if (version === this.seen) return false;
     this.seen = version;
     for (const listener of this.external) listener(null);
+    // data_version does not say what the other process wrote: it may have been a key or an account.
+    for (const listener of this.keysChanged) listener();
     return true;
+  }
+
+  onKeysChanged(listener: () => void): void {
+    this.keysChanged.push(listener);
+  }
+
+  keysAtRequest(): null {
+    return null;
   }
 
   /**

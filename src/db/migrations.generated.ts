@@ -24,6 +24,7 @@ import postgres6 from "../../migrations/postgres/0006_webhook_endpoint_due.sql" 
 import postgres7 from "../../migrations/postgres/0007_outbox_pending_order.sql" with { type: "text" };
 import postgres8 from "../../migrations/postgres/0008_partial_entry_indexes.sql" with { type: "text" };
 import postgres9 from "../../migrations/postgres/0009_feed_without_entry_index.sql" with { type: "text" };
+import postgres10 from "../../migrations/postgres/0010_keys_version.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -61,4 +62,5 @@ export const embeddedPostgresMigrations: EmbeddedMigration[] = [
   { tag: "0007_outbox_pending_order", when: 1795486750557, breakpoints: true, sql: postgres7 },
   { tag: "0008_partial_entry_indexes", when: 1795495739692, breakpoints: true, sql: postgres8 },
   { tag: "0009_feed_without_entry_index", when: 1795495839398, breakpoints: true, sql: postgres9 },
+  { tag: "0010_keys_version", when: 1795822937285, breakpoints: true, sql: postgres10 },
 ];

@@ -9,6 +9,8 @@
 // cache drops its entries, the subject filter and the directory index catch up) on receipt.
 // Stores may note what a transaction wrote (`note`), sent with the notification, so a listener
 // can apply it (the subject filter adds the new subjects) instead of reading everything again.
+// A notification has no bound on when it is read, so keys and accounts do not wait for one: a
+// keyed request first reads the `keys_version` row a trigger moves in the revoking transaction.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sql";
@@ -133,9 +135,25 @@ function isLockTimeout(error: unknown): boolean {
   return code === "55P03";
 }
 
+/**
+ * The `meta` row a trigger moves with every update or delete of API keys or accounts, in the
+ * writer's transaction (migration 0010): whoever revoked a key, the row says so once it committed.
+ */
+const KEYS_VERSION = "keys_version";
+
 class PostgresChanges implements ChangeNotifier {
   private readonly external: Array<(notes: CommitNotes) => void> = [];
   private readonly ownCommit: Array<() => void> = [];
+  private readonly keysChanged: Array<() => void> = [];
+  /** The highest `keys_version` read so far; null before the first read. */
+  private keysSeen: bigint | null = null;
+  /** This turn's read of `keys_version`, shared by the keyed requests the turn answers. */
+  private keysReadThisTurn: Promise<void> | null = null;
+  private readonly endTurn = () => {
+    this.keysReadThisTurn = null;
+  };
+
+  constructor(private readonly pool: SQL) {}
 
   onExternalCommit(listener: (notes: CommitNotes) => void): void {
     this.external.push(listener);
@@ -161,6 +179,35 @@ class PostgresChanges implements ChangeNotifier {
   /** Another instance committed. */
   receive(notes: CommitNotes): void {
     for (const listener of this.external) listener(notes);
+  }
+
+  onKeysChanged(listener: () => void): void {
+    this.keysChanged.push(listener);
+  }
+
+  /**
+   * Reads `keys_version` once per turn of the event loop, for the keyed requests that turn
+   * answers, and tells the listeners when it moved. The read is sent after every request of the
+   * turn arrived, so it sees every revoke committed before one of them was sent, however late
+   * that commit's notification comes (or if it never does). Mirrors SQLite's `checkAtRequest`; it
+   * costs a primary-key read per turn, which the requests of a busy turn share.
+   */
+  keysAtRequest(): Promise<void> {
+    if (this.keysReadThisTurn) return this.keysReadThisTurn;
+    setImmediate(this.endTurn);
+    this.keysReadThisTurn = this.readKeysVersion();
+    return this.keysReadThisTurn;
+  }
+
+  private async readKeysVersion(): Promise<void> {
+    const [row] = await this.pool`SELECT value::bigint AS version FROM meta WHERE key = ${KEYS_VERSION}`;
+    if (!row) return; // a database migrated by an older build: only notifications tell
+    const version = BigInt(row.version);
+    // Reads of earlier turns may come back after this one: only a higher value is news. The
+    // first read tells the listeners too: what they hold was loaded before anything was read.
+    if (this.keysSeen !== null && version <= this.keysSeen) return;
+    this.keysSeen = version;
+    for (const listener of this.keysChanged) listener();
   }
 }
 
@@ -194,7 +241,7 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
   }
 
   const instanceId = crypto.randomUUID();
-  const changes = new PostgresChanges();
+  const changes = new PostgresChanges(pool);
   /** The open write transaction of the calling async context, with what its stores noted. */
   const current = new AsyncLocalStorage<{ sql: SQL; notes: Record<string, unknown[]>; allOrNothing: boolean }>();
   const starters: Array<() => void | Promise<void>> = [];

@@ -6,6 +6,7 @@ import type { AccountStatus, ApiTier, KeyScope, RateTier } from "../db/schema";
 import { ApiError } from "./errors";
 import { type BucketRule, burstOverrideRule, PLAN_DAILY_QUOTA, type QuotaCounter, RATE_TIER_RULES, type TokenBuckets } from "./limits";
 import type { Meter } from "./metering";
+import type { ChangeNotifier } from "../db/changes";
 import type { AccountsStore, KeyLookupRow } from "../modules/accounts/store";
 import type { Viewer } from "../modules/sessions/service";
 
@@ -33,9 +34,10 @@ export function scopeAllows(granted: KeyScope, needed: KeyScope): boolean {
 }
 
 /**
- * Valid keys, cached in memory after a lookup by hash. Another process (the CLI) may revoke a key
- * or suspend an account at any time, so the cache is dropped whenever SQLite reports that someone
- * else committed (the store's change notifier, src/db/changes.ts), and by this process's own admin writes.
+ * Valid keys, cached in memory after a lookup by hash. Another process (the CLI) or instance may
+ * revoke a key or suspend an account at any time, so the cache is dropped whenever the store's
+ * change notifier (src/db/changes.ts) reports that someone else changed keys or accounts, and by
+ * this process's own admin writes.
  */
 export class KeyRegistry {
   private readonly cache = new Map<string, Caller>();
@@ -48,7 +50,16 @@ export class KeyRegistry {
   private peers: PeerGeneration | null = null;
   private peersSeen = 0;
 
-  constructor(private readonly store: AccountsStore) {}
+  /**
+   * `changes` tells of other processes' and instances' changes to keys and accounts; on PostgreSQL
+   * `load` also waits for it to have read them (ChangeNotifier.keysAtRequest).
+   */
+  constructor(
+    private readonly store: AccountsStore,
+    private readonly changes?: ChangeNotifier,
+  ) {
+    changes?.onKeysChanged(() => this.invalidate());
+  }
 
   /**
    * Shares key and account changes with the other workers (server/worker.ts): from the next
@@ -109,9 +120,13 @@ export class KeyRegistry {
   /** Where lookups are asynchronous: one query for a key the cache does not hold, then `find` answers. */
   async load(authorization: string | null): Promise<void> {
     if (this.answersAtOnce || authorization === null || !authorization.startsWith("Bearer ")) return;
-    if (this.peers !== null) this.syncWithPeers();
     const key = authorization.slice(7).trim();
-    if (this.cache.has(key) || !KEY_PATTERN.test(key)) return;
+    if (!KEY_PATTERN.test(key)) return;
+    // Before the cache answers: a revoke or suspension another instance committed before this
+    // request arrived has emptied it by then, whenever that instance's notification comes.
+    await this.changes?.keysAtRequest();
+    if (this.peers !== null) this.syncWithPeers();
+    if (this.cache.has(key)) return;
     const hash = hashKey(key);
     for (let attempt = 0; ; attempt++) {
       const generation = this.generation;
