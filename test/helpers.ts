@@ -166,3 +166,17 @@ export async function partnerWriter(t: TestApp): Promise<(method: string, path: 
     return res.body;
   };
 }
+
+/**
+ * Repeats a write sent under an Idempotency-Key until its answer is a replay: until the first
+ * answer is recorded (at once on SQLite, just after it on PostgreSQL) a repeat is the 409 of a
+ * request still being answered, without `Idempotent-Replayed`.
+ */
+export async function repeatUntilReplayed<T extends { headers: Headers }>(send: () => Promise<T>): Promise<T> {
+  let again = await send();
+  for (let i = 0; i < 100 && again.headers.get("idempotent-replayed") !== "true"; i++) {
+    await Bun.sleep(20);
+    again = await send();
+  }
+  return again;
+}

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { isKeyedPath } from "../src/http/conventions";
 import { Logger } from "../src/http/logger";
-import { createTestApp, expectEnvelope, type TestApp } from "./helpers";
+import { createTestApp, expectEnvelope, repeatUntilReplayed, type TestApp } from "./helpers";
 
 let t: TestApp;
 let writer: { key: string; accountId: string };
@@ -223,16 +223,6 @@ test("OpenAPI shows the header on every keyed write and on no read", async () =>
 describe("answers that issue a secret", () => {
   // Such an answer is shown once and not kept: a repeat is 409 naming what was issued (marked as a
   // replay, so a client does not retry it), it issues nothing more, and the record holds no secret.
-  const repeatUntilSettled = async (send: () => Promise<{ status: number; body: any; headers: Headers }>) => {
-    // Until the first answer is recorded (at once on SQLite, just after it on PostgreSQL) a repeat
-    // is the 409 of a request still being answered, without the replay mark.
-    let again = await send();
-    for (let i = 0; i < 100 && again.headers.get("idempotent-replayed") !== "true"; i++) {
-      await Bun.sleep(20);
-      again = await send();
-    }
-    return again;
-  };
   const expectShownOnce = async (again: { status: number; body: any; headers: Headers }, secret: string, names: string) => {
     expectEnvelope(again, 409, "conflict");
     expect(again.headers.get("idempotent-replayed")).toBe("true");
@@ -254,7 +244,7 @@ describe("answers that issue a secret", () => {
     const secret: string = first.body.key;
     expect(secret).toMatch(/^tl_live_[A-Za-z0-9]{32}$/);
 
-    await expectShownOnce(await repeatUntilSettled(issue), secret, first.body.id);
+    await expectShownOnce(await repeatUntilReplayed(issue), secret, first.body.id);
     expect(await count("api_keys")).toBe(keysBefore + 1);
     // The secret of the first answer still works: the repeat issued nothing new.
     expect((await t.json("GET", "/v1/account/usage", { key: secret })).status).toBe(200);
@@ -268,7 +258,7 @@ describe("answers that issue a secret", () => {
     expect(first.status).toBe(200);
     const secret: string = first.body.key;
     expect(secret).toMatch(/^tl_live_/);
-    await expectShownOnce(await repeatUntilSettled(rotate), secret, target.keyId);
+    await expectShownOnce(await repeatUntilReplayed(rotate), secret, target.keyId);
     // Rotated once: the new secret works, the old one does not.
     expect((await t.json("GET", "/v1/account/usage", { key: secret })).status).toBe(200);
     expectEnvelope(await t.json("GET", "/v1/account/usage", { key: target.key }), 401, "unauthorized");
@@ -281,7 +271,7 @@ describe("answers that issue a secret", () => {
     expect(first.status).toBe(201);
     const token = new URL(first.body.url).searchParams.get("token")!;
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    await expectShownOnce(await repeatUntilSettled(ask), token, "alicemakes");
+    await expectShownOnce(await repeatUntilReplayed(ask), token, "alicemakes");
     expect(await count("login_links")).toBe(1);
     const signIn = await t.call("GET", `/auth/magic?token=${token}`);
     expect(signIn.status).toBe(302);
@@ -293,7 +283,7 @@ describe("answers that issue a secret", () => {
     const ask = (key: string, handle = "alicemakes") =>
       t.json("POST", "/v1/partner/login-links", { key: writer.key, body: { handle }, headers: { "idempotency-key": key } });
     expect((await ask("link-2")).status).toBe(201);
-    await repeatUntilSettled(() => ask("link-2"));
+    await repeatUntilReplayed(() => ask("link-2"));
     expectEnvelope(await ask("link-2", "someoneelse"), 422, "idempotency_key_reused");
     const fresh = await ask("link-3");
     expect(fresh.status).toBe(201);
@@ -303,7 +293,7 @@ describe("answers that issue a secret", () => {
 
   test("an answer without a secret is kept and replayed as before", async () => {
     const first = await addEntry("plain-1");
-    const again = await repeatUntilSettled(() => addEntry("plain-1"));
+    const again = await repeatUntilReplayed(() => addEntry("plain-1"));
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
   });

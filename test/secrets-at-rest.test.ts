@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { Logger } from "../src/http/logger";
 import { backend, sqliteOnly } from "./backend";
 import { run } from "./cli-helpers";
-import { createTestApp, type TestApp } from "./helpers";
+import { createTestApp, repeatUntilReplayed, type TestApp } from "./helpers";
 
 let t: TestApp;
 let logged = "";
@@ -41,11 +41,7 @@ beforeAll(async () => {
     const headers = { "idempotency-key": `write-${++idempotencyKeys}` };
     const first = await t.json(method, path, { key, body, headers });
     expect(first.status, JSON.stringify(first.body)).toBeLessThan(300);
-    let again = await t.json(method, path, { key, body, headers });
-    for (let i = 0; i < 100 && again.headers.get("idempotent-replayed") !== "true"; i++) {
-      await Bun.sleep(20);
-      again = await t.json(method, path, { key, body, headers });
-    }
+    const again = await repeatUntilReplayed(() => t.json(method, path, { key, body, headers }));
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     return first.body;
   };

@@ -8,7 +8,7 @@ import { Logger } from "../src/http/logger";
 import { WebhookWorker } from "../src/jobs/webhook-worker";
 import { DISABLE_AFTER_MS, KEEP_FINISHED_MS } from "../src/modules/webhooks/service";
 import { isPublicAddress } from "../src/modules/webhooks/url-guard";
-import { createTestApp, expectEnvelope, type TestApp } from "./helpers";
+import { createTestApp, expectEnvelope, repeatUntilReplayed, type TestApp } from "./helpers";
 import { Receiver } from "./webhook-receiver";
 
 const DELAYS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
@@ -70,16 +70,6 @@ describe("management routes", () => {
 
   // A signing secret is shown once and lives only in its endpoint's row: the kept record of the
   // request holds none, and a repeat is a final 409 (marked as a replay) that changes nothing.
-  const repeatUntilReplayed = async (send: () => Promise<{ status: number; body: any; headers: Headers }>) => {
-    // Until the first answer is recorded (at once on SQLite, just after it on PostgreSQL) a repeat
-    // is the 409 of a request still being answered, without the replay mark.
-    let replay = await send();
-    for (let i = 0; i < 100 && replay.headers.get("idempotent-replayed") !== "true"; i++) {
-      await Bun.sleep(20);
-      replay = await send();
-    }
-    return replay;
-  };
   const expectNoKeptSecret = async (secret: string) => {
     const kept = await t.rows<{ body: string | null }>("SELECT body FROM idempotency_keys");
     expect(kept.length).toBeGreaterThan(0);
