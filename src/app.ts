@@ -94,7 +94,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
 
   if (options.jobs) app.use(scheduler(jobs, options.jobs === true ? undefined : options.jobs));
   answerInApp = (request) => app.fetch(request);
-  routeTable.routes = app.routes.map((r) => ({ method: r.method, path: r.path }));
+  routeTable.routes = app.routes.map((r) => ({ method: r.method, path: r.path, parse: r.hooks?.parse as { fn: unknown }[] | undefined }));
   return app;
 }
 

@@ -16,6 +16,11 @@ export interface Config {
   /** Public base address, used in links the service prints or returns. */
   baseUrl: string;
   /**
+   * True when `--base-url` (or its variable) was given: then a browser's same-origin write must
+   * come from that origin; otherwise from the origin the request itself was addressed to.
+   */
+  baseUrlConfigured?: boolean;
+  /**
    * `--trust-proxy [N]`: how many proxies of yours append to X-Forwarded-For; the client is the
    * entry this many hops from the right. 0 ignores the header (the socket address is the client).
    */
@@ -138,6 +143,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     port,
     host,
     baseUrl,
+    baseUrlConfigured: baseUrlSetting.value !== undefined,
     trustProxy: trustedHops(trustProxy.source, trustProxy.value ?? false),
     accessLog: boolean(accessLog.source, accessLog.value ?? true),
     maxBodyBytes: 1024 * 1024,

@@ -37,8 +37,14 @@ export interface TestApp {
   failWrites(table: string, op: "INSERT" | "UPDATE" | "DELETE", when?: string): Promise<() => Promise<void>>;
   /** The raw SQLite connection, for tests of SQLite's own behaviour (they skip on PostgreSQL). */
   readonly sqlite: SqliteConnection;
-  /** Calls the app with an optional bearer key and JSON body. */
+  /**
+   * Calls the app with an optional bearer key and JSON body. A write (any method but GET and HEAD)
+   * carries this service's own `Origin`, as a browser on its pages sends it; a test gives another
+   * in `headers.origin`, or none with `origin: ""`.
+   */
   call(method: string, path: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  /** The origin a browser on this service's own pages sends (`Origin`). */
+  readonly origin: string;
   /** Like `call`, and parses the JSON body. */
   json<T = any>(method: string, path: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: T; headers: Headers }>;
   /** A new account with one key. */
@@ -75,15 +81,23 @@ export async function createTestApp(options: { clock?: ManualClock; dir?: string
   await services.blacklist.warm();
   // Listening as `serve` does: through Bun's router, the keyed check's fast path included.
   const server = options.http ? app.listen({ port: 0, hostname: "127.0.0.1", reusePort: false }).server! : null;
+  const origin = runtime.config.baseUrlConfigured
+    ? new URL(runtime.config.baseUrl).origin
+    : server
+      ? `http://127.0.0.1:${server.port}`
+      : "http://localhost";
   const call: TestApp["call"] = (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
+    if (method !== "GET" && method !== "HEAD") headers.origin ??= origin;
+    if (headers.origin === "") delete headers.origin;
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;
     let body: string | undefined;
     if (opts.body !== undefined) {
       headers["content-type"] ??= "application/json";
       body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
     }
-    if (server) return fetch(`http://127.0.0.1:${server.port}${path}`, { method, headers, body });
+    // `manual`: a test sees a redirect as a client that does not follow it (the sign-in link's 302).
+    if (server) return fetch(`http://127.0.0.1:${server.port}${path}`, { method, headers, body, redirect: "manual" });
     return app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
   };
   return {
@@ -93,6 +107,7 @@ export async function createTestApp(options: { clock?: ManualClock; dir?: string
     clock,
     dir,
     dbPath,
+    origin,
     call,
     async rows(query, ...params) {
       if (store.dialect === "sqlite") return store.sqlite.query(query).all(...(params as any[])) as any[];
@@ -165,6 +180,17 @@ export async function partnerWriter(t: TestApp): Promise<(method: string, path: 
     expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
     return res.body;
   };
+}
+
+/** Signs `handle` (an existing creator) in on `app` through a partner's login link; answers the cookie header a browser sends back. */
+export async function signIn(app: TestApp, handle: string): Promise<string> {
+  const { key } = await app.account({ scope: "write" });
+  const link = await app.json("POST", "/v1/partner/login-links", { key, body: { handle } });
+  expect(link.status, JSON.stringify(link.body)).toBe(201);
+  const url = new URL(link.body.url);
+  const res = await app.call("GET", url.pathname + url.search);
+  expect(res.status).toBe(302);
+  return res.headers.get("set-cookie")!.split(";")[0]!;
 }
 
 /**

@@ -1,14 +1,32 @@
-// Request bodies that declare no length (chunked uploads). The 413 check on Content-Length cannot
-// see their size, so they are read here within the limit and parsed, instead of by Elysia.
+// Request bodies: the one reader and JSON parser of every route that takes a body. The guards call
+// it once the caller is admitted (guards.ts) and the conventions' parse hook calls it for routes
+// without a guard, so Elysia's own parser, which reads any content type as JSON and has no depth
+// limit, never sees a body. The depth is bounded before JSON.parse: schema validation and its error
+// message walk the parsed value recursively, and a body of a few thousand nested brackets cost
+// seconds of the one request thread (and 100,000 of them overflowed the stack).
 import { ApiError } from "./errors";
 
-/**
- * The parsed body of a request without Content-Length, or undefined when the request declares
- * its length (Elysia's own parser takes those). 413 past `max` bytes, 400 for bad JSON.
- */
-export async function parseUndeclaredBody(request: Request, contentType: string, max: number): Promise<unknown> {
-  if (request.headers.has("content-length") || !request.body) return undefined;
-  const reader = request.body.getReader();
+/** Deepest nesting of arrays and objects a body may have; no body of this API needs more than a few levels. */
+export const MAX_BODY_DEPTH = 32;
+
+/** Parse hooks of the guards that read the body themselves; the conventions' hook leaves their routes to them. */
+export const GUARD_PARSERS = new WeakSet<Function>();
+
+/** Marks a guard's parse hook as the reader of its routes' bodies (see GUARD_PARSERS). */
+export function guardParser<F extends Function>(hook: F): F {
+  GUARD_PARSERS.add(hook);
+  return hook;
+}
+
+/** True when the request carries no body at all, so there is nothing to read or refuse. */
+function hasNoBody(request: Request): boolean {
+  return !request.body || request.headers.get("content-length") === "0";
+}
+
+/** The body's text, read within `max` bytes whatever length it declared; 413 past it. */
+export async function readBodyText(request: Request, max: number): Promise<string> {
+  if (hasNoBody(request)) return "";
+  const reader = request.body!.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
@@ -21,11 +39,68 @@ export async function parseUndeclaredBody(request: Request, contentType: string,
     }
     chunks.push(value);
   }
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (!contentType.includes("json")) return text;
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** True for `application/json`, with or without parameters (`; charset=utf-8`). */
+export function isJsonContentType(contentType: string | null): boolean {
+  if (!contentType) return false;
+  const semicolon = contentType.indexOf(";");
+  return (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase() === "application/json";
+}
+
+/**
+ * The JSON value of a body's text: undefined for an empty body; 415 when the request does not say
+ * `Content-Type: application/json` (a `text/plain` body is what another origin's page can send
+ * without a preflight); 400 when it nests deeper than MAX_BODY_DEPTH or is not JSON.
+ */
+export function parseJsonText(text: string, contentType: string | null): unknown {
+  if (text === "") return undefined;
+  if (!isJsonContentType(contentType)) {
+    throw new ApiError(415, "unsupported_media_type", "Request body must be JSON sent with 'Content-Type: application/json'.");
+  }
+  const depth = nestingDepth(text, MAX_BODY_DEPTH);
+  if (depth > MAX_BODY_DEPTH) {
+    throw new ApiError(400, "invalid_request", `Request body nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels.`);
+  }
   try {
     return JSON.parse(text);
   } catch {
     throw new ApiError(400, "invalid_request", "Request body is not valid JSON.");
   }
+}
+
+/** Reads and parses a request's JSON body within the size and depth bounds (see parseJsonText). */
+export async function readJsonBody(request: Request, max: number): Promise<unknown> {
+  if (hasNoBody(request)) return undefined;
+  return parseJsonText(await readBodyText(request, max), request.headers.get("content-type"));
+}
+
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * The deepest nesting of `[` and `{` outside strings, in one pass; stops counting at `limit + 1`.
+ * It does not check the syntax (JSON.parse does): brackets of a malformed text only change which
+ * of the two refuses it.
+ */
+export function nestingDepth(text: string, limit: number): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+      if (++depth > deepest && (deepest = depth) > limit) return deepest;
+    } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) depth--;
+  }
+  return deepest;
 }

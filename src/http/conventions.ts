@@ -6,6 +6,7 @@ import type { Runtime } from "../runtime";
 import { isUnstorableText } from "../db/errors";
 import { ServiceError } from "../errors";
 import { clientBucketKey } from "./client-address";
+import { GUARD_PARSERS, readJsonBody } from "./body";
 import { ApiError, envelope, fromServiceError, fromValidationError, ReplayedAnswer } from "./errors";
 import { PUBLIC_IP_RULE } from "./limits";
 
@@ -140,7 +141,9 @@ interface RouteMatcher {
 
 export function conventions(runtime: Runtime) {
   let matchers: RouteMatcher[] | null = null;
-  const routeTable = { routes: [] as { method: string; path: string }[] };
+  const routeTable = { routes: [] as { method: string; path: string; parse?: readonly { fn: unknown }[] }[] };
+  /** Routes whose guard reads the body itself, once the caller is admitted (guards.ts). */
+  let parsedByGuard: Set<string> | null = null;
 
   /** Methods registered for a concrete path, for 405 and its Allow header. */
   const methodsFor = (path: string): string[] => {
@@ -207,6 +210,16 @@ export function conventions(runtime: Runtime) {
       if (length > runtime.config.maxBodyBytes) {
         throw new ApiError(413, "payload_too_large", `Request body is larger than ${runtime.config.maxBodyBytes} bytes.`);
       }
+    })
+    // Every body is read by the one bounded parser (body.ts), never by Elysia's: a guard's parse
+    // hook reads it once the caller is admitted, and this one, which runs first, leaves those
+    // routes to their guard and reads the body of every other route.
+    .onParse({ as: "global" }, ({ request, route }) => {
+      parsedByGuard ??= new Set(
+        routeTable.routes.filter((r) => r.parse?.some((hook) => GUARD_PARSERS.has(hook.fn as Function))).map((r) => `${r.method} ${r.path}`),
+      );
+      if (parsedByGuard.has(`${request.method} ${route}`)) return;
+      return readJsonBody(request, runtime.config.maxBodyBytes);
     })
     .onError({ as: "global" }, (ctx) => {
       const { code, error, set, request, server, route } = ctx;

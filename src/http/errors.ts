@@ -17,6 +17,7 @@ export type ErrorCode =
   | "conflict"
   | "gone"
   | "payload_too_large"
+  | "unsupported_media_type"
   | "unprocessable"
   | "idempotency_key_reused"
   | "rate_limited"
@@ -77,6 +78,9 @@ export function envelope(code: ErrorCode, message: string, requestId: string) {
   return { error: { code, message, request_id: requestId } };
 }
 
+/** Longest field name an error message repeats. */
+const MAX_NAMED_FIELD = 100;
+
 /**
  * Elysia's schema failures. A value that is missing (or an array left empty) is the caller's
  * malformed request: 400, as the seed lists for missing provider, id, accounts and items. A value
@@ -84,14 +88,11 @@ export function envelope(code: ErrorCode, message: string, requestId: string) {
  * `"x-invalid-status": 400` (the single check's unknown provider).
  */
 export function fromValidationError(error: ValidationError, url?: string): ApiError {
-  const all = (error.all ?? []) as Array<{
-    type?: number;
-    path?: string;
-    value?: unknown;
-    message?: string;
-    schema?: Record<string, unknown>;
-  }>;
-  const first = all[0];
+  // Only the first failure is named, and it is the one Elysia already found: `error.all` would walk
+  // the whole value again for up to 64 more, each carrying a copy of its part of the body.
+  const first = error.valueError as
+    | { type?: number; path?: string; value?: unknown; message?: string; schema?: Record<string, unknown> }
+    | undefined;
   // Elysia reports a coerced query value (a number, a boolean) as a bare "property" without its
   // name; the name is the query parameter that carried that value.
   const coerced = error.type === "property";
@@ -101,6 +102,8 @@ export function fromValidationError(error: ValidationError, url?: string): ApiEr
   if (coerced && !field && url) {
     for (const [name, value] of new URL(url).searchParams) if (value === String(first.value)) field = name;
   }
+  // A body's field names are the caller's text: one a megabyte long is named by its start.
+  if (field.length > MAX_NAMED_FIELD) field = `${field.slice(0, MAX_NAMED_FIELD)}…`;
   const missing = first.value === undefined || first.type === ValueErrorType.ObjectRequiredProperty;
   if (missing) return invalidRequest(field ? `Missing required ${where} '${field}'.` : "Request body is required.");
   if (first.type === ValueErrorType.ArrayMinItems) return invalidRequest(`'${field}' must not be empty.`);

@@ -6,8 +6,8 @@ import { Elysia } from "elysia";
 import type { ApiTier, KeyScope } from "../db/schema";
 import type { Runtime } from "../runtime";
 import { openRequestSlot } from "../db/idempotency";
-import { admitKeyed, admitSession, type Caller, type SessionLookup, sessionOf, type Viewer } from "./auth";
-import { parseUndeclaredBody } from "./body";
+import { admitKeyed, admitSession, type Caller, type SessionLookup, sessionCookieName, sessionOf, sessionsAreSecure, type Viewer } from "./auth";
+import { guardParser, parseJsonText, readBodyText, readJsonBody } from "./body";
 import { MAX_FORWARDED_FOR } from "./client-address";
 import { clientIp } from "./conventions";
 import { ApiError } from "./errors";
@@ -33,21 +33,23 @@ export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
   };
   return (
     new Elysia()
-      // Routes with a body: admit before the body is parsed, so bad JSON without a key is a 401 and
-      // bad JSON with a key is counted like any other malformed request. A body with a declared
-      // length is left to Elysia's parser (the request hook already refused one over the limit).
-      // Keyed writes (the methods with a body stage) also pass the Idempotency-Key gate here.
-      .onParse({ as: "scoped" }, async (ctx) => {
-        const admitted = admit(ctx.request, ctx.route, ctx.set.headers);
-        // Before any await: the request slot it opens must be the one the handler's writes see.
-        const slot = openRequestSlot();
-        const caller = ((ctx as Admitted).caller = admitted instanceof Promise ? await admitted : admitted);
-        const idempotent = runtime.idempotency.enter(ctx.request, slot);
-        const copy = idempotent ? ctx.request.clone() : null;
-        const body = await parseUndeclaredBody(ctx.request, ctx.contentType, runtime.config.maxBodyBytes);
-        if (idempotent) await runtime.idempotency.begin(ctx.request, caller.accountId, idempotent, await copy!.text());
-        return body;
-      })
+      // Routes with a body: admit before the body is read, so bad JSON without a key is a 401 and
+      // bad JSON with a key is counted like any other malformed request. The body is then read and
+      // parsed within its bounds (body.ts), never by Elysia. Keyed writes (the methods with a body
+      // stage) also pass the Idempotency-Key gate here, which fingerprints the body's text.
+      .onParse(
+        { as: "scoped" },
+        guardParser(async (ctx: { request: Request; route: string; set: { headers: Record<string, string | number> } }) => {
+          const admitted = admit(ctx.request, ctx.route, ctx.set.headers);
+          // Before any await: the request slot it opens must be the one the handler's writes see.
+          const slot = openRequestSlot();
+          const caller = ((ctx as Admitted).caller = admitted instanceof Promise ? await admitted : admitted);
+          const idempotent = runtime.idempotency.enter(ctx.request, slot);
+          const text = await readBodyText(ctx.request, runtime.config.maxBodyBytes);
+          if (idempotent) await runtime.idempotency.begin(ctx.request, caller.accountId, idempotent, text);
+          return parseJsonText(text, ctx.request.headers.get("content-type"));
+        }),
+      )
       // The answer as sent (after schema normalisation, errors included) is what a retry gets.
       // SQLite stores it before `settle` returns; PostgreSQL's store is awaited (an async hook, so
       // Elysia waits for it) before the answer goes out.
@@ -119,24 +121,85 @@ export function limitByIp(runtime: Runtime, name: string, rule: BucketRule) {
 
 type SignedIn = { viewer?: Viewer };
 
+/** Methods that change something: a browser sends `Origin` on every one of them. */
+function isWrite(method: string): boolean {
+  return method !== "GET" && method !== "HEAD" && method !== "OPTIONS";
+}
+
 /**
- * A signed-in creator's routes (SPEC section 6): the `session` cookie, never an API key, and a
+ * Refuses (403 `forbidden`) a request that a browser did not send from this service's own origin:
+ * the configured base URL's, or without one the origin the request was addressed to. The session
+ * cookie goes with every request to this host whichever page makes it; SameSite=Lax keeps other
+ * sites out, but not a page on a sibling subdomain, which is the same site. Browsers send `Origin`
+ * on every POST, PUT, PATCH and DELETE, so a missing one is refused too; `Sec-Fetch-Site` is not
+ * taken instead, as every browser that sends it also sends `Origin` on these methods.
+ */
+export function requireSameOrigin(runtime: Runtime, request: Request): void {
+  const origin = request.headers.get("origin");
+  if (origin === null) {
+    throw new ApiError(403, "forbidden", "This request changes a signed-in session's data and carries no Origin header: send it from this service's own pages.");
+  }
+  const own = runtime.config.baseUrlConfigured ? new URL(runtime.config.baseUrl).origin : new URL(request.url).origin;
+  if (originOf(origin) !== own) {
+    throw new ApiError(403, "forbidden", `Requests that act on a signed-in session must come from ${own}, not from another origin.`);
+  }
+}
+
+/** An `Origin` header in URL's serialisation (lower case, default port left out), or null for `null` and junk. */
+function originOf(header: string): string | null {
+  try {
+    return new URL(header).origin;
+  } catch {
+    return null;
+  }
+}
+
+/** The session cookie's name on this server (`__Host-session` on https, else `session`). */
+export function sessionCookieOf(runtime: Runtime): string {
+  return sessionCookieName(sessionsAreSecure(runtime.config.baseUrl));
+}
+
+/**
+ * The parse hook of routes a browser reaches with the session cookie (`/auth/logout`, and every
+ * `requireSession` route): `admit` runs first (the session check, so a request without one is a
+ * 401), then a write must come from this service's own origin (`requireSameOrigin`), and only
+ * then is the body read, by the one bounded parser (body.ts). Mount it with
+ * `.onParse({ as: "scoped" }, ...)` on the instance that holds the routes: Elysia does not pass a
+ * plugin's scoped hook on past the instance that uses it.
+ */
+export function cookieWriteParser<A>(runtime: Runtime, admit: (request: Request) => A | Promise<A>, onAdmitted: (ctx: object, admitted: A) => void = () => {}) {
+  return guardParser(async (ctx: { request: Request }) => {
+    onAdmitted(ctx, await admit(ctx.request));
+    requireSameOrigin(runtime, ctx.request);
+    return readJsonBody(ctx.request, runtime.config.maxBodyBytes);
+  });
+}
+
+/**
+ * A signed-in creator's routes (SPEC section 6): the session cookie, never an API key, and a
  * per-IP bucket. The session is checked before the body is parsed, so a request without one is a
- * 401 whatever it sends.
+ * 401 whatever it sends; a write from another origin is then 403 (`cookieWrites`).
  */
 export function requireSession(runtime: Runtime, sessions: SessionLookup, rule: BucketRule) {
+  const cookie = sessionCookieOf(runtime);
+  const admit = (request: Request) => admitSession(sessions, request, cookie);
+  // Where the parse stage did not run (a read), or ran some other parser: the same checks, in the same order.
+  const admitLate = async (request: Request) => {
+    const viewer = await admit(request);
+    if (isWrite(request.method)) requireSameOrigin(runtime, request);
+    return viewer;
+  };
   return new Elysia()
     .use(limitByIp(runtime, "session", rule))
-    .onParse({ as: "scoped" }, async (ctx) => {
-      (ctx as SignedIn).viewer = await admitSession(sessions, ctx.request);
-    })
-    .derive({ as: "scoped" }, async (ctx) => ({ viewer: (ctx as SignedIn).viewer ?? (await admitSession(sessions, ctx.request)) }));
+    .onParse({ as: "scoped" }, cookieWriteParser(runtime, admit, (ctx, viewer) => ((ctx as SignedIn).viewer = viewer)))
+    .derive({ as: "scoped" }, async (ctx) => ({ viewer: (ctx as SignedIn).viewer ?? (await admitLate(ctx.request)) }));
 }
 
 /** Routes a session only adds to (course reads, the keyless trust tier): `viewer` is null without one. */
-export function optionalSession(sessions: SessionLookup) {
+export function optionalSession(runtime: Runtime, sessions: SessionLookup) {
+  const cookie = sessionCookieOf(runtime);
   return new Elysia().derive({ as: "scoped" }, async ({ request }): Promise<{ viewer: Viewer | null }> => {
-    const session = sessionOf(request);
+    const session = sessionOf(request, cookie);
     return { viewer: session === null ? null : await sessions.viewer(session) };
   });
 }

@@ -13,7 +13,7 @@ import type { CoursesService } from "./service";
 export function courseRoutes(runtime: Runtime, courses: CoursesService, sessions: SessionLookup) {
   const reads = new Elysia({ prefix: "/v1/courses", tags: ["Courses"] })
     .use(limitByIp(runtime, "public", PUBLIC_IP_RULE))
-    .use(optionalSession(sessions))
+    .use(optionalSession(runtime, sessions))
     .get("", ({ viewer }) => courses.list(viewer), {
       response: { 200: CourseList, ...errors(429) },
       detail: {

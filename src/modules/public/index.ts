@@ -66,7 +66,7 @@ export function publicRoutes(runtime: Runtime, publicService: PublicService, ses
       detail: { ...KEYLESS, operationId: "getPublicStats", summary: "Public counters", description: "Refreshed every 5 minutes; `cached` is true when served from that cache." },
     })
     // Last: only the trust tier reads the session cookie; the routes above never wait for it.
-    .use(optionalSession(sessions))
+    .use(optionalSession(runtime, sessions))
     .get("/v1/public/trust/:handle", ({ params, viewer }) => publicService.publicTrust(params.handle, viewer), {
       params: HandleParams,
       response: { 200: PublicTrust, ...errors(429) },

@@ -1,8 +1,8 @@
 // Sign-in controllers (SPEC section 6): the one-time link a partner's bot asks for, the link
 // itself (`/auth/magic`), sign-out, and the signed-in creator's own reads under `/v1/me`.
 import { Elysia, t } from "elysia";
-import { sessionCookie, sessionOf } from "../../http/auth";
-import { limitByIp, requireKey, requireSession } from "../../http/guards";
+import { sessionCookie, sessionOf, sessionsAreSecure } from "../../http/auth";
+import { cookieWriteParser, limitByIp, requireKey, requireSession, sessionCookieOf } from "../../http/guards";
 import { PUBLIC_IP_RULE } from "../../http/limits";
 import { errors, KEYED_ERRORS } from "../../http/model";
 import type { Runtime } from "../../runtime";
@@ -44,9 +44,13 @@ export function partnerLoginLinkRoutes(runtime: Runtime, sessions: SessionsServi
 }
 
 export function authRoutes(runtime: Runtime, sessions: SessionsService) {
-  const secure = runtime.config.baseUrl.startsWith("https:");
+  const secure = sessionsAreSecure(runtime.config.baseUrl);
+  const cookie = sessionCookieOf(runtime);
   return new Elysia({ prefix: "/auth", tags: ["Sign-in"] })
     .use(limitByIp(runtime, "session", PUBLIC_IP_RULE))
+    // Signing out is a write: only this service's own pages may do it (another page of the site
+    // could otherwise sign a person out, or clear the cookie before planting its own).
+    .onParse({ as: "local" }, cookieWriteParser(runtime, () => undefined))
     .get(
       "/magic",
       async ({ query, request, set, redirect }) => {
@@ -77,17 +81,18 @@ export function authRoutes(runtime: Runtime, sessions: SessionsService) {
     .post(
       "/logout",
       async ({ request, set }) => {
-        const signedOut = await sessions.signOut(sessionOf(request));
+        const signedOut = await sessions.signOut(sessionOf(request, cookie));
         set.headers["set-cookie"] = sessionCookie("", 0, secure);
         return { signed_out: signedOut };
       },
       {
-        response: { 200: SignedOut, ...errors(429) },
+        response: { 200: SignedOut, ...errors(401, 403, 429) },
         detail: {
           ...SESSION_ONLY,
           operationId: "signOut",
           summary: "Sign out",
-          description: "Ends the session on the server and clears the cookie. Also 200 when no session was open (`signed_out: false`).",
+          description:
+            "Ends the session on the server and clears the cookie. Also 200 when no session was open (`signed_out: false`). Only from this service's own pages: a request without a same-origin `Origin` header is 403 and clears nothing; one carrying the session cookie twice is 401.",
         },
       },
     );
