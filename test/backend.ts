@@ -166,6 +166,20 @@ export async function eventually(expectation: () => Promise<void> | void): Promi
 }
 
 /**
+ * Whether `condition` holds within `ms`, asked every 20 ms (a condition that throws, a reset
+ * connection, does not hold): for waiting on an event (a flush, a log line, a process) with a
+ * generous deadline instead of sleeping a fixed time and then asserting.
+ */
+export async function until(condition: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await Promise.resolve().then(condition).catch(() => false)) return true;
+    await Bun.sleep(20);
+  }
+  return false;
+}
+
+/**
  * Asserts what another process's commit must change: on SQLite at once (the next request reads
  * the file's data_version), on PostgreSQL once its notification has been read (`eventually`): a
  * test that blocked its own event loop (spawnSync) or calls `app.handle` directly has not read it yet.

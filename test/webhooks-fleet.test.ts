@@ -3,7 +3,7 @@
 // FOR UPDATE SKIP LOCKED). Real processes on a real PostgreSQL database; skipped on SQLite, where
 // one file has one server.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { backend, databasesOfThisFile } from "./backend";
+import { backend, databasesOfThisFile, until } from "./backend";
 import { BUN, MAIN, type Server, startServer } from "./cli-helpers";
 import { Receiver } from "./webhook-receiver";
 
@@ -70,19 +70,21 @@ onPostgres("webhooks from two instances on one PostgreSQL database", () => {
     );
 
     await receiver.waitFor(() => receiver.at("/fleet").length >= 1000, 60_000);
-    await Bun.sleep(1_000); // room for a duplicate to show
+    // Each instance's own count of deliveries, recorded once it has read the receiver's 2xx.
+    const deliveredBy = async (server: Server) => {
+      const res = await fetch(`${server.base}/metrics`, { headers: { authorization: `Bearer ${admin}` } });
+      const line = (await res.text()).split("\n").find((l) => l.startsWith('trustlist_webhook_attempts_total{outcome="delivered"}'));
+      return line ? Number(line.split(" ")[1]) : 0;
+    };
+    // Until both have recorded every answer: a duplicate sent meanwhile would show below.
+    expect(await until(async () => (await deliveredBy(a)) + (await deliveredBy(b)) >= 1000, 30_000)).toBe(true);
     const requests = receiver.at("/fleet");
     expect(requests).toHaveLength(1000);
     expect(new Set(requests.map((r) => r.headers["webhook-id"])).size).toBe(1000);
     const delivered = requests.map((r) => (Receiver.verify(endpoint.body.secret, r) as { data: { id: string } }).data.id);
     expect(delivered.sort()).toEqual(entries.sort());
 
-    // Each instance's own count of deliveries: together exactly the 1,000, and both took part.
-    const deliveredBy = async (server: Server) => {
-      const res = await fetch(`${server.base}/metrics`, { headers: { authorization: `Bearer ${admin}` } });
-      const line = (await res.text()).split("\n").find((l) => l.startsWith('trustlist_webhook_attempts_total{outcome="delivered"}'));
-      return line ? Number(line.split(" ")[1]) : 0;
-    };
+    // Together exactly the 1,000, and both took part.
     const [byA, byB] = [await deliveredBy(a), await deliveredBy(b)];
     expect(byA + byB).toBe(1000);
     expect(byA).toBeGreaterThan(0);

@@ -6,7 +6,7 @@ import { Database } from "bun:sqlite";
 import { SQL } from "bun";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { backend, databasesOfThisFile } from "./backend";
+import { backend, databasesOfThisFile, until } from "./backend";
 import { buildBinary, cli, cliJson, readStderrUntil, type Server, startServer, workspace } from "./cli-helpers";
 import { Receiver } from "./webhook-receiver";
 
@@ -93,16 +93,6 @@ function killFleet(fleet: Fleet): void {
   }
 }
 
-/** Whether `condition` holds within `ms` (a condition that throws, a reset connection, does not hold). */
-async function until(condition: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await Promise.resolve().then(condition).catch(() => false)) return true;
-    await Bun.sleep(20);
-  }
-  return false;
-}
-
 /** Workers that wrote an access line for a request with key `keyId` since `from` (an offset into the log). */
 function workersServing(fleet: Fleet, from: number, keyId: string): Set<number> {
   const seen = new Set<number>();
@@ -140,7 +130,7 @@ for (const workers of [2, 3]) {
       const after = await statuses(40, () => fresh(fleet.base, check("1"), { headers: bearer(key) }));
       expect(after).toEqual(new Array(40).fill(401));
       // The kernel spread those requests over every worker (the access lines name them).
-      await until(() => workersServing(fleet, from, id).size === workers, 1000);
+      await until(() => workersServing(fleet, from, id).size === workers, 10_000);
       expect(workersServing(fleet, from, id).size).toBe(workers);
     });
 
