@@ -16,7 +16,10 @@ SOURCES := $(shell find src migrations -type f) package.json bun.lock
 
 # The whole suite runs twice: on SQLite files, then on PostgreSQL (a throwaway cluster started and
 # removed by scripts/with-postgres.sh). Tests of SQLite's own behaviour skip themselves there.
-# PostgreSQL's round trips make a few tests slower than bun's 5 s default allows.
+# PostgreSQL's round trips make a few tests slower than bun's 5 s default allows, and so does a
+# machine busy with other work (tests that start servers and CLI processes). bunfig.toml cannot
+# set it: bun reads the per-test timeout only from --timeout (or setDefaultTimeout, per file).
+TEST_TIMEOUT_MS := 30000
 POSTGRES_TEST_TIMEOUT_MS := 30000
 
 run: dist/trustlist
@@ -25,7 +28,7 @@ run: dist/trustlist
 test: deps sdk $(CHROMIUM) postgres-server
 	$(BUN) x tsc --noEmit -p .
 	$(BUN) x tsc --noEmit -p sdk
-	$(BUN) test
+	$(BUN) test --timeout $(TEST_TIMEOUT_MS)
 	scripts/with-postgres.sh $(BUN) test --timeout $(POSTGRES_TEST_TIMEOUT_MS)
 	node --test test/browser/*.browser.mjs
 

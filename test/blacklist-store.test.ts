@@ -9,7 +9,7 @@ import { UniqueViolation } from "../src/db/errors";
 import { BlacklistService } from "../src/modules/blacklist/service";
 import { createBlacklistStore } from "../src/modules/blacklist/store";
 import { Outbox } from "../src/outbox";
-import { backend, databasesOfThisFile } from "./backend";
+import { backend, databasesOfThisFile, until } from "./backend";
 
 const databases = databasesOfThisFile();
 const open = (location?: string) => databases.open(location);
@@ -48,11 +48,7 @@ async function outboxTypes(database: Database): Promise<string[]> {
 
 /** Waits until `database` has been told of another handle's commit (SQLite polls data_version). */
 async function awaitExternalCommit(database: Database, told: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !told(); i++) {
-    database.changes.check();
-    if (!told()) await Bun.sleep(10);
-  }
-  expect(told()).toBe(true);
+  expect(await until(() => (database.changes.check(), told()), 10_000)).toBe(true);
 }
 
 const ban = (id: string, extra: Record<string, unknown> = {}) => ({

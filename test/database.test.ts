@@ -6,7 +6,7 @@ import { StoreOpenError } from "../src/db/client";
 import { ManualClock } from "../src/clock";
 import { Logger } from "../src/http/logger";
 import { type Job, JobRunner, RanElsewhere } from "../src/jobs/runner";
-import { backend, databasesOfThisFile } from "./backend";
+import { backend, databasesOfThisFile, until } from "./backend";
 
 const databases = databasesOfThisFile();
 const open = (location?: string) => databases.open(location);
@@ -81,10 +81,7 @@ describe(`database layer (${backend})`, () => {
     expect(external).toBe(0);
     await first.database.write(() => insertAccount(first.database, "theirs"));
     // SQLite is asked at the next request; PostgreSQL is told by NOTIFY.
-    for (let i = 0; i < 100 && external === 0; i++) {
-      second.database.changes.check();
-      if (external === 0) await Bun.sleep(10);
-    }
+    expect(await until(() => (second.database.changes.check(), external > 0), 10_000)).toBe(true);
     expect(external).toBe(1);
     expect(await countAccounts(second.database)).toBe(2);
   });
@@ -128,7 +125,8 @@ describe(`jobs across instances (${backend})`, () => {
     const held = new Promise<void>((resolve) => (finish = resolve));
     const job: Job = { name: "expire-entries", pattern: "* * * * *", scope: "fleet", run: async () => void (runs++, await held) };
     const onFirst = runnerOn(first.database, job).run("expire-entries");
-    await Bun.sleep(50);
+    // Once the first has taken the job's lock and is running it.
+    expect(await until(() => runs === 1, 10_000)).toBe(true);
     const onSecond = runnerOn(second.database, { ...job, run: async () => void runs++ });
     const skipped = await onSecond.run("expire-entries").catch((error) => error);
     expect(skipped).toBeInstanceOf(RanElsewhere);
