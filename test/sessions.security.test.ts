@@ -62,6 +62,10 @@ describe("cookie-authenticated writes on an http deployment without a base URL",
     expectEnvelope(await t.json("POST", "/v1/me/tripwires", { body: "{bad", headers: { cookie: alice, origin: SIBLING } }), 403, "forbidden");
   });
 
+  test("the API description names the cookie 'session' on http", async () => {
+    expect((await t.json("GET", "/openapi.json")).body.components.securitySchemes.session).toMatchObject({ in: "cookie", name: "session" });
+  });
+
   test("keyed routes take no cookie and need no Origin", async () => {
     const { key } = await t.account({ scope: "write" });
     const res = await t.json("PUT", "/v1/partner/creators/nooriginneeded", { key, body: {}, headers: { origin: "" } });
@@ -136,6 +140,10 @@ describe("an https deployment with a base URL", () => {
     expectEnvelope(await t.json("GET", "/v1/me", { headers: { cookie: `session=${value}` } }), 401, "unauthorized");
     expect((await t.json("GET", "/v1/me", { headers: { cookie: `session=planted; ${cookie}` } })).status).toBe(200);
     expectEnvelope(await t.json("GET", "/v1/me", { headers: { cookie: `${cookie}; __Host-session=planted` } }), 401, "unauthorized");
+  });
+
+  test("the API description names the cookie as this deployment sets it", async () => {
+    expect((await t.json("GET", "/openapi.json")).body.components.securitySchemes.session).toMatchObject({ in: "cookie", name: "__Host-session" });
   });
 
   test("signing out clears __Host-session", async () => {

@@ -8,6 +8,7 @@ import { Elysia } from "elysia";
 // The docs UI's script, embedded in the binary.
 import scalarScript from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
 import type { Runtime } from "../runtime";
+import { sessionCookieName, sessionsAreSecure } from "./auth";
 import { isKeyedPath } from "./conventions";
 import { idempotencyHeaderReferences } from "./idempotency";
 import { finishDocument } from "./openapi-document";
@@ -40,7 +41,13 @@ const DOCUMENTATION = {
   components: {
     securitySchemes: {
       apiKey: { type: "http", scheme: "bearer", description: "An API key, `tl_live_…`." },
-      session: { type: "apiKey", in: "cookie", name: "session", description: "A signed-in web session, set by `GET /auth/magic`. Never an API key." },
+      session: {
+        type: "apiKey",
+        in: "cookie",
+        name: "session",
+        description:
+          "A signed-in web session, set by `GET /auth/magic` (named `__Host-session` where the service is served over https). Never an API key. Writes made with it must carry this service's own `Origin`.",
+      },
     },
   },
   security: [{ apiKey: [] }],
@@ -81,7 +88,14 @@ export function apiDocs(runtime: Runtime) {
           openapi: "3.1.2",
           ...DOCUMENTATION,
           paths: generated.paths,
-          components: { ...DOCUMENTATION.components, schemas: generated.components.schemas },
+          components: {
+            // The cookie's name depends on the deployment: `__Host-session` on https (http/auth.ts).
+            securitySchemes: {
+              ...DOCUMENTATION.components.securitySchemes,
+              session: { ...DOCUMENTATION.components.securitySchemes.session, name: sessionCookieName(sessionsAreSecure(runtime.config.baseUrl)) },
+            },
+            schemas: generated.components.schemas,
+          },
         };
         // A body declared `t.Optional` may be left out; the generator marks every body required.
         const optionalBodies = new Set(
