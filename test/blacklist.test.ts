@@ -941,11 +941,13 @@ describe("hostile input", () => {
       }
       expectClean(await get(`/v1/blacklist/check?provider=${q}&id=1`));
       expectClean(await get(`/v1/blacklist/check?provider=discord&id=1&vertical=${q}`));
+      // A control character is refused before the route reads the value (src/http/url-text.ts).
+      const unreadable = /[\u0000-\u001f\u007f-\u009f]/.test(value);
       const entry = await get(`/v1/blacklist/entries/${q}`);
       expectClean(entry);
-      expect([404, 422]).toContain(entry.status);
-      expectEnvelope(await get(`/v1/blacklist?cursor=${q}`), 400, "invalid_cursor");
-      expectEnvelope(await get(`/v1/blacklist/changes?cursor=${q}`), 400, "invalid_cursor");
+      expect(unreadable ? [400] : [404, 422]).toContain(entry.status);
+      expectEnvelope(await get(`/v1/blacklist?cursor=${q}`), 400, unreadable ? "invalid_request" : "invalid_cursor");
+      expectEnvelope(await get(`/v1/blacklist/changes?cursor=${q}`), 400, unreadable ? "invalid_request" : "invalid_cursor");
       expectClean(await get(`/v1/blacklist?since=${q}`));
       expectClean(await get(`/v1/blacklist?limit=${q}`));
       const rows = await post("/v1/blacklist/check/batch", { accounts: [{ provider: "github", id: value }, { provider: value, id: "1" }, { provider: "discord", id: value }] });

@@ -1,6 +1,7 @@
 // The conventions every route shares (SPEC section 2): request ids, the error envelope for every
-// failure, 404 and 405 for unknown routes, 413 for large bodies, CORS on the public surface,
-// rate-limit headers on keyless routes, access logs and request metrics.
+// failure, 404 and 405 for unknown routes, 400 for a path or query no handler can read, 413 for
+// large bodies, CORS on the public surface, rate-limit headers on keyless routes, access logs and
+// request metrics.
 import { Elysia, type ValidationError } from "elysia";
 import type { Runtime } from "../runtime";
 import { isUnstorableText } from "../db/errors";
@@ -9,6 +10,7 @@ import { clientBucketKey } from "./client-address";
 import { GUARD_PARSERS, readJsonBody } from "./body";
 import { ApiError, envelope, fromServiceError, fromValidationError, ReplayedAnswer } from "./errors";
 import { PUBLIC_IP_RULE } from "./limits";
+import { urlTextProblem } from "./url-text";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 let requestCounter = 0;
@@ -139,6 +141,17 @@ interface RouteMatcher {
   pattern: RegExp;
 }
 
+/**
+ * The 400 for a request whose path or query no handler can read (url-text.ts), or null. The badge
+ * is exempt: it is always an image, and text that cannot be a handle gets the neutral badge.
+ */
+function unreadableUrl(request: Request): ApiError | null {
+  const url = request.url;
+  const problem = urlTextProblem(url);
+  if (problem === null || pathOf(url).startsWith("/badge/")) return null;
+  return new ApiError(400, "invalid_request", problem);
+}
+
 export function conventions(runtime: Runtime) {
   let matchers: RouteMatcher[] | null = null;
   const routeTable = { routes: [] as { method: string; path: string; parse?: readonly { fn: unknown }[] }[] };
@@ -239,7 +252,9 @@ export function conventions(runtime: Runtime) {
       }
       let failure: ApiError;
       if (error instanceof ApiError || error instanceof ServiceError) failure = failureOf(runtime, error, requestId);
-      else if (code === "VALIDATION") failure = fromValidationError(error as ValidationError, request.url);
+      // A path or query value that failed its schema because it could not be decoded, or holds a
+      // control character, gets the same answer as one that passed it (the hook below).
+      else if (code === "VALIDATION") failure = unreadableUrl(request) ?? fromValidationError(error as ValidationError, request.url);
       // A guard's refusal inside the parse stage arrives wrapped in Elysia's parse error.
       else if (code === "PARSE" && (error as Error).cause instanceof ApiError) failure = (error as Error).cause as ApiError;
       else if (code === "PARSE") failure = new ApiError(400, "invalid_request", "Request body is not valid JSON.");
@@ -258,6 +273,13 @@ export function conventions(runtime: Runtime) {
       if (failure.headers) Object.assign(set.headers, failure.headers);
       finished(failure.status);
       return envelope(failure.code, failure.message, requestId);
+    })
+    // Text no route can take is refused before any handler reads a parameter (url-text.ts). After
+    // the guards, as a malformed parameter is: without a key it is still a 401, with one it counts
+    // against the quota, and a keyless caller's bucket is charged.
+    .onBeforeHandle({ as: "global" }, ({ request }) => {
+      const unreadable = unreadableUrl(request);
+      if (unreadable) throw unreadable;
     })
     .onAfterHandle({ as: "global" }, (ctx) => {
       const { request, set, route, path } = ctx;

@@ -11,6 +11,7 @@ import { parseQueryFromURL } from "elysia/parse-query";
 import { admitKeyed, type Caller } from "../../http/auth";
 import { failureOf, recordAnswer, requestIdOf } from "../../http/conventions";
 import { envelope } from "../../http/errors";
+import { urlTextProblem } from "../../http/url-text";
 import type { Runtime } from "../../runtime";
 import { CheckQuery, type CheckResult } from "./model";
 
@@ -34,7 +35,7 @@ export function checkFastPath(runtime: Runtime, blacklist: BlacklistService, fal
     const params: unknown = at < 0 ? {} : parseQueryFromURL(url, at + 1);
     // A query the schema or the service would refuse goes to the app, which charges it as it
     // charges every malformed keyed request, then refuses it.
-    if (!query.Check(params) || normalizeAccountId(params.provider, params.id) === null) return fallback(request);
+    if (!query.Check(params) || normalizeAccountId(params.provider, params.id) === null || urlTextProblem(url)) return fallback(request);
     const headers: Record<string, string | number> = {};
     let caller: Caller;
     try {
