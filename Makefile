@@ -12,7 +12,7 @@ CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 SOURCES := $(shell find src migrations -type f) package.json bun.lock
 
-.PHONY: run test build deps migrations bench bench-postgres bench-workers clean sdk postgres-server
+.PHONY: run test build deps migrations bench bench-postgres bench-workers clean sdk postgres-server fuzz
 
 # The whole suite runs twice: on SQLite files, then on PostgreSQL (a throwaway cluster started and
 # removed by scripts/with-postgres.sh). Tests of SQLite's own behaviour skip themselves there.
@@ -33,6 +33,12 @@ test: deps sdk $(CHROMIUM) postgres-server
 	node --test test/browser/*.browser.mjs
 
 build: dist/trustlist
+
+# The fuzzer (test/fuzz.test.ts) at 300 requests per operation under five seeds, on SQLite then on
+# PostgreSQL; `make test` runs it at 40 under one. TRUSTLIST_FUZZ_SEEDS and TRUSTLIST_FUZZ_RUNS override.
+fuzz: deps postgres-server
+	TRUSTLIST_FUZZ_SEEDS=$${TRUSTLIST_FUZZ_SEEDS:-1,2,3,4,5} TRUSTLIST_FUZZ_RUNS=$${TRUSTLIST_FUZZ_RUNS:-300} $(BUN) test --timeout 600000 test/fuzz.test.ts
+	TRUSTLIST_FUZZ_SEEDS=$${TRUSTLIST_FUZZ_SEEDS:-1,2,3,4,5} TRUSTLIST_FUZZ_RUNS=$${TRUSTLIST_FUZZ_RUNS:-300} scripts/with-postgres.sh $(BUN) test --timeout 600000 test/fuzz.test.ts
 
 deps: node_modules/.installed
 
