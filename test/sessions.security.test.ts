@@ -152,3 +152,39 @@ describe("an https deployment with a base URL", () => {
     expect(out.headers.get("set-cookie")).toBe("__Host-session=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax; Secure");
   });
 });
+
+describe("session routes spend the caller's per-address allowance", () => {
+  let t: TestApp;
+  let alice: string;
+  beforeAll(async () => {
+    t = await createTestApp();
+    await (await partnerWriter(t))("PUT", "/v1/partner/creators/alicemakes", {});
+    alice = await signIn(t, "alicemakes");
+  });
+  afterAll(() => t.close());
+
+  test("reads and writes under /v1/me share one bucket per address: past its burst they are 429 with Retry-After, and a refused write changes nothing", async () => {
+    // The test clock stands still, so the bucket never refills: its burst is all there is.
+    const { PUBLIC_IP_RULE } = await import("../src/http/limits");
+    let answered = 0;
+    let refused: Awaited<ReturnType<TestApp["json"]>> | null = null;
+    for (let i = 0; i <= PUBLIC_IP_RULE.capacity && !refused; i++) {
+      const res = i % 2 === 0 ? await t.json("GET", "/v1/me/tripwires", { headers: { cookie: alice } }) : await t.json("GET", "/v1/me", { headers: { cookie: alice } });
+      if (res.status === 429) refused = res;
+      else {
+        expect(res.status).toBe(200);
+        answered++;
+      }
+    }
+    expect(refused).not.toBeNull();
+    expectEnvelope(refused!, 429, "rate_limited");
+    expect(Number(refused!.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Signing in took one token of the same bucket.
+    expect(answered).toBe(PUBLIC_IP_RULE.capacity - 1);
+    expectEnvelope(await t.json("POST", "/v1/me/tripwires", { body: { who: "@someone" }, headers: { cookie: alice } }), 429, "rate_limited");
+    // Without a session the bucket still refuses first: a flood of unsigned calls costs nothing more.
+    expectEnvelope(await t.json("GET", "/v1/me/tripwires"), 429, "rate_limited");
+    t.clock.advance(60_000);
+    expect((await t.json("GET", "/v1/me/tripwires", { headers: { cookie: alice } })).body.tripwires).toEqual([]);
+  });
+});

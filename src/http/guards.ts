@@ -100,26 +100,38 @@ export function chargeIp(
   return { ip, ...state };
 }
 
+/**
+ * Charges the caller's IP bucket named `name`: 429 `rate_limited` when it is empty, 400 for a padded
+ * X-Forwarded-For. Answers the caller's address.
+ */
+function chargeIpOrRefuse(
+  runtime: Runtime,
+  name: string,
+  rule: BucketRule,
+  ctx: { request: Request; server: Parameters<typeof clientIp>[2]; set: { headers: Record<string, string | number> } },
+): string {
+  const state = chargeIp(runtime, name, rule, ctx);
+  if (!state.allowed) {
+    throw new ApiError(429, "rate_limited", `Too many requests from this address; retry in ${state.retryAfter} s.`, {
+      "retry-after": String(state.retryAfter),
+    });
+  }
+  // Only the header's last entries were read, so its length cost nothing, but one this long was
+  // padded by its sender. Refused after the charge, so a flood of them still meets the 429.
+  if (runtime.config.trustProxy > 0 && (ctx.request.headers.get("x-forwarded-for")?.length ?? 0) > MAX_FORWARDED_FOR) {
+    throw new ApiError(400, "invalid_request", `X-Forwarded-For is longer than ${MAX_FORWARDED_FOR} characters.`);
+  }
+  return state.ip;
+}
+
 /** Charges the caller's IP bucket named `name`; 429 `rate_limited` when it is empty. */
 export function limitByIp(runtime: Runtime, name: string, rule: BucketRule) {
   // The fields chargeIp reads, never the whole context (see `finish` in conventions.ts).
-  return new Elysia().derive({ as: "scoped" }, ({ request, server, set }) => {
-    const state = chargeIp(runtime, name, rule, { request, server, set });
-    if (!state.allowed) {
-      throw new ApiError(429, "rate_limited", `Too many requests from this address; retry in ${state.retryAfter} s.`, {
-        "retry-after": String(state.retryAfter),
-      });
-    }
-    // Only the header's last entries were read, so its length cost nothing, but one this long was
-    // padded by its sender. Refused after the charge, so a flood of them still meets the 429.
-    if (runtime.config.trustProxy > 0 && (request.headers.get("x-forwarded-for")?.length ?? 0) > MAX_FORWARDED_FOR) {
-      throw new ApiError(400, "invalid_request", `X-Forwarded-For is longer than ${MAX_FORWARDED_FOR} characters.`);
-    }
-    return { clientIp: state.ip };
-  });
+  return new Elysia().derive({ as: "scoped" }, ({ request, server, set }) => ({ clientIp: chargeIpOrRefuse(runtime, name, rule, { request, server, set }) }));
 }
 
 type SignedIn = { viewer?: Viewer };
+type Charged = { ipCharged?: boolean };
 
 /** Methods that change something: a browser sends `Origin` on every one of them. */
 function isWrite(method: string): boolean {
@@ -189,10 +201,27 @@ export function requireSession(runtime: Runtime, sessions: SessionLookup, rule: 
     if (isWrite(request.method)) requireSameOrigin(runtime, request);
     return viewer;
   };
+  // The bucket is charged here, not by a nested `limitByIp`: a scoped hook of a plugin used inside
+  // this one stops at this instance and never reached the routes that mount `requireSession`.
+  // A write is charged in the parse stage, before its session and body are read; a read in derive.
+  const charge = (ctx: Charged & { request: Request; server: Parameters<typeof clientIp>[2]; set: { headers: Record<string, string | number> } }) => {
+    if (ctx.ipCharged) return;
+    ctx.ipCharged = true;
+    chargeIpOrRefuse(runtime, "session", rule, { request: ctx.request, server: ctx.server, set: ctx.set });
+  };
+  const parseWrite = cookieWriteParser(runtime, admit, (ctx, viewer) => ((ctx as SignedIn).viewer = viewer));
   return new Elysia()
-    .use(limitByIp(runtime, "session", rule))
-    .onParse({ as: "scoped" }, cookieWriteParser(runtime, admit, (ctx, viewer) => ((ctx as SignedIn).viewer = viewer)))
-    .derive({ as: "scoped" }, async (ctx) => ({ viewer: (ctx as SignedIn).viewer ?? (await admitLate(ctx.request)) }));
+    .onParse(
+      { as: "scoped" },
+      guardParser((ctx: { request: Request }) => {
+        charge(ctx as Parameters<typeof charge>[0]);
+        return parseWrite(ctx);
+      }),
+    )
+    .derive({ as: "scoped" }, async (ctx) => {
+      charge(ctx as Parameters<typeof charge>[0]);
+      return { viewer: (ctx as SignedIn).viewer ?? (await admitLate(ctx.request)) };
+    });
 }
 
 /** Routes a session only adds to (course reads, the keyless trust tier): `viewer` is null without one. */
