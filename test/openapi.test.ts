@@ -59,9 +59,30 @@ test("the seed's error statuses are listed on the blacklist routes", () => {
   const statuses = (path: string, method: string) => Object.keys(spec.paths[path][method].responses).sort();
   expect(statuses("/v1/blacklist", "get")).toEqual(["200", "400", "401", "402", "422", "429"]);
   expect(statuses("/v1/blacklist/check", "get")).toEqual(["200", "400", "401", "402", "422", "429"]);
-  expect(statuses("/v1/blacklist/check/batch", "post")).toEqual(["200", "400", "401", "402", "403", "422", "429"]);
-  expect(statuses("/v1/blacklist/batch", "post")).toEqual(["200", "400", "401", "402", "422", "429"]);
+  expect(statuses("/v1/blacklist/check/batch", "post")).toEqual(["200", "400", "401", "402", "403", "413", "415", "422", "429"]);
+  expect(statuses("/v1/blacklist/batch", "post")).toEqual(["200", "400", "401", "402", "413", "415", "422", "429"]);
   expect(statuses("/v1/blacklist/entries/{id}", "get")).toEqual(["200", "401", "402", "404", "429"]);
+});
+
+test("every route with a body lists the body reader's refusals, and every cookie write the origin refusal", () => {
+  let bodies = 0;
+  let cookieWrites = 0;
+  for (const [path, item] of Object.entries<any>(spec.paths)) {
+    for (const [method, operation] of Object.entries<any>(item)) {
+      const statuses = Object.keys(operation.responses);
+      if (operation.requestBody) {
+        bodies++;
+        expect({ path, method, statuses }).toEqual({ path, method, statuses: expect.arrayContaining(["400", "413", "415"]) });
+      }
+      if (method !== "get" && operation.security?.some((r: any) => "session" in r)) {
+        cookieWrites++;
+        expect({ path, method, statuses }).toEqual({ path, method, statuses: expect.arrayContaining(["401", "403"]) });
+      }
+    }
+  }
+  expect(bodies).toBeGreaterThanOrEqual(20);
+  expect(cookieWrites).toBeGreaterThanOrEqual(4);
+  expect(spec.components.responses.UnsupportedMediaType.content["application/json"].examples.unsupported_media_type.value.error.code).toBe("unsupported_media_type");
 });
 
 test("request schemas carry the validation rules and enums", () => {

@@ -27,7 +27,7 @@ const ERROR_RESPONSES: Record<string, { name: string; summary: string; codes: Re
   },
   403: {
     name: "Forbidden",
-    summary: "Key scope or plan does not allow this",
+    summary: "Key scope or plan does not allow this, or a cookie write came from another origin",
     codes: {
       forbidden: "This key's scope 'read' does not allow this route; it needs 'write'.",
       not_entitled: "Batch checks need a Pro plan or higher, or a Partner key.",
@@ -38,6 +38,11 @@ const ERROR_RESPONSES: Record<string, { name: string; summary: string; codes: Re
   409: { name: "Conflict", summary: "Conflicts with the current state", codes: { conflict: "Entry bl_01jd5x8q3m7k2c9v4n6p8r0s1t is already overturned." } },
   410: { name: "Gone", summary: "No longer available", codes: { gone: "This resource is gone." } },
   413: { name: "PayloadTooLarge", summary: "Body over 1 MiB", codes: { payload_too_large: "Request body is larger than 1048576 bytes." } },
+  415: {
+    name: "UnsupportedMediaType",
+    summary: "A body that is not `application/json`",
+    codes: { unsupported_media_type: "Request bodies must be JSON (Content-Type: application/json)." },
+  },
   422: {
     name: "Unprocessable",
     summary: "A value of the wrong type, range or enum",
@@ -184,6 +189,9 @@ function errorResponse(status: string, { summary, codes }: (typeof ERROR_RESPONS
   };
 }
 
+/** An operation signed in with the session cookie: its writes must come from this service's own origin. */
+const isSessionOperation = (operation: Json) => Array.isArray(operation.security) && operation.security.some((r: Json) => "session" in r);
+
 const isErrorEnvelope = (content: Json | undefined) => content?.["application/json"]?.schema?.$id === ERROR_SCHEMA;
 
 export interface DocumentSettings {
@@ -223,6 +231,17 @@ export function finishDocument(generated: Json, settings: DocumentSettings): Jso
           headers: { ...responseHeaders(status === "429"), ...response.headers },
           ...(response.content ? { content: finishContent(response.content, schemas) } : {}),
         };
+      }
+      // What the shared body reader (http/body.ts) and the cookie guard answer on every route they
+      // cover, whether or not the route's own map names it.
+      const implied = [
+        ...(finished.requestBody ? ["400", "413", "415"] : []),
+        ...(method !== "get" && isSessionOperation(operation) ? ["403"] : []),
+      ];
+      for (const status of implied) {
+        if (finished.responses[status]) continue;
+        responses[status] ??= errorResponse(status, ERROR_RESPONSES[status]!);
+        finished.responses[status] = { $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}` };
       }
       paths[path][method] = finished;
     }
