@@ -9,7 +9,7 @@
 import { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import type { Provider } from "../src/db/schema";
+import type { Provider } from "../src/domain";
 // The same id rules as trustlist, so both servers answer the same queries the same way.
 import { normalizeAccountId } from "../src/modules/blacklist/service";
 

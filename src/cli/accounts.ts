@@ -1,6 +1,6 @@
 // `trustlist accounts create|update|list`: the accounts bots and partners call with.
 import { integer } from "../config";
-import { API_TIERS } from "../db/schema";
+import { API_TIERS } from "../domain";
 import type { AccountView } from "../modules/accounts/service";
 import { type Command, print, text, UsageError, withDatabase } from "./args";
 

@@ -1,5 +1,5 @@
 // `trustlist blacklist add|overturn`: the same rules and defaults as the partner API.
-import { ENTRY_SCOPES, PROVIDERS, SEVERITIES, VERTICALS } from "../db/schema";
+import { ENTRY_SCOPES, PROVIDERS, SEVERITIES, VERTICALS } from "../domain";
 import { toPublicEntry } from "../modules/blacklist/service";
 import { type Command, print, text, UsageError, withDatabase } from "./args";
 

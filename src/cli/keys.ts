@@ -1,6 +1,6 @@
 // `trustlist keys create|list|revoke|rotate`: API keys; a secret is printed once, never again.
 import { integer } from "../config";
-import { KEY_SCOPES, RATE_TIERS } from "../db/schema";
+import { KEY_SCOPES, RATE_TIERS } from "../domain";
 import type { IssuedKey, KeyView } from "../modules/accounts/service";
 import { type Command, print, text, withDatabase } from "./args";
 

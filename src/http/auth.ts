@@ -2,7 +2,7 @@
 // status, the daily quota and the burst bucket in that order, meter the call and set the
 // rate-limit headers. Every keyed route runs exactly this.
 import { timingSafeEqual } from "node:crypto";
-import type { AccountStatus, ApiTier, KeyScope, RateTier } from "../db/schema";
+import type { AccountStatus, ApiTier, KeyScope, RateTier } from "../domain";
 import { ApiError } from "./errors";
 import { type BucketRule, burstOverrideRule, PLAN_DAILY_QUOTA, type QuotaCounter, RATE_TIER_RULES, type TokenBuckets } from "./limits";
 import type { Meter } from "./metering";

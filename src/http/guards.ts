@@ -3,7 +3,7 @@
 // 401 whatever its parameters, and a malformed keyed request still counts against the quota
 // (SPEC section 3).
 import { Elysia } from "elysia";
-import type { ApiTier, KeyScope } from "../db/schema";
+import type { ApiTier, KeyScope } from "../domain";
 import type { Runtime } from "../runtime";
 import { openRequestSlot } from "../db/idempotency";
 import { admitKeyed, admitSession, type Caller, type SessionLookup, sessionCookieName, sessionOf, sessionsAreSecure, type Viewer } from "./auth";

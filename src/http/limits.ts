@@ -3,7 +3,7 @@
 // exact within one process because JavaScript runs each check to completion.
 import type { AccountsStore } from "../modules/accounts/store";
 import { nextUtcMidnight, utcDay } from "../clock";
-import type { ApiTier, RateTier } from "../db/schema";
+import type { ApiTier, RateTier } from "../domain";
 
 export interface BucketRule {
   /** Tokens added per second. */

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { ACCOUNT_STATUSES, API_TIERS, KEY_SCOPES, RATE_TIERS } from "../../db/schema";
+import { ACCOUNT_STATUSES, API_TIERS, KEY_SCOPES, RATE_TIERS } from "../../domain";
 import { JsonInteger, DateTime, literals } from "../../http/model";
 
 export const ApiTier = literals(API_TIERS, { description: "The account's plan.", examples: ["pro"] });

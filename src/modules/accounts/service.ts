@@ -1,7 +1,7 @@
 // Accounts, their API keys and their usage. Used by the admin routes, the CLI and the usage route.
 import { type Clock, iso, nextUtcMidnight } from "../../clock";
 import { UniqueViolation } from "../../db/errors";
-import type { AccountStatus, ApiTier, KeyScope, RateTier } from "../../db/schema";
+import type { AccountStatus, ApiTier, KeyScope, RateTier } from "../../domain";
 import { conflict, notFound, ServiceError, unprocessable } from "../../errors";
 import { generateKey, hashKey } from "../../http/auth";
 import { PLAN_DAILY_QUOTA, type QuotaCounter } from "../../http/limits";

@@ -5,7 +5,7 @@ import type { Database as SqliteConnection } from "bun:sqlite";
 import type { Database } from "../../db/database";
 import { translatingConflicts } from "../../db/errors";
 import { type ReadSnapshot, snapshotRows } from "../../db/snapshot";
-import type { AccountStatus, ApiTier, KeyScope, RateTier } from "../../db/schema";
+import type { AccountStatus, ApiTier, KeyScope, RateTier } from "../../domain";
 
 export interface AccountRow {
   id: string;

@@ -2,7 +2,7 @@
 // /openapi.json, and type the handlers. The import format's `entry` line reuses `EntryFields`.
 import { t } from "elysia";
 import { DateTime, literals, JsonInteger } from "../../http/model";
-import { ENTRY_SCOPES, PROVIDERS, SEVERITIES, VERTICALS } from "../../db/schema";
+import { ENTRY_SCOPES, PROVIDERS, SEVERITIES, VERTICALS } from "../../domain";
 
 export const Severity = literals(SEVERITIES, { description: "How serious the entry is.", examples: ["ban"] });
 export const Scope = literals(ENTRY_SCOPES, {

@@ -13,7 +13,7 @@ import {
   type Provider,
   type Severity,
   type Vertical,
-} from "../../db/schema";
+} from "../../domain";
 import { ServiceError, conflict, notFound, unprocessable } from "../../errors";
 import { newId } from "../../ids";
 import type { Outbox } from "../../outbox";

@@ -9,7 +9,7 @@ import { countInSlices } from "../../db/count-slices";
 import { asUniqueViolation, translatingConflicts } from "../../db/errors";
 import { type ReadSnapshot, snapshotRows } from "../../db/snapshot";
 import type { PostgresDatabase } from "../../db/postgres";
-import type { ChangeType, EntryScope, EntryStatus, Provider, Severity, Vertical } from "../../db/schema";
+import type { ChangeType, EntryScope, EntryStatus, Provider, Severity, Vertical } from "../../domain";
 
 export interface EntryRow {
   id: string;

@@ -1,7 +1,7 @@
 // Schemas of the creator routes, declared once: validation, /openapi.json and handler types. The
 // import format's `creator` and `connection` lines reuse the field sets.
 import { t } from "elysia";
-import { PROVIDERS } from "../../db/schema";
+import { PROVIDERS } from "../../domain";
 import { JsonInteger, DateTime, literals } from "../../http/model";
 import { TRUST_BANDS } from "./trust";
 

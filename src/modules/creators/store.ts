@@ -5,7 +5,7 @@
 // store's plain values.
 import type { Database } from "../../db/database";
 import { type ReadSnapshot, snapshotRows } from "../../db/snapshot";
-import type { Provider } from "../../db/schema";
+import type { Provider } from "../../domain";
 import type { EntryRow } from "../blacklist/service";
 import { PostgresCreatorsStore } from "./store.postgres";
 import { SqliteCreatorsStore } from "./store.sqlite";

@@ -1,7 +1,7 @@
 // Schemas of the partner routes for vouches, deals, reviews, referrals and servers; the import
 // format's lines of those types reuse the field sets.
 import { t } from "elysia";
-import { DEAL_STATUSES } from "../../db/schema";
+import { DEAL_STATUSES } from "../../domain";
 import { JsonInteger, DateTime, literals } from "../../http/model";
 
 const HandleRef = (description: string, example: string) =>

@@ -4,7 +4,7 @@
 // run inside the import's synchronous transaction on SQLite.
 import { type Clock, iso } from "../../clock";
 import type { Database } from "../../db/database";
-import type { DealStatus } from "../../db/schema";
+import type { DealStatus } from "../../domain";
 import { UniqueViolation } from "../../db/errors";
 import { conflict, notFound, unprocessable } from "../../errors";
 import { newId } from "../../ids";

@@ -9,7 +9,7 @@ import { countInSlices } from "../../db/count-slices";
 import { asUniqueViolation } from "../../db/errors";
 import { type ReadSnapshot, snapshotRows } from "../../db/snapshot";
 import type { PostgresDatabase } from "../../db/postgres";
-import type { DealStatus } from "../../db/schema";
+import type { DealStatus } from "../../domain";
 import type { Awaitable } from "../creators/store";
 
 export interface VouchRow {

@@ -12,7 +12,7 @@
 // one at a time: a profile page 0.3 ms median, 4.5 ms p99; `/` 0.5 ms median. Under wrk at 16
 // connections the profile page served 4,800 requests/s with a p99 of 14 ms.
 import { Elysia, t } from "elysia";
-import { PROVIDERS } from "../../db/schema";
+import { PROVIDERS } from "../../domain";
 import { ServiceError } from "../../errors";
 import { ApiError } from "../../http/errors";
 import { chargeIp } from "../../http/guards";

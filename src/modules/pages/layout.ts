@@ -1,6 +1,6 @@
 // The frame every public page shares (head, header, footer) and the small pieces the home and
 // profile views both use. Every value goes through `html`, which escapes it.
-import { PROVIDERS } from "../../db/schema";
+import { PROVIDERS } from "../../domain";
 import { type Html, html } from "./html";
 
 /** Where the page's stylesheet, script and icon are served (content-hashed names). */

@@ -9,7 +9,7 @@
 // shows through the creator's profile hit and `blacklisted` only, never through its subject.
 // (The directory shows `creators.search_text` and `platforms`, which the creators service builds
 // from public links only; the suggestion pool's rule is in migration 0007.)
-import { PROVIDERS, type Provider } from "../../db/schema";
+import { PROVIDERS, type Provider } from "../../domain";
 import { type BlacklistService, isProvider, normalizeAccountId } from "../blacklist/service";
 import type { BlacklistStore } from "../blacklist/store";
 import type { CreatorRow } from "../creators/service";

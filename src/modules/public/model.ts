@@ -1,6 +1,6 @@
 // Schemas of the keyless routes.
 import { t } from "elysia";
-import { PROVIDERS } from "../../db/schema";
+import { PROVIDERS } from "../../domain";
 import { JsonInteger, DateTime, literals } from "../../http/model";
 import { HandleParams, TrustBand } from "../creators/model";
 import { DIRECTORY_SORTS, LEADERBOARD_PERIODS, MAX_DIRECTORY_ROWS, MAX_QUERY_LENGTH } from "./service";

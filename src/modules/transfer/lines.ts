@@ -3,7 +3,7 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { t } from "elysia";
 import { asUniqueViolation } from "../../db/errors";
-import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../db/schema";
+import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../domain";
 import { ServiceError } from "../../errors";
 import { JsonInteger, DateTime, literals } from "../../http/model";
 import { ApiTier } from "../accounts/model";

@@ -21,7 +21,7 @@
 // the alerts would only delay a warning to the people it protects.
 import { type Clock, iso } from "../../clock";
 import type { Database } from "../../db/database";
-import type { TripwireTarget } from "../../db/schema";
+import type { TripwireTarget } from "../../domain";
 import { ServiceError, conflict, notFound, unprocessable } from "../../errors";
 import { newId } from "../../ids";
 import { normalizeHandle } from "../../values";

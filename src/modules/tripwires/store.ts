@@ -3,7 +3,7 @@
 // it, so a wire's count never includes a change that rolled back.
 import type { Database } from "../../db/database";
 import type { PostgresDatabase } from "../../db/postgres";
-import type { TripwireTarget } from "../../db/schema";
+import type { TripwireTarget } from "../../domain";
 
 export interface WireRow {
   id: string;

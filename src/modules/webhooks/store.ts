@@ -5,7 +5,7 @@
 // several instances claim with FOR UPDATE SKIP LOCKED, never the same row at the same time.
 import type { Database as SqliteConnection } from "bun:sqlite";
 import type { Database } from "../../db/database";
-import type { DeliveryStatus } from "../../db/schema";
+import type { DeliveryStatus } from "../../domain";
 
 export interface EndpointRow {
   id: string;
