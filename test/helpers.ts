@@ -11,7 +11,7 @@ import type { Config } from "../src/config";
 import type { Database as SqliteConnection } from "bun:sqlite";
 import { openStore } from "../src/db/client";
 import { openDatabase } from "../src/db/database";
-import type { ApiTier, KeyScope, RateTier } from "../src/db/schema";
+import type { ApiTier, KeyScope, RateTier } from "../src/domain";
 import { createRuntime, type Runtime } from "../src/runtime";
 import { createServices, type Services } from "../src/services";
 import { backend, dropDatabase, freshDatabaseLocation } from "./backend";

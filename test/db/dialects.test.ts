@@ -20,7 +20,7 @@ function shapeOf(config: ReturnType<typeof sqliteConfig> | ReturnType<typeof pgC
   );
   const indexes = config.indexes
     .map((i) => ({
-      name: i.config.name,
+      name: i.config.name ?? "",
       unique: !!i.config.unique,
       // A column by name, an expression by its SQL text (both dialects write the same text here).
       on: i.config.columns.map((c: any) => ("name" in c && typeof c.name === "string" ? c.name : "expression")),
