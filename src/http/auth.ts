@@ -4,13 +4,12 @@
 import { timingSafeEqual } from "node:crypto";
 import type { AccountStatus, ApiTier, KeyScope, RateTier } from "../domain";
 import { ApiError } from "./errors";
-import { type BucketRule, burstOverrideRule, PLAN_DAILY_QUOTA, type QuotaCounter, RATE_TIER_RULES, type TokenBuckets } from "./limits";
+import { type BucketRule, burstOverrideRule, type QuotaCounter, RATE_TIER_RULES, type TokenBuckets } from "./limits";
+import { hashKey, KEY_PATTERN, PLAN_DAILY_QUOTA } from "../modules/accounts/keys";
 import type { Meter } from "./metering";
 import type { ChangeNotifier } from "../db/changes";
 import type { AccountsStore, KeyLookupRow } from "../modules/accounts/store";
 import type { Viewer } from "../modules/sessions/service";
-
-export const KEY_PATTERN = /^tl_live_[A-Za-z0-9]{32}$/;
 
 export interface Caller {
   keyId: string;
@@ -21,10 +20,6 @@ export interface Caller {
   bucket: BucketRule;
   dailyQuota: number;
   status: AccountStatus;
-}
-
-export function hashKey(key: string): string {
-  return new Bun.CryptoHasher("sha256").update(key).digest("hex");
 }
 
 const SCOPE_RANK: Record<KeyScope, number> = { read: 0, write: 1, admin: 2 };
@@ -222,19 +217,6 @@ export function admitKeyed(
   gate.meter.record(caller.keyId, caller.accountId, endpoint);
   headers["x-ratelimit-remaining"] = caller.dailyQuota - used - 1;
   return caller;
-}
-
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
-/** A new secret `tl_live_` + 32 base62 characters, drawn without modulo bias. */
-export function generateKey(): string {
-  let out = "tl_live_";
-  while (out.length < 40) {
-    for (const byte of crypto.getRandomValues(new Uint8Array(48))) {
-      if (byte < 248 && out.length < 40) out += BASE62[byte % 62];
-    }
-  }
-  return out;
 }
 
 // ---- sessions (SPEC section 6): the session cookie of a signed-in creator ----------------------

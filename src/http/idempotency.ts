@@ -16,7 +16,7 @@ import { t } from "elysia";
 import { type IdempotencyStore, openRequestSlot, type PendingKey, type RequestSlot } from "../db/idempotency";
 import { SECRET_PREFIX as WEBHOOK_SECRET_PREFIX } from "../modules/webhooks/signing";
 import { yieldToRequests } from "../yield";
-import { KEY_PATTERN } from "./auth";
+import { KEY_PATTERN } from "../modules/accounts/keys";
 import { pathOf } from "./conventions";
 import { ApiError, ReplayedAnswer } from "./errors";
 

@@ -3,7 +3,7 @@
 // exact within one process because JavaScript runs each check to completion.
 import type { AccountsStore } from "../modules/accounts/store";
 import { nextUtcMidnight, utcDay } from "../clock";
-import type { ApiTier, RateTier } from "../domain";
+import type { RateTier } from "../domain";
 
 export interface BucketRule {
   /** Tokens added per second. */
@@ -23,13 +23,6 @@ export const burstOverrideRule = (rate: number): BucketRule => ({ rate, capacity
 
 export const PUBLIC_IP_RULE: BucketRule = { rate: 10, capacity: 60 };
 export const LEADERBOARD_IP_RULE: BucketRule = { rate: 2, capacity: 10 };
-
-export const PLAN_DAILY_QUOTA: Record<ApiTier, number> = {
-  free: 100,
-  pro: 1_000,
-  max: 5_000,
-  enterprise: 100_000,
-};
 
 export interface BucketResult {
   allowed: boolean;
