@@ -10,9 +10,9 @@ import { createMetaStore, newSecret } from "./db/meta-store";
 import { KeyRegistry } from "./http/auth";
 import { IDEMPOTENCY_KEPT_MS, IdempotencyGate } from "./http/idempotency";
 import { MAX_CLIENT_BUCKETS, QuotaCounter, TokenBuckets } from "./http/limits";
-import { Logger } from "./http/logger";
+import { Logger } from "./logger";
 import { Meter } from "./http/metering";
-import { Metrics, type MetricsSample } from "./http/metrics";
+import { Metrics, type MetricsSample } from "./metrics";
 import { type AccountsStore, createAccountsStore, KEYS_NOTE } from "./modules/accounts/store";
 
 export interface Runtime {

@@ -2,7 +2,7 @@
 // entry, the change feed) and the partner write path (add, overturn). Seed data goes through the
 // real partner route or the blacklist service, never straight into the tables.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { Logger } from "../src/http/logger";
+import { Logger } from "../src/logger";
 import { createTestApp, type TestApp, expectEnvelope } from "./helpers";
 
 const T0 = "2026-11-21T10:00:00.000Z";

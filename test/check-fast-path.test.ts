@@ -4,7 +4,7 @@
 // through `app.handle`, with the same charges, usage rows, metrics and access lines. PostgreSQL
 // has no fast path (its key lookups await); the same tests hold there.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { Logger } from "../src/http/logger";
+import { Logger } from "../src/logger";
 import { createTestApp, expectEnvelope, type TestApp } from "./helpers";
 
 const CHECK = "/v1/blacklist/check";

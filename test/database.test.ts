@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { openDatabase, type Database } from "../src/db/database";
 import { StoreOpenError } from "../src/db/client";
 import { ManualClock } from "../src/clock";
-import { Logger } from "../src/http/logger";
+import { Logger } from "../src/logger";
 import { type Job, JobRunner, RanElsewhere } from "../src/jobs/runner";
 import { backend, databasesOfThisFile, until } from "./backend";
 

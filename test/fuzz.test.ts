@@ -13,7 +13,7 @@
 //
 // The body's nesting is kept shallow here: how deep a body may nest is the body parser's rule.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Logger } from "../src/http/logger";
+import { Logger } from "../src/logger";
 import { createTestApp, type TestApp } from "./helpers";
 
 const SEEDS = (process.env.TRUSTLIST_FUZZ_SEEDS ?? "1").split(",").map((s) => Number(s.trim())).filter(Number.isFinite);

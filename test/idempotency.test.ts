@@ -3,7 +3,7 @@
 // repeat racing the first, a malformed key each get their own clear answer.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { isKeyedPath } from "../src/http/conventions";
-import { Logger } from "../src/http/logger";
+import { Logger } from "../src/logger";
 import { createTestApp, expectEnvelope, repeatUntilReplayed, type TestApp } from "./helpers";
 
 let t: TestApp;

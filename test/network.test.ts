@@ -4,7 +4,7 @@
 // Creators are made through `PUT /v1/partner/creators/{handle}` and read back through
 // `GET /v1/users/{handle}`; nothing is written straight into the tables.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { Logger } from "../src/http/logger";
+import { Logger } from "../src/logger";
 import { createTestApp, expectEnvelope, type TestApp } from "./helpers";
 
 const T0 = "2026-11-21T10:00:00.000Z";

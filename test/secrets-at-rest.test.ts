@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Logger } from "../src/http/logger";
+import { Logger } from "../src/logger";
 import { backend, sqliteOnly } from "./backend";
 import { run } from "./cli-helpers";
 import { createTestApp, repeatUntilReplayed, type TestApp } from "./helpers";

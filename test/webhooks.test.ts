@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "../src/clock";
 import { ConfigError, loadConfig, MIN_WEBHOOK_LEASE_MS, WEBHOOK_LEASE_MS, WEBHOOK_RETRY_DELAYS_MS } from "../src/config";
-import { Logger } from "../src/http/logger";
+import { Logger } from "../src/logger";
 import { WebhookWorker } from "../src/jobs/webhook-worker";
 import { DISABLE_AFTER_MS, KEEP_FINISHED_MS } from "../src/modules/webhooks/service";
 import { isPublicAddress } from "../src/modules/webhooks/url-guard";

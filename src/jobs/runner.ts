@@ -6,7 +6,7 @@
 import type { Clock } from "../clock";
 import { iso } from "../clock";
 import { conflict, notFound, ServiceError } from "../errors";
-import type { Logger } from "../http/logger";
+import type { Logger } from "../logger";
 
 export interface Job {
   name: string;

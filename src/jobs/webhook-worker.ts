@@ -24,8 +24,8 @@
 // finished only by the transaction that records its 2xx, so none is sent again after that.
 import type { Clock } from "../clock";
 import { WEBHOOK_LEASE_MS } from "../config";
-import type { Logger } from "../http/logger";
-import type { Metrics } from "../http/metrics";
+import type { Logger } from "../logger";
+import type { Metrics } from "../metrics";
 import { AttemptAborted, ATTEMPT_TIMEOUT_MS, sendDelivery } from "../modules/webhooks/sender";
 import type { AttemptResult, WebhooksService } from "../modules/webhooks/service";
 import type { AttemptOutcome, ClaimedDelivery } from "../modules/webhooks/store";

@@ -2,7 +2,7 @@
 import { Elysia, t } from "elysia";
 import { requireKey } from "../../http/guards";
 import { errors, KEYED_ERRORS, JsonInteger } from "../../http/model";
-import { type Gauges, mergeSamples, renderSample } from "../../http/metrics";
+import { type Gauges, mergeSamples, renderSample } from "../../metrics";
 import type { Runtime } from "../../runtime";
 
 const Health = t.Object(
