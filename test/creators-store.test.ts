@@ -11,7 +11,7 @@ import type { ServiceError } from "../src/errors";
 import { CursorCodec } from "../src/cursor";
 import { Outbox } from "../src/outbox";
 import { BlacklistService } from "../src/modules/blacklist/service";
-import { CreatorsService } from "../src/modules/creators/service";
+import { type ConnectionInput, CreatorsService } from "../src/modules/creators/service";
 import { NetworkService } from "../src/modules/network/service";
 import { databasesOfThisFile } from "./backend";
 
@@ -88,7 +88,7 @@ test("links: public ones are shown and scored, private ones neither; another cre
   expect((await creators.link("alice", { provider: "github", provider_user_id: "42", public: false })).created).toBe(false);
   expect(await creators.connections("alice")).toEqual([]);
   expect(await codeOf(creators.link("bob", { provider: "github", provider_user_id: "42" }))).toBe("conflict");
-  expect(await codeOf(creators.link("bob", { provider: "myspace", provider_user_id: "1" }))).toBe("unprocessable");
+  expect(await codeOf(creators.link("bob", { provider: "myspace" as ConnectionInput["provider"], provider_user_id: "1" }))).toBe("unprocessable");
 
   const removed = await creators.unlink("alice", "discord", "80351110224678912");
   expect(removed.provider).toBe("discord");

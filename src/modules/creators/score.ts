@@ -7,8 +7,8 @@ import { type Clock, utcDay } from "../../clock";
 import type { Outbox } from "../../outbox";
 import { yieldToRequests } from "../../yield";
 import type { BlacklistService, EntryRow } from "../blacklist/service";
-import { type CreatorRow, type CreatorsStore, emptyScoreBasis, type ScoreBasis, type TrustFields } from "./store";
-import { SqliteCreatorsStore } from "./store.sqlite";
+import type { CreatorRow, CreatorsStore, CreatorsSyncStore, ScoreBasis, TrustFields } from "./store";
+import { emptyScoreBasis } from "./store.shared";
 import { computeTrust, type TrustTrend, trustTrend } from "./trust";
 
 const DAY_MS = 86_400_000;
@@ -109,8 +109,8 @@ export class TrustScores {
   private deferred: Set<string> | null = null;
   /** Set by `scoreAheadOfEntries`: the time it scored at, and each creator's basis but its penalties. */
   private ahead: { now: number; basis: Map<string, ScoreBasis> } | null = null;
-  /** The same store when it answers synchronously: the import and blacklist writes on SQLite use it. */
-  private readonly sqlite: SqliteCreatorsStore | null;
+  /** The store's synchronous capability (SQLite only): the import and blacklist writes use it there. */
+  private readonly sync: CreatorsSyncStore | null;
 
   constructor(
     private readonly store: CreatorsStore,
@@ -118,9 +118,9 @@ export class TrustScores {
     private readonly outbox: Outbox,
     blacklist: BlacklistService,
   ) {
-    this.sqlite = store instanceof SqliteCreatorsStore ? store : null;
+    this.sync = store.sync ?? null;
     // On SQLite the blacklist's transaction is synchronous: the recomputation runs inside it as is.
-    blacklist.onEntryChange((row, _change, emit) => (this.sqlite ? this.afterEntryChangeNow(row, emit) : this.afterEntryChange(row, emit)));
+    blacklist.onEntryChange((row, _change, emit) => (this.sync ? this.afterEntryChangeNow(row, emit) : this.afterEntryChange(row, emit)));
     blacklist.onBulkEntries((afterRowid) => {
       const store = this.syncStore();
       // An import that brought every creator has them all awaiting recomputation already: the
@@ -146,9 +146,9 @@ export class TrustScores {
     this.trustListeners.push(listener);
   }
 
-  private syncStore(): SqliteCreatorsStore {
-    if (!this.sqlite) throw new Error("This path of the creators module runs on SQLite only (the import is not converted yet).");
-    return this.sqlite;
+  private syncStore(): CreatorsSyncStore {
+    if (!this.sync) throw new Error("This path of the creators module runs on SQLite only (the import is not converted yet).");
+    return this.sync;
   }
 
   /**

@@ -10,8 +10,7 @@ import { cleanText, isHttpUrl, normalizeHandle, parseTime, requireHandle } from 
 import { type BlacklistService, isProvider, normalizeAccountId } from "../blacklist/service";
 import type * as Model from "./model";
 import { accountAgeDays, type TrustChangeListener, TrustScores } from "./score";
-import { type ConnectionRow, type CreatorRow, type CreatorsStore, createCreatorsStore, type NewConnection } from "./store";
-import { SqliteCreatorsStore } from "./store.sqlite";
+import { type ConnectionRow, type CreatorRow, type CreatorsStore, type CreatorsSyncStore, createCreatorsStore, type NewConnection } from "./store";
 import { type TrustTrend, verificationLabel } from "./trust";
 
 export type { ConnectionRow, CreatorRow } from "./store";
@@ -26,23 +25,10 @@ export type PublicConnection = typeof Model.Connection.static;
 export type ReviewsSummary = typeof Model.ReviewsSummary.static;
 
 /** Profile fields as a partner or an import line gives them (validated here). */
-export interface CreatorInput {
-  display_name?: string | null;
-  verification_level?: number;
-  karma?: number;
-  joined_at?: string;
-  avatar_r2_key?: string | null;
-}
+export type CreatorInput = typeof Model.CreatorBody.static;
 
 /** A link as a partner or an import line gives it (validated here). */
-export interface ConnectionInput {
-  provider: string;
-  provider_user_id: string;
-  provider_username?: string | null;
-  provider_url?: string | null;
-  verified_at?: string | null;
-  public?: boolean;
-}
+export type ConnectionInput = typeof Model.ConnectionBody.static;
 
 export function reviewsSummary(count: number, sum: number): ReviewsSummary {
   return { count, average: count > 0 ? Math.round((sum / count) * 100) / 100 : null };
@@ -51,8 +37,8 @@ export function reviewsSummary(count: number, sum: number): ReviewsSummary {
 export class CreatorsService {
   readonly store: CreatorsStore;
   readonly scores: TrustScores;
-  /** The same store when it answers synchronously (SQLite): the import and the hot keyless reads use it. */
-  private readonly sqlite: SqliteCreatorsStore | null;
+  /** The store's synchronous capability (SQLite only): the import and the hot keyless reads use it. */
+  private readonly sync: CreatorsSyncStore | null;
   private readonly connectionListeners: ConnectionAddedListener[] = [];
 
   constructor(
@@ -63,7 +49,7 @@ export class CreatorsService {
     private readonly baseUrl: string,
   ) {
     this.store = createCreatorsStore(database);
-    this.sqlite = this.store instanceof SqliteCreatorsStore ? this.store : null;
+    this.sync = this.store.sync ?? null;
     this.scores = new TrustScores(this.store, clock, outbox, blacklist);
   }
 
@@ -90,9 +76,9 @@ export class CreatorsService {
     return (await this.store.connectionsOf(creatorId)).filter((c) => c.public && c.provider === provider).map((c) => c.provider_user_id);
   }
 
-  private syncStore(): SqliteCreatorsStore {
-    if (!this.sqlite) throw new Error("This path of the creators module runs on SQLite only (it is not converted yet).");
-    return this.sqlite;
+  private syncStore(): CreatorsSyncStore {
+    if (!this.sync) throw new Error("This path of the creators module runs on SQLite only (it is not converted yet).");
+    return this.sync;
   }
 
   // ---- reads ------------------------------------------------------------------------------

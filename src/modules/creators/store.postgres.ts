@@ -1,25 +1,25 @@
-// The creators' tables on PostgreSQL through Bun.SQL. Every statement runs on `database.sql()`, so
+// The creators' tables on PostgreSQL through Bun.SQL (the contract: store.ts). Every statement runs on `database.sql()`, so
 // it joins the caller's transaction. int8 columns arrive as strings and flags as booleans: the
 // row mappers give the service the same shapes as SQLite. Every write to creators is noted under
 // CREATORS_NOTE for the other instances' directory indexes.
 import { asUniqueViolation } from "../../db/errors";
 import type { PostgresDatabase } from "../../db/postgres";
-import {
-  CREATORS_NOTE,
-  type CreatorOrder,
-  type CreatorScan,
-  type ConnectionFields,
-  type ConnectionRow,
-  type CreatorRow,
-  type CreatorsStore,
-  type DirectoryIndexRow,
-  type NewConnection,
-  type NewCreator,
-  type PenaltyRow,
-  type ProfileFields,
-  type ScoreBasis,
-  type TrustFields,
+import type {
+  ConnectionFields,
+  ConnectionRow,
+  CreatorOrder,
+  CreatorRow,
+  CreatorScan,
+  CreatorsStore,
+  DirectoryIndexRow,
+  NewConnection,
+  NewCreator,
+  PenaltyRow,
+  ProfileFields,
+  ScoreBasis,
+  TrustFields,
 } from "./store";
+import { CREATORS_NOTE } from "./store.shared";
 
 // biome-ignore lint/suspicious/noExplicitAny: driver rows are untyped
 type Raw = any;

@@ -1,26 +1,28 @@
-// The creators' tables on SQLite: prepared statements that answer synchronously.
+// The creators' tables on SQLite (the contract: store.ts): prepared statements that answer
+// synchronously, so the store also offers the contract's `sync` capability.
 import type { Database, Statement } from "bun:sqlite";
 import type { Store } from "../../db/client";
 import { countInSlices } from "../../db/count-slices";
 import { asUniqueViolation } from "../../db/errors";
 import { suspendTriggers } from "../../db/search-index";
-import {
-  type ConnectionFields,
-  type CreatorOrder,
-  type CreatorScan,
-  type ConnectionRow,
-  type CreatorRow,
-  type CreatorsStore,
-  type DirectoryIndexRow,
-  type DirectoryListRow,
-  emptyScoreBasis,
-  type NewConnection,
-  type NewCreator,
-  type PenaltyRow,
-  type ProfileFields,
-  type ScoreBasis,
-  type TrustFields,
+import type {
+  ConnectionFields,
+  ConnectionRow,
+  CreatorOrder,
+  CreatorRow,
+  CreatorScan,
+  CreatorsStore,
+  CreatorsSyncStore,
+  DirectoryIndexRow,
+  DirectoryListRow,
+  NewConnection,
+  NewCreator,
+  PenaltyRow,
+  ProfileFields,
+  ScoreBasis,
+  TrustFields,
 } from "./store";
+import { emptyScoreBasis } from "./store.shared";
 
 /** The columns of a `DirectoryListRow`. */
 const LIST_COLUMNS =
@@ -50,7 +52,9 @@ type ScanParams = [string | null, string | null, string | null, string | null];
 /** Triggers counting creator writes in meta.creators_version (migration 0006). */
 const CREATORS_VERSION_TRIGGERS = ["creators_version_ai", "creators_version_au"];
 
-export class SqliteCreatorsStore implements CreatorsStore {
+export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
+  /** Every method here answers synchronously: the store is its own synchronous capability. */
+  readonly sync: CreatorsSyncStore = this;
   private readonly sqlite: Database;
   private scanCount: Statement<{ n: number }, ScanParams> | null = null;
   private readonly scanStatements: Partial<Record<CreatorOrder, Statement<DirectoryListRow, [...ScanParams, number, number]>>> = {};

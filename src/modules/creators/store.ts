@@ -1,8 +1,9 @@
 // The creators' tables (creators, connections, trust_snapshots) and the reads the Trust Score is
-// computed from: the only place their SQL lives. SQLite answers synchronously (prepared
-// statements), PostgreSQL with promises; the service awaits either, and the paths that must stay
-// synchronous on SQLite (the import, the badge, a blacklist write's recomputation) use the SQLite
-// store's plain values.
+// computed from: the contract each database implements (store.sqlite.ts, store.postgres.ts, the only
+// places their SQL lives) and the factory that picks one. SQLite answers synchronously (prepared
+// statements), PostgreSQL with promises; the service awaits either. The paths that must stay
+// synchronous on SQLite (the import, the badge, a blacklist write's recomputation) use the
+// optional `sync` capability, which only the SQLite store offers.
 import type { Database } from "../../db/database";
 import { type ReadSnapshot, snapshotRows } from "../../db/snapshot";
 import type { Provider } from "../../domain";
@@ -203,20 +204,44 @@ export interface CreatorsStore {
    * search and resolve; src/modules/public/disclosure.ts decides what they may show).
    */
   publicConnectionsByUsername(lowerUsername: string, limit: number): Awaitable<ConnectionRow[]>;
+
+  /** The same store answering synchronously, where the database can (SQLite); absent otherwise. */
+  readonly sync?: CreatorsSyncStore;
 }
 
 /**
- * The notification topic of creators a PostgreSQL commit inserted or updated, by id: the PostgreSQL
- * store notes every write to creators, so the directory index of another instance re-reads just those.
+ * The synchronous reads and writes a SQLite store offers besides the contract: the import's
+ * transaction, a blacklist write's recomputation (inside the blacklist's synchronous transaction)
+ * and the keyless hot reads run through them without a promise per statement.
  */
-export const CREATORS_NOTE = "creators.changed";
+export interface CreatorsSyncStore {
+  byHandle(handle: string): CreatorRow | null;
+  byId(id: string): CreatorRow | null;
+  insertCreator(creator: NewCreator): void;
+  updateProfile(id: string, fields: ProfileFields, now: number): void;
+  connectionByAccount(provider: string, accountId: string): ConnectionRow | null;
+  insertConnection(connection: NewConnection): boolean;
+  updateConnection(id: number, fields: ConnectionFields): void;
+  scoreBasis(creator: Pick<CreatorRow, "id" | "handle">, now: number): ScoreBasis;
+  creatorsNamedBy(handle: string, provider: string, accountId: string): string[];
+  /** Creators named by active entries stored past `afterRowid` (a bulk write's catch-up). */
+  creatorsNamedSince(afterRowid: number): string[];
+  writeTrust(id: string, fields: TrustFields): void;
+  writeSnapshot(id: string, day: string, score: number): void;
+  creatorCountNow(): number;
+  /** Every creator row, read whole (the caller writes to the table afterwards). */
+  allCreators(): CreatorRow[];
+  /**
+   * Every creator's score basis but the penalties (`everyPenalty`), in one grouped query per
+   * table: the same rows `scoreBasis` reads for one creator, connections in the same order.
+   */
+  everyScoreBasisButPenalties(): Map<string, ScoreBasis>;
+  /** The penalties of every creator that has any, by creator id, deduplicated per creator as `scoreBasis` does. */
+  everyPenalty(now: number): Map<string, PenaltyRow[]>;
+}
 
 export function createCreatorsStore(database: Database): CreatorsStore {
   return database.dialect === "sqlite" ? new SqliteCreatorsStore(database) : new PostgresCreatorsStore(database);
-}
-
-export function emptyScoreBasis(): ScoreBasis {
-  return { connections: [], vouches: 0, deals: 0, reviews: { n: 0, sum: null }, penalties: [] };
 }
 
 export type CreatorExportRow = Pick<CreatorRow, "id" | "handle" | "display_name" | "verification_level" | "karma" | "joined_at" | "avatar_r2_key">;

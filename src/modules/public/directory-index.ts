@@ -15,7 +15,8 @@
 // `shareWith`).
 import type { ChangeNotifier } from "../../db/changes";
 import type { MetaStore } from "../../db/meta-store";
-import { CREATORS_NOTE, type CreatorsStore, type DirectoryIndexRow } from "../creators/store";
+import type { CreatorsStore, DirectoryIndexRow } from "../creators/store";
+import { CREATORS_NOTE } from "../creators/store.shared";
 import { yieldToRequests } from "../../yield";
 import { DIRECTORY_SORT_KEYS, DirectorySnapshot, type DirectorySnapshotContent, type DirectorySnapshotShelf, type DirectorySortKey } from "./directory-snapshot";
 
