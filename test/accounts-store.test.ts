@@ -64,7 +64,7 @@ test("keys: created, found by hash with their account, counted, revoked, given a
   await store.insertAccount(account("acct_1"));
   await store.insertKey(key("key_1", "acct_1", "h1"));
   await store.insertKey(key("key_2", "acct_1", "h2"));
-  expect(await store.keyByHash("h1")).toMatchObject({ id: "key_1", account_id: "acct_1", tier: "free", status: "active", daily_quota: null });
+  expect(await store.keyByHash("h1")).toMatchObject({ id: "key_1", accountId: "acct_1", tier: "free", status: "active", dailyQuota: null });
   expect(await store.liveKeyCount("acct_1")).toBe(2);
   expect(await store.insertKey(key("key_3", "acct_1", "h1")).catch((e) => e)).toBeInstanceOf(UniqueViolation);
 

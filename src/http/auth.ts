@@ -85,7 +85,7 @@ export class KeyRegistry {
    * (PostgreSQL) the request path awaits `load` first and then finds the caller in the cache.
    */
   get answersAtOnce(): boolean {
-    return this.store.hotPath !== null;
+    return this.store.sync !== undefined;
   }
 
   /** The caller of an `Authorization` header value; the header itself is the cache key. */
@@ -106,7 +106,7 @@ export class KeyRegistry {
     // lookup costs less than hashing it each time. Only keys that matched a stored hash get in.
     const cached = this.cache.get(key);
     if (cached) return cached;
-    const reads = this.store.hotPath;
+    const reads = this.store.sync;
     if (!reads || !KEY_PATTERN.test(key)) return null;
     const hash = hashKey(key);
     return this.remember(key, hash, reads.keyByHash(hash));
@@ -139,12 +139,12 @@ export class KeyRegistry {
     if (!row || !timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash))) return null;
     const caller: Caller = {
       keyId: row.id,
-      accountId: row.account_id,
+      accountId: row.accountId,
       scope: row.scope,
-      rateTier: row.rate_tier,
+      rateTier: row.rateTier,
       apiTier: row.tier,
-      bucket: row.burst_rate ? burstOverrideRule(row.burst_rate) : RATE_TIER_RULES[row.rate_tier],
-      dailyQuota: row.daily_quota ?? PLAN_DAILY_QUOTA[row.tier],
+      bucket: row.burstRate ? burstOverrideRule(row.burstRate) : RATE_TIER_RULES[row.rateTier],
+      dailyQuota: row.dailyQuota ?? PLAN_DAILY_QUOTA[row.tier],
       status: row.status,
     };
     this.cache.set(key, caller);

@@ -219,7 +219,7 @@ export class QuotaCounter {
 
   /** Where the count is read asynchronously (PostgreSQL): reads today's count of an account not held yet. */
   async load(accountId: string): Promise<void> {
-    if (this.store.hotPath) return;
+    if (this.store.sync) return;
     const today = utcDay(this.now());
     if (this.counts.get(accountId)?.day === today) return;
     const persisted = await this.store.dailyCount(accountId, today);
@@ -277,7 +277,7 @@ export class QuotaCounter {
     let count = this.counts.get(accountId);
     if (!count || count.day !== today) {
       if (!count && this.counts.size >= this.maxCounters) this.makeRoom();
-      const persisted = this.store.hotPath?.dailyCount(accountId, today) ?? 0;
+      const persisted = this.store.sync?.dailyCount(accountId, today) ?? 0;
       count = { day: today, used: persisted + this.unflushedCalls(accountId, today) };
       this.counts.set(accountId, count);
     }

@@ -31,7 +31,7 @@ export class SharedQuotaCounter extends QuotaCounter {
     unflushedCalls: (accountId: string, day: string) => number,
   ) {
     super(store, now, unflushedCalls);
-    this.fleetWide = store.hotPath === null;
+    this.fleetWide = store.sync === undefined;
   }
 
   override used(accountId: string): number {
@@ -41,7 +41,7 @@ export class SharedQuotaCounter extends QuotaCounter {
   override counter(accountId: string): DayCount {
     const day = utcDay(this.now());
     // The first call of the account today on any worker reads what is persisted plus this worker's unflushed calls.
-    const used = this.update(accountId, (held) => held ?? (this.store.hotPath?.dailyCount(accountId, day) ?? 0) + this.unflushedCalls(accountId, day));
+    const used = this.update(accountId, (held) => held ?? (this.store.sync?.dailyCount(accountId, day) ?? 0) + this.unflushedCalls(accountId, day));
     return used === null ? super.counter(accountId) : { day, used };
   }
 
@@ -52,7 +52,7 @@ export class SharedQuotaCounter extends QuotaCounter {
 
   /** PostgreSQL: reads today's persisted count once, before the (synchronous) `counter`. */
   override async load(accountId: string): Promise<void> {
-    if (this.store.hotPath) return;
+    if (this.store.sync) return;
     const held = this.peek(accountId);
     if (held === undefined) return super.load(accountId);
     if (held !== null) return;

@@ -1,14 +1,12 @@
 // Accounts, their API keys and their usage. Used by the admin routes, the CLI and the usage route.
 import { type Clock, iso, nextUtcMidnight } from "../../clock";
 import { UniqueViolation } from "../../db/errors";
-import type { AccountStatus, ApiTier, KeyScope, RateTier } from "../../domain";
+import type { ApiTier, RateTier } from "../../domain";
 import { conflict, notFound, ServiceError, unprocessable } from "../../errors";
-import type { QuotaCounter } from "../../http/limits";
-import { generateKey, hashKey, PLAN_DAILY_QUOTA } from "./keys";
-import type { Meter } from "../../http/metering";
 import { newId } from "../../ids";
 import { yieldToRequests } from "../../yield";
-import type { Account, ApiKey, IssuedKey as IssuedKeySchema, UsageStats as UsageStatsSchema } from "./model";
+import { generateKey, hashKey, PLAN_DAILY_QUOTA } from "./keys";
+import type * as Model from "./model";
 import type { AccountPatch, AccountRow, AccountsStore, KeyRow } from "./store";
 
 /** Usage rows deleted (or, for usage_daily on SQLite, rowids walked) per slice of the daily prune. */
@@ -17,11 +15,27 @@ const PRUNE_SLICE_ROWS = 2_000;
 /** Most keys (revoked ones excluded) an account of each plan may hold. */
 export const KEY_CAP: Record<ApiTier, number> = { free: 2, pro: 5, max: 10, enterprise: 25 };
 
-export type AccountView = typeof Account.static;
-export type KeyView = typeof ApiKey.static;
+export type AccountView = typeof Model.Account.static;
+export type KeyView = typeof Model.ApiKey.static;
 /** A key with its secret, shown once. */
-export type IssuedKey = typeof IssuedKeySchema.static;
-export type UsageStats = typeof UsageStatsSchema.static;
+export type IssuedKey = typeof Model.IssuedKey.static;
+export type UsageStats = typeof Model.UsageStats.static;
+
+/** A new account: the admin route's body, plus the status an import may carry. */
+export type NewAccount = typeof Model.NewAccountBody.static & Pick<typeof Model.AccountPatchBody.static, "status">;
+export type AccountChanges = typeof Model.AccountPatchBody.static;
+/** A new key: the admin route's body and the account (id or name) it belongs to. */
+export type NewKey = typeof Model.NewKeyBody.static & { account: string };
+
+/** Calls counted but not yet written, by day and endpoint (the request path's meter). */
+export interface PendingUsage {
+  pendingFor(keyId: string): Array<{ day: string; endpoint: string; count: number }>;
+}
+
+/** Today's calls of an account as its daily quota counts them (the request path's counter). */
+export interface QuotaUsed {
+  used(accountId: string): number;
+}
 
 export function toAccountView(row: AccountRow): AccountView {
   return {
@@ -59,7 +73,7 @@ export class AccountsService {
     private readonly onKeysChanged: () => void = () => {},
   ) {}
 
-  async createAccount(input: { name: string; tier: ApiTier; daily_quota?: number | null; status?: AccountStatus }): Promise<AccountView> {
+  async createAccount(input: NewAccount): Promise<AccountView> {
     const name = input.name.trim();
     if (!ACCOUNT_NAME.test(name)) throw unprocessable("Account names are 1-64 letters, digits, spaces, '_', '.' or '-'.");
     if (await this.findAccountRow(name)) throw conflict(`An account named '${name}' already exists.`);
@@ -92,10 +106,7 @@ export class AccountsService {
     return toAccountView(row);
   }
 
-  async updateAccount(
-    idOrName: string,
-    changes: { tier?: ApiTier; daily_quota?: number | null; status?: AccountStatus },
-  ): Promise<AccountView> {
+  async updateAccount(idOrName: string, changes: AccountChanges): Promise<AccountView> {
     const row = await this.findAccountRow(idOrName);
     if (!row) throw notFound(`No account '${idOrName}'.`);
     const patch: AccountPatch = {};
@@ -109,13 +120,7 @@ export class AccountsService {
     return toAccountView({ ...row, ...patch });
   }
 
-  async createKey(input: {
-    account: string;
-    name?: string | null;
-    scope?: KeyScope;
-    rate_tier?: RateTier;
-    burst?: number | null;
-  }): Promise<IssuedKey> {
+  async createKey(input: NewKey): Promise<IssuedKey> {
     const account = await this.findAccountRow(input.account);
     if (!account) throw notFound(`No account '${input.account}'.`);
     const key = generateKey();
@@ -193,8 +198,8 @@ export class UsageService {
   constructor(
     private readonly store: AccountsStore,
     private readonly clock: Clock,
-    private readonly meter: Meter,
-    private readonly quota: QuotaCounter,
+    private readonly meter: PendingUsage,
+    private readonly quota: QuotaUsed,
   ) {}
 
   async forKey(caller: { keyId: string; accountId: string; rateTier: RateTier; apiTier: ApiTier; dailyQuota: number }): Promise<UsageStats> {

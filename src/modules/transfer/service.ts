@@ -18,7 +18,7 @@ import { ServiceError } from "../../errors";
 import { newId } from "../../ids";
 import type { Services } from "../../services";
 import { withReadSnapshot } from "../../db/snapshot";
-import { accountsForExport } from "../accounts/store";
+import { accountsForExport } from "../accounts/export";
 import { entriesForExport } from "../blacklist/store";
 import { connectionsForExport, creatorsForExport } from "../creators/store";
 import { dealsForExport, referralsForExport, reviewsForExport, serversForExport, vouchesForExport } from "../network/store";
@@ -464,7 +464,7 @@ export class TransferService {
     };
     await withReadSnapshot(this.database, async (snapshot) => {
       for await (const account of accountsForExport(snapshot)) {
-        await emit(withOptional({ type: "account", name: account.name, tier: account.tier, status: account.status }, { daily_quota: account.daily_quota }));
+        await emit(withOptional({ type: "account", name: account.name, tier: account.tier, status: account.status }, { daily_quota: account.dailyQuota }));
       }
       for await (const row of creatorsForExport(snapshot)) {
         await emit(
