@@ -158,7 +158,7 @@ test("vouches a creator received come newest first, with who gave them, paged", 
     ["carol", null],
     ["bob", "Delivered on time"],
   ]);
-  expect(all[1]).toMatchObject({ display_name: "Bob", verification_level: 1, created_at: clock.now() - 60_000 });
+  expect(all[1]).toMatchObject({ displayName: "Bob", verificationLevel: 1, createdAt: clock.now() - 60_000 });
   expect((await store.vouchesReceived(alice.id, 1, 1)).map((v) => v.handle)).toEqual(["bob"]);
   expect(await store.vouchesReceived((await creators.find("bob"))!.id, 10, 0)).toEqual([]);
 });

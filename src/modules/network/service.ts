@@ -12,7 +12,18 @@ import type { Outbox } from "../../outbox";
 import { cleanText, parseTime, requireHandle } from "../../values";
 import { type CreatorRow, type CreatorsService, creatorNotFound } from "../creators/service";
 import type * as Model from "./model";
-import { createNetworkStore, type DealView, type GivenVouchRow, type NetworkStore, SqliteNetworkStore, type VouchPosition } from "./store";
+import {
+  createNetworkStore,
+  type DealRow,
+  type DealView,
+  type GivenVouchRow,
+  type NetworkStore,
+  type NetworkSyncStore,
+  type ReviewRow,
+  type ServerRow,
+  type VouchPosition,
+  type VouchRow,
+} from "./store";
 
 export type { DealRow, GivenVouchRow, VouchPosition, VouchRow } from "./store";
 export type Vouch = typeof Model.Vouch.static;
@@ -32,16 +43,19 @@ const TRANSITIONS: Record<DealAction, { from: DealStatus; to: DealStatus }> = {
 
 const DEAL_ID = /^deal_[0-9a-z]{1,60}$/;
 
-type VouchInput = { from: string; to: string; message?: string | null; created_at?: string };
-type DealInput = { id?: string; from: string; to: string; status: DealStatus; created_at?: string };
-type ReviewInput = { from: string; to: string; rating: number; created_at?: string };
-type ReferralInput = { referrer: string; referred: string; created_at?: string };
-type ServerInput = { platform: string; server_id: string; name?: string | null; created_at?: string };
+/** An import line may date what it records; a partner's write happens now. */
+type Dated = { created_at?: string };
+type VouchInput = typeof Model.VouchBody.static & Dated;
+/** The import also gives a deal its id and any status; a partner's opens pending. */
+type DealInput = typeof Model.DealBody.static & { id?: string; status: DealStatus } & Dated;
+type ReviewInput = typeof Model.ReviewBody.static & Dated;
+type ReferralInput = typeof Model.ReferralBody.static & Dated;
+type ServerInput = typeof Model.ServerParams.static & NonNullable<typeof Model.ServerBody.static> & Dated;
 
 export class NetworkService {
   readonly store: NetworkStore;
-  /** The same store when it answers synchronously (SQLite), for the import's `...Now` forms. */
-  private readonly sqlite: SqliteNetworkStore | null;
+  /** The store's synchronous capability (SQLite only), for the import's `...Now` forms. */
+  private readonly sync: NetworkSyncStore | null;
 
   constructor(
     database: Database,
@@ -50,12 +64,12 @@ export class NetworkService {
     private readonly creators: CreatorsService,
   ) {
     this.store = createNetworkStore(database);
-    this.sqlite = this.store instanceof SqliteNetworkStore ? this.store : null;
+    this.sync = this.store.sync ?? null;
   }
 
-  private syncStore(): SqliteNetworkStore {
-    if (!this.sqlite) throw new Error("The import's network lines run on SQLite only (the import is not converted yet).");
-    return this.sqlite;
+  private syncStore(): NetworkSyncStore {
+    if (!this.sync) throw new Error("The import's network lines run on SQLite only (the import is not converted yet).");
+    return this.sync;
   }
 
   private async creator(raw: string, role: string): Promise<CreatorRow> {
@@ -84,7 +98,7 @@ export class NetworkService {
 
   // ---- vouches --------------------------------------------------------------------------------
 
-  async vouch(input: { from: string; to: string; message?: string | null }): Promise<Vouch> {
+  async vouch(input: typeof Model.VouchBody.static): Promise<Vouch> {
     return this.write(async (now) => {
       const [from, to] = await this.pair(input.from, input.to, "vouch for");
       const row = newVouch(from, to, input, now);
@@ -113,12 +127,12 @@ export class NetworkService {
 
   // ---- deals ----------------------------------------------------------------------------------
 
-  async openDeal(input: { from: string; to: string }): Promise<Deal> {
+  async openDeal(input: typeof Model.DealBody.static): Promise<Deal> {
     return this.write(async (now) => {
       const [from, to] = await this.pair(input.from, input.to, "make a deal with");
       const row = newDeal(from, to, { ...input, status: "pending" }, now);
       await dealExists(row.id, () => this.store.insertDeal(row));
-      return dealView({ ...row, from_handle: from.handle, to_handle: to.handle });
+      return dealView({ ...row, fromHandle: from.handle, toHandle: to.handle });
     });
   }
 
@@ -131,7 +145,7 @@ export class NetworkService {
       this.creators.recomputeNow(from.id, now, true);
       this.creators.recomputeNow(to.id, now, true);
     }
-    return dealView({ ...row, from_handle: from.handle, to_handle: to.handle });
+    return dealView({ ...row, fromHandle: from.handle, toHandle: to.handle });
   }
 
   /** The `...Now` forms awaiting the store: the import on PostgreSQL, inside its transaction. */
@@ -188,10 +202,10 @@ export class NetworkService {
         throw conflict(`Deal ${id} is ${row.status}; only a ${rule.from} deal can be ${rule.to}.`);
       }
       await this.store.setDealStatus(id, rule.to, now);
-      const deal = dealView({ ...row, status: rule.to, updated_at: now });
+      const deal = dealView({ ...row, status: rule.to, updatedAt: now });
       if (rule.to === "completed") {
-        await this.creators.recompute(row.from_creator_id, now, true);
-        await this.creators.recompute(row.to_creator_id, now, true);
+        await this.creators.recompute(row.fromCreatorId, now, true);
+        await this.creators.recompute(row.toCreatorId, now, true);
       } else {
         await this.outbox.write(rule.to === "confirmed" ? "deal.confirmed" : "deal.declined", {
           deal_id: id,
@@ -207,7 +221,7 @@ export class NetworkService {
   // ---- reviews --------------------------------------------------------------------------------
 
   /** A review of `to` by `from`, attached to a completed deal between them that `from` has not reviewed. */
-  async review(input: { from: string; to: string; rating: number }): Promise<Review> {
+  async review(input: typeof Model.ReviewBody.static): Promise<Review> {
     return this.write(async (now) => {
       const [from, to] = await this.pair(input.from, input.to, "review");
       checkRating(input.rating);
@@ -229,7 +243,7 @@ export class NetworkService {
 
   // ---- referrals ------------------------------------------------------------------------------
 
-  async refer(input: { referrer: string; referred: string }): Promise<Referral> {
+  async refer(input: typeof Model.ReferralBody.static): Promise<Referral> {
     return this.write(async (now) => {
       const [referrer, referred] = await this.pair(input.referrer, input.referred, "refer");
       const createdAt = timeOf(input, now);
@@ -290,13 +304,13 @@ function timeOf(input: { created_at?: string } | object, now: number): number {
   return createdAt !== undefined ? parseTime(createdAt, "created_at") : now;
 }
 
-function newVouch(from: CreatorRow, to: CreatorRow, input: { message?: string | null; created_at?: string }, now: number) {
+function newVouch(from: CreatorRow, to: CreatorRow, input: { message?: string | null } & Dated, now: number): VouchRow {
   const createdAt = timeOf(input, now);
-  return { id: newId("vch", createdAt), from_creator_id: from.id, to_creator_id: to.id, message: cleanText(input.message), created_at: createdAt };
+  return { id: newId("vch", createdAt), fromCreatorId: from.id, toCreatorId: to.id, message: cleanText(input.message), createdAt };
 }
 
-function vouchView(row: ReturnType<typeof newVouch>, from: CreatorRow, to: CreatorRow): Vouch {
-  return { id: row.id, from: from.handle, to: to.handle, message: row.message, created_at: iso(row.created_at) };
+function vouchView(row: VouchRow, from: CreatorRow, to: CreatorRow): Vouch {
+  return { id: row.id, from: from.handle, to: to.handle, message: row.message, created_at: iso(row.createdAt) };
 }
 
 /**
@@ -327,21 +341,21 @@ const alreadyReferred = (referred: CreatorRow, insert: () => unknown) =>
   conflictOnRepeat(insert, () => conflict(`${referred.handle} was already referred.`));
 const dealExists = (id: string, insert: () => unknown) => conflictOnRepeat(insert, () => conflict(`Deal ${id} already exists.`));
 
-function newDeal(from: CreatorRow, to: CreatorRow, input: DealInput, now: number) {
+function newDeal(from: CreatorRow, to: CreatorRow, input: DealInput, now: number): DealRow {
   if (input.id !== undefined && !DEAL_ID.test(input.id)) throw unprocessable(`'${input.id.slice(0, 40)}' is not a deal id.`);
   const createdAt = timeOf(input, now);
   const id = input.id ?? newId("deal", createdAt);
-  return { id, from_creator_id: from.id, to_creator_id: to.id, status: input.status, created_at: createdAt, updated_at: createdAt };
+  return { id, fromCreatorId: from.id, toCreatorId: to.id, status: input.status, createdAt, updatedAt: createdAt };
 }
 
 function dealView(row: DealView): Deal {
   return {
     id: row.id,
-    from: row.from_handle,
-    to: row.to_handle,
+    from: row.fromHandle,
+    to: row.toHandle,
     status: row.status,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
   };
 }
 
@@ -349,17 +363,17 @@ function checkRating(rating: number) {
   if (!Number.isInteger(rating) || rating < 1 || rating > 5) throw unprocessable("rating is a whole number from 1 to 5.");
 }
 
-function newReview(from: CreatorRow, to: CreatorRow, deal: { id: string; reviewed: boolean } | null, input: ReviewInput, now: number) {
+function newReview(from: CreatorRow, to: CreatorRow, deal: { id: string; reviewed: boolean } | null, input: ReviewInput, now: number): ReviewRow {
   if (!deal) throw conflict(`${from.handle} and ${to.handle} have no completed deal to review.`);
   if (deal.reviewed) throw conflict(`${from.handle} already reviewed every completed deal with ${to.handle}.`);
   const createdAt = timeOf(input, now);
-  return { id: newId("rev", createdAt), deal_id: deal.id, from_creator_id: from.id, to_creator_id: to.id, rating: input.rating, created_at: createdAt };
+  return { id: newId("rev", createdAt), dealId: deal.id, fromCreatorId: from.id, toCreatorId: to.id, rating: input.rating, createdAt };
 }
 
-function reviewView(row: ReturnType<typeof newReview>, from: CreatorRow, to: CreatorRow): Review {
-  return { id: row.id, deal_id: row.deal_id, from: from.handle, to: to.handle, rating: row.rating, created_at: iso(row.created_at) };
+function reviewView(row: ReviewRow, from: CreatorRow, to: CreatorRow): Review {
+  return { id: row.id, deal_id: row.dealId, from: from.handle, to: to.handle, rating: row.rating, created_at: iso(row.createdAt) };
 }
 
-function serverView(platform: string, serverId: string, row: { name: string | null; created_at: number }): Server {
-  return { platform, server_id: serverId, name: row.name, created_at: iso(row.created_at) };
+function serverView(platform: string, serverId: string, row: ServerRow): Server {
+  return { platform, server_id: serverId, name: row.name, created_at: iso(row.createdAt) };
 }

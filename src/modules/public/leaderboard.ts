@@ -82,7 +82,7 @@ export class ReferralCounts {
       const rows = await this.referrals.referralsAfter(this.readPosition, CATCH_UP_SLICE);
       for (const row of rows) {
         this.all.set(row.handle, (this.all.get(row.handle) ?? 0) + 1);
-        if (row.created_at >= this.monthStart) this.month.set(row.handle, (this.month.get(row.handle) ?? 0) + 1);
+        if (row.createdAt >= this.monthStart) this.month.set(row.handle, (this.month.get(row.handle) ?? 0) + 1);
       }
       if (rows.length > 0) {
         this.readPosition = rows[rows.length - 1]!.position;

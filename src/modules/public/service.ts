@@ -173,11 +173,11 @@ export class PublicService {
       vouches: (await this.network.vouchesReceived(creator.id, limit, offset)).map((v) => ({
         id: v.id,
         from_username: v.handle,
-        from_display_name: v.display_name,
-        from_verification_level: v.verification_level,
-        from_avatar_url: v.avatar_r2_key ? `/avatars/${encodeURIComponent(v.avatar_r2_key)}` : null,
+        from_display_name: v.displayName,
+        from_verification_level: v.verificationLevel,
+        from_avatar_url: v.avatarR2Key ? `/avatars/${encodeURIComponent(v.avatarR2Key)}` : null,
         message: v.message,
-        created_at: iso(v.created_at),
+        created_at: iso(v.createdAt),
       })),
     };
   }

@@ -113,7 +113,7 @@ export class SessionsService {
       if (!position || position.k !== "vg" || position.u !== viewer.creatorId || typeof position.t !== "number" || typeof position.i !== "string" || typeof position.o !== "number") {
         throw new ServiceError("invalid_cursor", "Invalid cursor: pass next_cursor from a previous page.");
       }
-      after = { created_at: position.t, id: position.i };
+      after = { createdAt: position.t, id: position.i };
       offset = position.o;
     }
     const [count, rows] = await Promise.all([
@@ -128,12 +128,12 @@ export class SessionsService {
       offset,
       vouches: page.map((v) => ({
         handle: v.handle,
-        displayName: v.display_name,
-        avatarUrl: v.avatar_r2_key ? `/avatars/${encodeURIComponent(v.avatar_r2_key)}` : null,
-        trustScore: v.trust_score,
-        vouchedAt: iso(v.created_at),
+        displayName: v.displayName,
+        avatarUrl: v.avatarR2Key ? `/avatars/${encodeURIComponent(v.avatarR2Key)}` : null,
+        trustScore: v.trustScore,
+        vouchedAt: iso(v.createdAt),
       })),
-      next_cursor: rows.length > limit && last ? this.cursors.encode({ k: "vg", u: viewer.creatorId, t: last.created_at, i: last.id, o: offset + page.length }) : null,
+      next_cursor: rows.length > limit && last ? this.cursors.encode({ k: "vg", u: viewer.creatorId, t: last.createdAt, i: last.id, o: offset + page.length }) : null,
     };
   }
 
