@@ -91,3 +91,23 @@ test("security: no key is 401, a read or write key is 403, and nothing runs", as
   const [active] = await t.rows("SELECT CAST(count(*) AS INTEGER) AS n FROM blacklist_entries WHERE status = 'active'");
   expect(active).toEqual({ n: 2 });
 });
+
+test("happy: over HTTP, a run that outlasts the server's idle timeout still gets its answer", async () => {
+  // A server that closes a connection idle for 1 s (Bun closes it at its next 4 s tick), and a run
+  // held for 6 s: without the route lifting the timeout, the connection was reset (ECONNRESET).
+  const server = t.app.listen({ port: 0, hostname: "127.0.0.1", reusePort: false, idleTimeout: 1 }).server!;
+  const refreshStats = t.services.public.refreshStats.bind(t.services.public);
+  t.services.public.refreshStats = async () => {
+    await Bun.sleep(6_000);
+    return refreshStats();
+  };
+  try {
+    const res = await fetch(`http://127.0.0.1:${server.port}/v1/admin/jobs/public-stats`, { method: "POST", headers: { authorization: `Bearer ${admin}` } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { job: string; duration_ms: number };
+    expect(body.job).toBe("public-stats");
+    expect(body.duration_ms).toBeGreaterThanOrEqual(6_000);
+  } finally {
+    await server.stop(true);
+  }
+});
