@@ -1,4 +1,4 @@
-// Tripwire controllers (SPEC section 6): a signed-in creator's own wires under /v1/me; the
+// Tripwire controllers: a signed-in creator's own wires under /v1/me; the
 // session guard makes another creator's wire invisible (404), and an API key never opens them.
 import { Elysia } from "elysia";
 import type { SessionLookup } from "../../http/auth";

@@ -1,4 +1,4 @@
-// Schemas of the tripwire routes (SPEC section 6): a signed-in creator's watches on a handle or a
+// Schemas of the tripwire routes: a signed-in creator's watches on a handle or a
 // Discord account, their counters and where alerts go.
 import { t } from "elysia";
 import { DateTime, literals, JsonInteger } from "../../http/model";
