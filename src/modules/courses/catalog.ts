@@ -1,4 +1,4 @@
-// The courses this build ships (SPEC section 6): plain TypeScript data, so `bun build --compile`
+// The courses this build ships: plain TypeScript data, so `bun build --compile`
 // carries them inside the binary. `answer` is the index of the right option in `options` as
 // written here; readers see the options shuffled, each with this index as its `key`. Answers and
 // explanations leave the server only in a grade.

@@ -1,4 +1,4 @@
-// Creator-education courses (SPEC section 6): the catalog ships in the binary (catalog.ts), the
+// Creator-education courses: the catalog ships in the binary (catalog.ts), the
 // viewer's progress is stored (store.ts). Readers get options shuffled on every read, keyed by
 // their original index, and never an answer or explanation. Submissions answer 410 unless the
 // server runs with `--course-submissions`; then a grade keeps the best score, keeps a pass, and
@@ -64,7 +64,7 @@ export class CoursesService {
     database: Database,
     private readonly clock: Clock,
     private readonly creators: CreatorsService,
-    /** `--course-submissions`: off by default, so scores cannot be farmed (SPEC section 6). */
+    /** `--course-submissions`: off by default, so no one farms Trust Score points by retrying quizzes. */
     private readonly submissionsEnabled: boolean,
   ) {
     this.store = createCoursesStore(database);
