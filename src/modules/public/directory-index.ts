@@ -12,12 +12,17 @@
 // A build ends in a flat snapshot (directory-snapshot.ts); the creators re-read since sit beside it,
 // in this process only, until the next build. The workers of `serve --workers N` share snapshots:
 // one worker builds the snapshot of a counter value and the others map it (a shelf, see
-// `shareWith`).
+// `shareWith`). The trigram postings (directory-postings.ts), the orders pages are cut from
+// (directory-paging.ts) and the tracking of changes to catch up on (directory-freshness.ts) live
+// beside it. Kept as one file because what remains is one state: the slot arrays, the build that
+// fills them or adopts a snapshot, and the queries that read them, which a build swaps whole.
 import type { ChangeNotifier } from "../../db/changes";
 import type { MetaStore } from "../../db/meta-store";
 import type { CreatorsStore, DirectoryIndexRow } from "../creators/store";
-import { CREATORS_NOTE } from "../creators/store.shared";
 import { yieldToRequests } from "../../yield";
+import { CreatorChanges } from "./directory-freshness";
+import { countedOrder, firstInOrder } from "./directory-paging";
+import { appendPostings, type GramPostings, narrow, packPostings, slotsOf } from "./directory-postings";
 import { DIRECTORY_SORT_KEYS, DirectorySnapshot, type DirectorySnapshotContent, type DirectorySnapshotShelf, type DirectorySortKey } from "./directory-snapshot";
 
 export type { DirectorySortKey } from "./directory-snapshot";
@@ -27,8 +32,6 @@ export type DirectoryRows = Pick<CreatorsStore, "indexRowsAfter" | "indexRowsByI
 
 /** Above this many slots appended for creators already indexed, the postings are rebuilt. */
 const STALE_POSTINGS_LIMIT = 50_000;
-/** Pages that end past this many rows are sorted whole instead of selected. */
-const SELECT_TOP_UP_TO = 1_000;
 /**
  * Rows read per slice of re-reading dirty creators (each also gets its postings); the event loop
  * runs between slices. 5,000 held the request thread for 70-100 ms of CPU at 100k creators (bench
@@ -37,20 +40,6 @@ const SELECT_TOP_UP_TO = 1_000;
 const BUILD_SLICE = 2_000;
 /** Rows read per slice of a build, which computes the postings later: 3-5 ms each. */
 const READ_SLICE = 5_000;
-/** Slots whose haystacks one slice of the postings' build reads (each of its two passes). */
-const POSTINGS_SLICE = 5_000;
-/**
- * The characters nearly every haystack is made of (lower-cased handles, names and usernames), 6
- * bits each, so at most 64 (the first, 0, stands for any other character): a trigram of three of
- * them is a number below 2^18, counted in flat arrays while the index is built; the others go
- * through a map.
- */
-const GRAM_CHARACTERS = "\u0000 abcdefghijklmnopqrstuvwxyz0123456789_.-'@!&+,/:;()#$%*=?[]^";
-const CHARACTER_CODES = new Uint8Array(128);
-for (let code = 1; code < GRAM_CHARACTERS.length; code++) CHARACTER_CODES[GRAM_CHARACTERS.charCodeAt(code)] = code;
-const COMMON_GRAMS = 1 << 18;
-/** Largest sort key counted into an order of every creator (`sortedSlots`); above it, pages use a heap. */
-const COUNTED_KEYS = 1 << 20;
 /** Candidates few enough to check in full rather than narrow by another trigram's postings. */
 const NARROWED_ENOUGH = 16;
 /** Ordered rows (about 8 bytes each) kept for recent queries until the next change. */
@@ -127,17 +116,12 @@ export class DirectoryIndex {
   private built = false;
   /** Another process changed creators since the index was built. */
   private stale = false;
-  /** This process changed creators in the transaction now open. */
-  private ownWrite = false;
   private building: Promise<void> | null = null;
   private rereading: Promise<void> | null = null;
   /** Moves with every build, which gives creators new slots. */
   private generation = 0;
-  private readonly dirty = new Set<string>();
-  /** The counter as of everything the index reflects or has marked dirty. */
-  private lastCreatorsVersion = "";
-  /** After another process committed: whether it moved the creators counter (awaited by the next refresh). */
-  private creatorsCheck: Promise<boolean> | null = null;
+  /** What to catch up on before the next answer: creators to re-read, a counter to check. */
+  private readonly changes: CreatorChanges;
   /** Where the processes of one serve share snapshots; null: this process builds its own. */
   private shelf: DirectorySnapshotShelf | null = null;
   /** Waiting for the snapshot another process of the serve is making. */
@@ -146,41 +130,9 @@ export class DirectoryIndex {
   constructor(
     private readonly rows: DirectoryRows,
     changes: ChangeNotifier,
-    private readonly meta: MetaStore,
+    meta: MetaStore,
   ) {
-    changes.onExternalCommit((notes) => {
-      // Not built nor building: the first build reads everything and the counter itself (a process
-      // that never answers the directory, the supervisor of `serve --workers N`, reads nothing).
-      if (!this.built && this.building === null) return;
-      if (notes !== null) {
-        // The creators the commit wrote (none when the topic is absent): re-read before the next query.
-        const ids = (notes[CREATORS_NOTE] as string[] | undefined) ?? [];
-        if (this.built || this.building) for (const id of ids) this.dirty.add(id);
-        return;
-      }
-      // Every write moves the counter, this process's own too; those are recorded as they commit
-      // (below), so a moved counter here is another process's change to creators.
-      // Compared with the counter as this index knew it now, before a write of its own moves it.
-      const known = this.lastCreatorsVersion;
-      const earlier = this.creatorsCheck;
-      // A failed read counts as a move: the index is rebuilt rather than left behind.
-      this.creatorsCheck = this.readCreatorsVersion()
-        .then(async (version) => version !== known || (earlier !== null && (await earlier)))
-        .catch(() => true);
-    });
-    changes.onOwnCommit(() => {
-      if (!this.ownWrite) return;
-      this.ownWrite = false;
-      // The read itself starts here, before COMMIT (on PostgreSQL inside the transaction); only
-      // the assignment waits. A failed read leaves the older value: the next moved counter rebuilds.
-      // On PostgreSQL the read may also take in another instance's commit whose notification is
-      // still on its way; that matters only for a commit too big to name its creators (notes null).
-      void this.readCreatorsVersion()
-        .then((version) => {
-          this.lastCreatorsVersion = version;
-        })
-        .catch(() => {});
-    });
+    this.changes = new CreatorChanges(changes, meta, () => this.built || this.building !== null);
   }
 
   /** Whether the index is built and no (re)build is under way. */
@@ -216,7 +168,7 @@ export class DirectoryIndex {
   }
 
   private changesPending(): boolean {
-    return this.dirty.size > 0 || this.creatorsCheck !== null || this.stale || this.rereading !== null;
+    return this.changes.dirty.size > 0 || this.changes.check !== null || this.stale || this.rereading !== null;
   }
 
   private releaseRowsReadWaiters(): void {
@@ -238,8 +190,7 @@ export class DirectoryIndex {
 
   /** A creator changed (inside a transaction that may still roll back): re-read it before the next query. */
   markDirty(creatorId: string): void {
-    this.ownWrite = true;
-    if (this.built || this.building) this.dirty.add(creatorId);
+    this.changes.markDirty(creatorId);
   }
 
   /**
@@ -247,17 +198,17 @@ export class DirectoryIndex {
    * process wrote to creators, and re-reads the creators this process changed since the last call.
    */
   async refresh(): Promise<void> {
-    if (this.creatorsCheck !== null && this.building === null) {
+    if (this.changes.check !== null && this.building === null) {
       // Reading the counter is asynchronous: meanwhile the index is not ready, as in a build.
-      const check = this.creatorsCheck;
-      this.creatorsCheck = null;
+      const check = this.changes.check;
+      this.changes.check = null;
       this.rowsRead = false;
       this.building = check.then((moved) => (moved ? this.build() : undefined)).finally(() => {
         this.building = null;
         this.releaseRowsReadWaiters();
       });
     }
-    if (!this.built || this.stale || this.staleAppends > STALE_POSTINGS_LIMIT || this.dirty.size > this.count / 4) {
+    if (!this.built || this.stale || this.staleAppends > STALE_POSTINGS_LIMIT || this.changes.dirty.size > this.count / 4) {
       this.building ??= this.build().finally(() => {
         this.building = null;
         this.releaseRowsReadWaiters();
@@ -266,7 +217,7 @@ export class DirectoryIndex {
     if (this.building) await this.building;
     // One re-read at a time for every caller: a query waits for creators another caller took out of
     // the set and is still reading.
-    while (this.dirty.size > 0 || this.rereading) {
+    while (this.changes.dirty.size > 0 || this.rereading) {
       this.rereading ??= this.rereadDirty().finally(() => {
         this.rereading = null;
       });
@@ -279,16 +230,16 @@ export class DirectoryIndex {
    * they are re-read a slice at a time. Creators marked meanwhile join the same set.
    */
   private async rereadDirty(): Promise<void> {
-    while (this.dirty.size > 0) {
+    while (this.changes.dirty.size > 0) {
       const ids: string[] = [];
-      for (const id of this.dirty) {
-        this.dirty.delete(id);
+      for (const id of this.changes.dirty) {
+        this.changes.dirty.delete(id);
         if (ids.push(id) === BUILD_SLICE) break;
       }
       // In rowid order, so creators new to the index take slots in the order they were made.
       const rows = await this.rows.indexRowsByIds(ids);
       for (const row of rows.sort((a, b) => a.rowid - b.rowid)) this.put(row);
-      if (this.dirty.size > 0) await yieldToRequests();
+      if (this.changes.dirty.size > 0) await yieldToRequests();
     }
   }
 
@@ -408,42 +359,7 @@ export class DirectoryIndex {
     const before = this.idsFollowSlots
       ? (a: number, b: number) => key[b]! - key[a]! || a - b
       : (a: number, b: number) => key[b]! - key[a]! || (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0);
-    let ordered: number[];
-    if (end >= slots.length || end > SELECT_TOP_UP_TO) {
-      ordered = slots.slice().sort(before);
-    } else {
-      // A heap of the `end` best so far, the worst of them on top: O(matches x log(end)). Slots
-      // follow creation order (and so, mostly, id order): walked backwards for "newest" and
-      // forwards for the others (where ties fall back to the id), nearly every candidate after the
-      // first few is turned away by one comparison.
-      const heap: number[] = [];
-      const worse = (i: number, j: number) => before(heap[i]!, heap[j]!) > 0;
-      const swap = (i: number, j: number) => {
-        const held = heap[i]!;
-        heap[i] = heap[j]!;
-        heap[j] = held;
-      };
-      const backwards = sort === "newest";
-      for (let n = 0; n < slots.length; n++) {
-        const slot = slots[backwards ? slots.length - 1 - n : n]!;
-        if (heap.length < end) {
-          heap.push(slot);
-          for (let i = heap.length - 1; i > 0 && worse(i, (i - 1) >> 1); i = (i - 1) >> 1) swap(i, (i - 1) >> 1);
-        } else if (before(slot, heap[0]!) < 0) {
-          heap[0] = slot;
-          for (let i = 0; ; ) {
-            const left = 2 * i + 1;
-            if (left >= end) break;
-            const child = left + 1 < end && worse(left + 1, left) ? left + 1 : left;
-            if (!worse(child, i)) break;
-            swap(child, i);
-            i = child;
-          }
-        }
-      }
-      ordered = heap.sort(before);
-    }
-    return ordered.slice(offset, end);
+    return firstInOrder(slots, before, end, sort === "newest").slice(offset, end);
   }
 
   /**
@@ -455,21 +371,8 @@ export class DirectoryIndex {
     if (!this.idsFollowSlots || sort === "newest") return null;
     const kept = this.orders.get(sort);
     if (kept) return kept;
-    const key = this.keys[sort];
-    const slots = this.count;
-    let highest = 0;
-    for (let slot = 0; slot < slots; slot++) {
-      const value = key[slot]!;
-      if (!Number.isInteger(value) || value < 0 || value > COUNTED_KEYS) return null;
-      if (value > highest) highest = value;
-    }
-    // By key, highest first: where its slots start in the order.
-    const starts = new Int32Array(highest + 2);
-    for (let slot = 0; slot < slots; slot++) starts[highest - key[slot]! + 1]!++;
-    for (let bucket = 1; bucket < starts.length; bucket++) starts[bucket]! += starts[bucket - 1]!;
-    const order = new Int32Array(slots);
-    for (let slot = 0; slot < slots; slot++) order[starts[highest - key[slot]!]!++] = slot;
-    this.orders.set(sort, order);
+    const order = countedOrder(this.keys[sort], this.count);
+    if (order !== null) this.orders.set(sort, order);
     return order;
   }
 
@@ -481,7 +384,7 @@ export class DirectoryIndex {
     // query's cost when the rarest trigram still names thousands). The full check of every word
     // then drops stale postings and trigram coincidences.
     if (!this.postingsLive) return this.scanEvery(words, platform);
-    const grams: Array<{ packed: Int32Array | undefined; recent: number[] | undefined; count: number }> = [];
+    const grams: GramPostings[] = [];
     const distinct = new Set<string>();
     for (const word of words) {
       for (let i = 0; i + 3 <= word.length; i++) {
@@ -498,51 +401,8 @@ export class DirectoryIndex {
     if (grams.length === 0) return [];
     grams.sort((a, b) => a.count - b.count);
     const seen = this.scratch();
-    // The rarest trigram's slots, ascending and once each.
-    let candidates: number[] = [];
-    const rarest = grams[0]!;
-    if (rarest.packed) for (let i = 0; i < rarest.packed.length; i++) candidates.push(rarest.packed[i]!);
-    if (rarest.recent && rarest.recent.length > 0) {
-      for (const slot of rarest.recent) candidates.push(slot);
-      candidates.sort((a, b) => a - b);
-      let kept = 0;
-      for (let i = 0; i < candidates.length; i++) if (i === 0 || candidates[i] !== candidates[kept - 1]) candidates[kept++] = candidates[i]!;
-      candidates.length = kept;
-    }
-    for (let g = 1; g < grams.length && candidates.length > NARROWED_ENOUGH; g++) {
-      const { packed, recent } = grams[g]!;
-      // Slots appended since the build are few: marked, then looked up by stamp.
-      const stamp = ++this.stamp;
-      if (recent) for (const slot of recent) seen[slot] = stamp;
-      const narrowed: number[] = [];
-      let at = 0;
-      const end = packed?.length ?? 0;
-      for (const slot of candidates) {
-        if (seen[slot] === stamp) {
-          narrowed.push(slot);
-          continue;
-        }
-        // Galloping: candidates ascend, so the search in `packed` resumes where it stopped.
-        if (at < end && packed![at]! < slot) {
-          let step = 1;
-          let low = at;
-          while (at + step < end && packed![at + step]! < slot) {
-            low = at + step;
-            step *= 2;
-          }
-          let high = Math.min(at + step, end);
-          // packed[low] < slot <= packed[high] (or high = end): binary search between them.
-          while (low + 1 < high) {
-            const mid = (low + high) >> 1;
-            if (packed![mid]! < slot) low = mid;
-            else high = mid;
-          }
-          at = high;
-        }
-        if (at < end && packed![at] === slot) narrowed.push(slot);
-      }
-      candidates = narrowed;
-    }
+    let candidates = slotsOf(grams[0]!);
+    for (let g = 1; g < grams.length && candidates.length > NARROWED_ENOUGH; g++) candidates = narrow(candidates, grams[g]!, seen, ++this.stamp);
     const on = this.platformFilter(platform);
     const out: number[] = [];
     next: for (const slot of candidates) {
@@ -588,11 +448,11 @@ export class DirectoryIndex {
     this.rowsRead = false;
     this.generation++;
     // Changes made during the build are marked dirty and re-read after it.
-    this.dirty.clear();
+    this.changes.dirty.clear();
     this.stale = false;
     this.built = false;
-    const version = await this.readCreatorsVersion();
-    this.lastCreatorsVersion = version;
+    const version = await this.changes.readVersion();
+    this.changes.lastVersion = version;
     // Another process of this serve may have made (or be making) the snapshot of this very state.
     let taken: Uint8Array | null = null;
     if (this.shelf) {
@@ -630,7 +490,7 @@ export class DirectoryIndex {
       const { haystacks, packed } = await this.buildPostings();
       // The rows are the state of `version` only when no write to creators committed meanwhile;
       // otherwise this snapshot stays here (and the write that moved the counter rebuilds it).
-      if (making && (await this.readCreatorsVersion()) !== version) {
+      if (making && (await this.changes.readVersion()) !== version) {
         this.shelf!.abandon();
         making = false;
       }
@@ -742,72 +602,11 @@ export class DirectoryIndex {
     }
   }
 
-  /**
-   * Every slot's postings, ascending, in one typed array: a first pass over the haystacks counts
-   * each trigram's slots, a second places them. Filling a map of growing arrays keyed by trigram
-   * strings instead took 1 s of a 1.1 s build at 100k creators, and packing those arrays at the end
-   * held the request thread for 30 ms. Trigrams of common characters (nearly all) are counted by
-   * number in flat arrays; the others go through a map.
-   */
+  /** Every slot's haystack as of now, and the postings packed from them (directory-postings.ts). */
   private async buildPostings(): Promise<{ haystacks: string[]; packed: Map<string, Int32Array> }> {
     // As of now: a creator re-read while the passes run (or new) gets its postings after them.
     const haystacks = Array.from({ length: this.count }, (_, slot) => this.haystackOf(slot));
-    const slots = haystacks.length;
-    // By trigram number: its slots counted, then where the next of them goes.
-    const next = new Int32Array(COMMON_GRAMS);
-    // By trigram number: slot + 1 of the haystack that last had it (a trigram twice in one haystack is one posting).
-    const lastSlot = new Int32Array(COMMON_GRAMS);
-    // Other trigrams, as strings (the first pass collects them).
-    const others = new Map<string, number[]>();
-    const pass = async (first: boolean, visit: (gram: number, slot: number) => void) => {
-      lastSlot.fill(0);
-      for (let from = 0; from < slots; from += POSTINGS_SLICE) {
-        for (let slot = from; slot < Math.min(slots, from + POSTINGS_SLICE); slot++) {
-          const text = haystacks[slot]!;
-          for (let i = 0; i + 3 <= text.length; i++) {
-            const gram = commonGram(text, i);
-            if (gram >= 0) {
-              if (lastSlot[gram] === slot + 1) continue;
-              lastSlot[gram] = slot + 1;
-              visit(gram, slot);
-            } else if (first) {
-              const other = text.slice(i, i + 3);
-              const list = others.get(other);
-              if (!list) others.set(other, [slot]);
-              else if (list[list.length - 1] !== slot) list.push(slot);
-            }
-          }
-        }
-        await yieldToRequests();
-      }
-    };
-    await pass(true, (gram) => {
-      next[gram]!++;
-    });
-    let total = 0;
-    for (let gram = 0; gram < COMMON_GRAMS; gram++) {
-      const count = next[gram]!;
-      next[gram] = total;
-      total += count;
-    }
-    const postings = new Int32Array(total);
-    await pass(false, (gram, slot) => {
-      postings[next[gram]!++] = slot;
-    });
-    // `next[gram]` is now where the following trigram's slots start.
-    const packed = new Map<string, Int32Array>();
-    for (let gram = 0, start = 0; gram < COMMON_GRAMS; gram++) {
-      const end = next[gram]!;
-      if (end > start) packed.set(GRAM_CHARACTERS[gram >> 12]! + GRAM_CHARACTERS[(gram >> 6) & 63]! + GRAM_CHARACTERS[gram & 63]!, postings.subarray(start, end));
-      start = end;
-    }
-    for (const [gram, list] of others) packed.set(gram, Int32Array.from(list));
-    return { haystacks, packed };
-  }
-
-  /** The counter the creators triggers move on every write (src/db/meta-store.ts). */
-  private async readCreatorsVersion(): Promise<string> {
-    return (await this.meta.value("creators_version")) ?? "";
+    return { haystacks, packed: await packPostings(haystacks) };
   }
 
   private put(row: DirectoryIndexRow) {
@@ -848,27 +647,6 @@ export class DirectoryIndex {
 
   /** Postings for every trigram of the slot's haystack, appended to those kept since the build. */
   private addPostings(slot: number): void {
-    // Trigrams of UTF-16 code units, the same cut the query gets; a trigram seen twice in one
-    // haystack finds this slot already at the end of its list.
-    const text = this.haystackOf(slot);
-    for (let i = 0; i + 3 <= text.length; i++) {
-      const gram = text.slice(i, i + 3);
-      const list = this.recent.get(gram);
-      if (!list) this.recent.set(gram, [slot]);
-      else if (list[list.length - 1] !== slot) list.push(slot);
-    }
+    appendPostings(this.recent, slot, this.haystackOf(slot));
   }
 }
-
-/** The trigram of `text` at `i` as a number when its three code units are in GRAM_CHARACTERS, else -1. */
-function commonGram(text: string, i: number): number {
-  const a = text.charCodeAt(i);
-  const b = text.charCodeAt(i + 1);
-  const c = text.charCodeAt(i + 2);
-  if ((a | b | c) >= 128) return -1;
-  const x = CHARACTER_CODES[a]!;
-  const y = CHARACTER_CODES[b]!;
-  const z = CHARACTER_CODES[c]!;
-  return x === 0 || y === 0 || z === 0 ? -1 : (x << 12) | (y << 6) | z;
-}
-
