@@ -150,9 +150,9 @@ describe(`blacklist store (${backend})`, () => {
     const { blacklist } = await serviceOn(database);
     const store = createBlacklistStore(database);
     const row = await blacklist.add(ban("500"), "key_1");
-    const copy = { ...row, provider_user_id: "501" };
+    const copy = { ...row, providerUserId: "501" };
     await expect(store.transaction(() => store.insertEntry(copy))).rejects.toBeInstanceOf(UniqueViolation);
-    expect((await store.byId(row.id))?.provider_user_id).toBe("500");
+    expect((await store.byId(row.id))?.providerUserId).toBe("500");
     expect(await count(database, "blacklist_entries")).toBe(1);
   });
 
@@ -163,11 +163,11 @@ describe(`blacklist store (${backend})`, () => {
     blacklist.onEntryChange(async (row, change) => {
       // Awaits database work only, as a listener inside a SQLite write must.
       await createBlacklistStore(database).byId(row.id);
-      seen.push(`first ${change} ${row.provider_user_id}`);
+      seen.push(`first ${change} ${row.providerUserId}`);
     });
     blacklist.onEntryChange((row) => {
-      seen.push(`second ${row.provider_user_id}`);
-      if (row.provider_user_id === "666") throw new Error("listener refused");
+      seen.push(`second ${row.providerUserId}`);
+      if (row.providerUserId === "666") throw new Error("listener refused");
     });
     await blacklist.add(ban("600"), "key_1");
     expect(seen).toEqual(["first added 600", "second 600"]);

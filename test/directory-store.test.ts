@@ -114,12 +114,12 @@ test("entry subjects by username and an account's username: active and unexpired
   await a.blacklist.overturn(overturned.id, "mistaken");
 
   const subjects = async (now: number) =>
-    (await entries.subjectsByUsername("grifter", now, 10)).map((s) => `${s.provider}:${s.provider_user_id}:${s.username}`).sort();
+    (await entries.subjectsByUsername("grifter", now, 10)).map((s) => `${s.provider}:${s.providerUserId}:${s.username}`).sort();
   expect(await subjects(clock.now())).toEqual(["discord:80351110224678913:GRIFTER", "github:42:Grifter", "roblox:7:grifter"]);
   expect(await subjects(clock.now() + 120_000)).toEqual(["github:42:Grifter", "roblox:7:grifter"]);
   expect(await entries.subjectsByUsername("grifter", clock.now(), 1)).toHaveLength(1);
 
-  expect(await entries.subjectName("github", "42", clock.now())).toEqual({ provider: "github", provider_user_id: "42", username: "Grifter" });
+  expect(await entries.subjectName("github", "42", clock.now())).toEqual({ provider: "github", providerUserId: "42", username: "Grifter" });
   expect(await entries.subjectName("roblox", "8", clock.now())).toBeNull();
   expect(await entries.subjectName("discord", "80351110224678913", clock.now() + 120_000)).toBeNull();
 });

@@ -39,8 +39,8 @@ export const blacklistCommands: Command[] = [
       };
       if (!/^[a-z0-9_.-]{1,64}$/.test(input.reason_code)) throw new UsageError("--reason-code: use 1-64 of a-z, 0-9, '_', '.', '-'");
       const row = await withDatabase(values, ({ services }) => services.blacklist.add(input, "cli"));
-      const view = { ...toPublicEntry(row), provider: row.provider, provider_user_id: row.provider_user_id, username: row.username };
-      print(values.json, view, `added ${row.id}  ${row.provider}:${row.provider_user_id}  ${row.severity}  ${row.reason_code}${view.appealable ? "" : "  not appealable"}`);
+      const view = { ...toPublicEntry(row), provider: row.provider, provider_user_id: row.providerUserId, username: row.username };
+      print(values.json, view, `added ${row.id}  ${row.provider}:${row.providerUserId}  ${row.severity}  ${row.reasonCode}${view.appealable ? "" : "  not appealable"}`);
     },
   },
   {

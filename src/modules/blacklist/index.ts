@@ -116,7 +116,7 @@ export function partnerBlacklistRoutes(runtime: Runtime, blacklist: BlacklistSer
       async ({ body, caller, set }) => {
         const row = await blacklist.add(body, caller.keyId);
         set.status = 201;
-        return { ...toPublicEntry(row), provider: row.provider, provider_user_id: row.provider_user_id, username: row.username };
+        return { ...toPublicEntry(row), provider: row.provider, provider_user_id: row.providerUserId, username: row.username };
       },
       {
         body: NewEntryBody,

@@ -187,7 +187,7 @@ export class SubjectFilter {
   private async takeRows(limit: number): Promise<number | null> {
     const rows = await this.store.rowsAfter(this.lastRowid, limit);
     if (rows === null) return null;
-    for (const row of rows) this.add(row.provider, row.provider_user_id);
+    for (const row of rows) this.add(row.provider, row.providerUserId);
     if (rows.length > 0) this.lastRowid = rows[rows.length - 1]!.position;
     return rows.length;
   }

@@ -210,7 +210,7 @@ export class TrustScores {
   /** Recomputes the creators an entry names, in the entry's transaction. */
   private async afterEntryChange(row: EntryRow, emit: boolean): Promise<void> {
     const now = this.clock.now();
-    for (const id of await this.store.creatorsNamedBy(row.creator_handle ?? "", row.provider, row.provider_user_id)) {
+    for (const id of await this.store.creatorsNamedBy(row.creatorHandle ?? "", row.provider, row.providerUserId)) {
       await this.recompute(id, now, emit);
     }
   }
@@ -218,7 +218,7 @@ export class TrustScores {
   private afterEntryChangeNow(row: EntryRow, emit: boolean): void | Promise<void> {
     const now = this.clock.now();
     const pending: Promise<void>[] = [];
-    for (const id of this.syncStore().creatorsNamedBy(row.creator_handle ?? "", row.provider, row.provider_user_id)) {
+    for (const id of this.syncStore().creatorsNamedBy(row.creatorHandle ?? "", row.provider, row.providerUserId)) {
       const left = this.recomputeNow(id, now, emit);
       if (left) pending.push(left);
     }

@@ -86,7 +86,7 @@ export class PublicAccounts {
     };
     for (const c of links) if (c.public) add(c.provider, c.provider_user_id, c.provider_username);
     for (const c of await this.creators.publicConnectionsByUsername(lower, MAX_HITS)) add(c.provider, c.provider_user_id, c.provider_username);
-    for (const s of await this.entries.subjectsByUsername(lower, now, MAX_HITS)) add(s.provider, s.provider_user_id, s.username);
+    for (const s of await this.entries.subjectsByUsername(lower, now, MAX_HITS)) add(s.provider, s.providerUserId, s.username);
     for (const provider of PROVIDERS) {
       const id = normalizeAccountId(provider, query);
       if (id === null) continue;
@@ -127,7 +127,7 @@ export class PublicAccounts {
       high_risk: highRisk,
       watchlist,
       severity: hit?.severity ?? null,
-      reason_code: hit?.reason_code ?? null,
+      reason_code: hit?.reasonCode ?? null,
       summary: hit?.summary ?? null,
       source: hit ? "blacklist" : watchlist ? "external" : "creator",
     };

@@ -4,7 +4,7 @@
 // an `EntriesFile`, in file order, which the import then stores in one statement; lines whose start names another kind, and the entries of the file's last part,
 // the import thread checks itself.
 import { prepareEntryAt } from "../blacklist/service";
-import { EntriesFile } from "../blacklist/store";
+import { EntriesFile } from "../blacklist/entries-file";
 import { firstSchemaFailure } from "./lines";
 
 declare const self: Worker;

@@ -514,21 +514,21 @@ function entryLine(row: EntryRow): Record<string, unknown> {
     type: "entry",
     id: row.id,
     provider: row.provider,
-    provider_user_id: row.provider_user_id,
+    provider_user_id: row.providerUserId,
     severity: row.severity,
     scope: row.scope,
     vertical: row.vertical,
-    reason_code: row.reason_code,
-    issued_at: iso(row.issued_at),
+    reason_code: row.reasonCode,
+    issued_at: iso(row.issuedAt),
     appealable: !!row.appealable,
-    high_risk: !!row.high_risk,
+    high_risk: !!row.highRisk,
     watchlist: !!row.watchlist,
     status: row.status,
   };
   if (row.username !== null) line.username = row.username;
   if (row.summary !== null) line.summary = row.summary;
-  if (row.expires_at !== null) line.expires_at = iso(row.expires_at);
-  if (row.creator_handle !== null) line.creator = row.creator_handle;
+  if (row.expiresAt !== null) line.expires_at = iso(row.expiresAt);
+  if (row.creatorHandle !== null) line.creator = row.creatorHandle;
   if (row.evidence !== null) line.evidence = row.evidence;
   return line;
 }

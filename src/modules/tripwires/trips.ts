@@ -55,9 +55,9 @@ export class TripwireTrips {
     if (row.provider !== "discord" || row.status !== "active" || row.watchlist || row.severity !== "ban") return;
     return this.trip({
       target: "discord",
-      watched: row.provider_user_id,
-      messages: { blacklisted: `Tripwire: Discord account ${row.provider_user_id} was blacklisted (${row.reason_code}).` },
-      at: row.created_at,
+      watched: row.providerUserId,
+      messages: { blacklisted: `Tripwire: Discord account ${row.providerUserId} was blacklisted (${row.reasonCode}).` },
+      at: row.createdAt,
     });
   }
 

@@ -1,0 +1,151 @@
+// The blacklist's tables on PostgreSQL (the contract: store.ts). Every statement goes through
+// `database.sql()`, so it joins the caller's transaction.
+import { translatingConflicts } from "../../db/errors";
+import type { PostgresDatabase } from "../../db/postgres";
+import { columnsOf, rowReader } from "../../db/rows";
+import type { ChangeType, Provider, Vertical } from "../../domain";
+import type { BlacklistStore, ChangeRow, EntryRow, HitRow, SubjectKey, SubjectName } from "./store";
+import { HIT_FIELDS, SUBJECT_FIELDS, SUBJECTS_NOTE } from "./store.shared";
+import { blacklistChanges, blacklistEntries } from "./tables";
+
+const CHANGE_FIELDS = ["seq", "type", "entryId", "at"] as const;
+const ENTRY_COLUMNS = columnsOf(blacklistEntries);
+const SUBJECT_COLUMNS = columnsOf(blacklistEntries, SUBJECT_FIELDS);
+const readEntry = rowReader(blacklistEntries);
+const readHit = rowReader(blacklistEntries, HIT_FIELDS);
+const readChangeFields = rowReader(blacklistChanges, CHANGE_FIELDS);
+const readChange = (raw: Record<string, unknown>) => readChangeFields(readEntry(raw)) as ChangeRow;
+
+export class PostgresBlacklistStore implements BlacklistStore {
+  constructor(private readonly database: PostgresDatabase) {}
+
+  private get sql() {
+    return this.database.sql();
+  }
+
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.database.write(fn);
+  }
+
+  async subjectRows(provider: Provider, id: string): Promise<HitRow[]> {
+    const rows = await this.sql.unsafe(
+      `SELECT ${columnsOf(blacklistEntries, HIT_FIELDS)}
+       FROM blacklist_entries WHERE provider = $1 AND provider_user_id = $2 AND status = 'active'`,
+      [provider, id],
+    );
+    return rows.map(readHit);
+  }
+
+  async page(afterTime: number, afterId: string, now: number, vertical: Vertical, limit: number) {
+    const rows = await this.sql.unsafe(
+      `SELECT ${ENTRY_COLUMNS} FROM blacklist_entries
+       WHERE status = 'active' AND NOT watchlist AND (issued_at, id) > ($1::bigint, $2::text)
+         AND (expires_at IS NULL OR expires_at > $3::bigint)
+         AND ($4::text = 'all' OR scope = 'global' OR vertical = $4::text)
+       ORDER BY issued_at, id LIMIT $5`,
+      [afterTime, afterId, now, vertical, limit],
+    );
+    return rows.map(readEntry);
+  }
+
+  async byId(id: string) {
+    const [row] = await this.sql.unsafe(`SELECT ${ENTRY_COLUMNS} FROM blacklist_entries WHERE id = $1`, [id]);
+    return row ? readEntry(row) : null;
+  }
+
+  async lockById(id: string) {
+    const [row] = await this.sql.unsafe(`SELECT ${ENTRY_COLUMNS} FROM blacklist_entries WHERE id = $1 FOR UPDATE`, [id]);
+    return row ? readEntry(row) : null;
+  }
+
+  async changesAfter(seq: number, limit: number): Promise<ChangeRow[]> {
+    const rows = await this.sql.unsafe(
+      `SELECT ${columnsOf(blacklistChanges, CHANGE_FIELDS, "c")}, ${columnsOf(blacklistEntries, undefined, "e")}
+       FROM blacklist_changes c JOIN blacklist_entries e ON e.id = c.entry_id
+       WHERE c.seq > $1::bigint ORDER BY c.seq LIMIT $2`,
+      [seq, limit],
+    );
+    return rows.map(readChange);
+  }
+
+  async insertEntry(row: EntryRow) {
+    await translatingConflicts(
+      () => this.sql`
+        INSERT INTO blacklist_entries (id, provider, provider_user_id, username, severity, scope, vertical, reason_code,
+          summary, issued_at, expires_at, appealable, high_risk, watchlist, creator_handle, evidence, reporter, status,
+          overturned_at, created_at)
+        VALUES (${row.id}, ${row.provider}, ${row.providerUserId}, ${row.username}, ${row.severity}, ${row.scope},
+          ${row.vertical}, ${row.reasonCode}, ${row.summary}, ${row.issuedAt}, ${row.expiresAt}, ${row.appealable},
+          ${row.highRisk}, ${row.watchlist}, ${row.creatorHandle}, ${row.evidence}, ${row.reporter}, ${row.status},
+          ${row.overturnedAt}, ${row.createdAt})`,
+    );
+    // Other instances add the subject to their filters from the commit's notification instead of
+    // reading the table again (every insert of an active row must note it: see PostgresDatabase.note).
+    if (row.status === "active") this.database.note(SUBJECTS_NOTE, [row.provider, row.providerUserId]);
+  }
+
+  async insertChange(type: ChangeType, entryId: string, at: number) {
+    await this.sql`INSERT INTO blacklist_changes (type, entry_id, at) VALUES (${type}, ${entryId}, ${at})`;
+  }
+
+  async markOverturned(id: string, at: number, reason: string | null) {
+    await this.sql`
+      UPDATE blacklist_entries SET status = 'overturned', overturned_at = ${at}, overturn_reason = ${reason} WHERE id = ${id}`;
+  }
+
+  /** SKIP LOCKED: two instances running the job at once expire (and feed) each row once. */
+  async expireDue(now: number, limit: number) {
+    const rows = await this.sql.unsafe(
+      `UPDATE blacklist_entries SET status = 'expired'
+       WHERE id IN (
+         SELECT id FROM blacklist_entries
+         WHERE status = 'active' AND expires_at IS NOT NULL AND expires_at <= $1::bigint
+         LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING ${ENTRY_COLUMNS}`,
+      [now, limit],
+    );
+    return rows.map((row: Record<string, unknown>) => ({ ...readEntry(row), status: "active" as const }));
+  }
+
+  async subjectsAfter(after: SubjectKey, limit: number) {
+    const rows = await this.sql`
+      SELECT provider, provider_user_id FROM blacklist_entries
+      WHERE (provider, provider_user_id) > (${after[0]}::text, ${after[1]}::text) AND status = 'active'
+      ORDER BY provider, provider_user_id LIMIT ${limit}`;
+    return (rows as Array<{ provider: string; provider_user_id: string }>).map((row): SubjectKey => [row.provider, row.provider_user_id]);
+  }
+
+  async lastPosition() {
+    return null;
+  }
+
+  async rowsAfter() {
+    return null;
+  }
+
+  async countListed(now: number): Promise<number> {
+    const [row] = await this.sql`
+      SELECT count(*)::int AS n FROM blacklist_entries
+      WHERE status = 'active' AND NOT watchlist AND (expires_at IS NULL OR expires_at > ${now})`;
+    return row.n as number;
+  }
+
+  async subjectsByUsername(lowerUsername: string, now: number, limit: number): Promise<SubjectName[]> {
+    return this.sql.unsafe(
+      `SELECT DISTINCT ${SUBJECT_COLUMNS} FROM blacklist_entries
+       WHERE lower(username) = $1 AND username IS NOT NULL AND status = 'active' AND (expires_at IS NULL OR expires_at > $2::bigint)
+       LIMIT $3`,
+      [lowerUsername, now, limit],
+    );
+  }
+
+  async subjectName(provider: string, id: string, now: number): Promise<SubjectName | null> {
+    const [row] = await this.sql.unsafe(
+      `SELECT ${SUBJECT_COLUMNS} FROM blacklist_entries
+       WHERE provider = $1 AND provider_user_id = $2 AND status = 'active' AND (expires_at IS NULL OR expires_at > $3::bigint)
+       ORDER BY username IS NULL, issued_at DESC LIMIT 1`,
+      [provider, id, now],
+    );
+    return (row as SubjectName | undefined) ?? null;
+  }
+}

@@ -1,0 +1,102 @@
+// Adding and overturning entries. Every write is one transaction with everything it causes: the
+// entry's change-feed row, its outbox event and the listeners' derived changes (a creator's Trust
+// Score, a tripwire), so a failure anywhere leaves nothing behind.
+import { type Clock, iso } from "../../clock";
+import { UniqueViolation } from "../../db/errors";
+import type { ChangeType } from "../../domain";
+import { conflict, notFound } from "../../errors";
+import type { Outbox } from "../../outbox";
+import type { BlacklistChecks } from "./check";
+import { type NewEntry, prepareEntryAt, toPublicEntry } from "./entry";
+import type { OverturnResult } from "./model";
+import type { BlacklistStore, EntryRow } from "./store";
+import type { SubjectFilter } from "./subject-filter";
+
+/**
+ * Told, inside the writing transaction, about every entry that became or stopped being active,
+ * so derived state (a creator's Trust Score) changes atomically with the entry. `emit` is false
+ * for imports, which write no events.
+ */
+export type EntryListener = (row: EntryRow, change: ChangeType, emit: boolean) => void | Promise<void>;
+
+export class BlacklistWrites {
+  private readonly listeners: EntryListener[] = [];
+
+  constructor(
+    private readonly store: BlacklistStore,
+    private readonly checks: BlacklistChecks,
+    private readonly subjects: SubjectFilter,
+    private readonly outbox: Outbox,
+    private readonly clock: Clock,
+  ) {}
+
+  onEntryChange(listener: EntryListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Tells the listeners in order, each awaited, inside the writing transaction. */
+  async notify(row: EntryRow, change: ChangeType, emit: boolean): Promise<void> {
+    for (const listener of this.listeners) await listener(row, change, emit);
+  }
+
+  /** One write transaction; a verdict cache forgets what it may have read meanwhile. */
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await this.store.transaction(fn);
+    } finally {
+      if (this.checks.caching) this.checks.forgetAll();
+    }
+  }
+
+  /**
+   * Stores a prepared entry with its change-feed row and, when `emit`, its outbox event, and tells
+   * the listeners. The caller holds the transaction. Watchlist rows are unconfirmed reports: they
+   * stay off the list and the feed.
+   */
+  private async writeEntry(row: EntryRow, emit: boolean): Promise<void> {
+    try {
+      await this.store.insertEntry(row);
+    } catch (error) {
+      // Only the entry's own id: a listener's constraint failure is its own error, not a duplicate entry.
+      if (error instanceof UniqueViolation) throw conflict(`Entry ${row.id} already exists.`);
+      throw error;
+    }
+    if (row.status !== "active") return;
+    this.subjects.add(row.provider, row.providerUserId);
+    this.checks.forget(row.provider, row.providerUserId);
+    if (!row.watchlist) {
+      await this.store.insertChange("added", row.id, row.createdAt);
+      if (emit) await this.outbox.write("blacklist.added", toPublicEntry(row), row.createdAt);
+    }
+    await this.notify(row, "added", emit);
+  }
+
+  /** Stores a prepared entry of an import, inside its transaction: feed row and listeners, no event. */
+  importEntry(row: EntryRow): Promise<void> {
+    return this.writeEntry(row, false);
+  }
+
+  /** Adds one entry: the partner route and `trustlist blacklist add`. */
+  async add(input: NewEntry, reporter: string): Promise<EntryRow> {
+    const row = prepareEntryAt({ ...input, id: undefined, status: undefined }, reporter, this.clock.now());
+    await this.transaction(() => this.writeEntry(row, true));
+    return row;
+  }
+
+  async overturn(id: string, reason: string | null): Promise<typeof OverturnResult.static> {
+    const now = this.clock.now();
+    await this.transaction(async () => {
+      const row = await this.store.lockById(id);
+      if (!row) throw notFound(`No blacklist entry ${id}.`);
+      if (row.status !== "active") throw conflict(`Entry ${id} is ${row.status}, not active.`);
+      await this.store.markOverturned(id, now, reason);
+      this.checks.forget(row.provider, row.providerUserId);
+      if (!row.watchlist) {
+        await this.store.insertChange("overturned", id, now);
+        await this.outbox.write("blacklist.overturned", toPublicEntry(row), now);
+      }
+      await this.notify({ ...row, status: "overturned" }, "overturned", true);
+    });
+    return { id, status: "overturned", overturned_at: iso(now) };
+  }
+}
