@@ -1,30 +1,17 @@
-// Import and export in the JSON Lines format of SPEC section 9. An import is one transaction: any
-// bad line aborts it with the line number and nothing is written.
+// The import of the JSON Lines format (lines.ts; the export is export.ts). An import is one
+// transaction: any bad line aborts it with the line number and nothing is written.
 import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import type { Store } from "../../db/client";
-import type { Database as AnyDatabase } from "../../db/database";
-import type { PostgresDatabase } from "../../db/postgres";
-import { type Clock, iso } from "../../clock";
-import {
-  foreignKeysUncheckedWhileBulk,
-  pageCacheWhileBulk,
-  rollbackJournalWhileAlone,
-  sortInRunsWhileBulk,
-  suspendIndexes,
-  suspendSearchIndexing,
-} from "../../db/search-index";
+import type { Clock } from "../../clock";
+import { analyzeTables, beginBulkWrite } from "../../db/bulk-write";
+import type { Database } from "../../db/database";
 import { ServiceError } from "../../errors";
 import { newId } from "../../ids";
 import type { Services } from "../../services";
-import { withReadSnapshot } from "../../db/snapshot";
-import { accountsForExport } from "../accounts/export";
-import { entriesForExport } from "../blacklist/store";
-import { connectionsForExport, creatorsForExport } from "../creators/store";
-import { dealsForExport, referralsForExport, reviewsForExport, serversForExport, vouchesForExport } from "../network/store";
 import { requireHandle } from "../../values";
 import type { EntryRow } from "../blacklist/service";
 import { EntriesApart } from "./entries-apart";
+import { exportAll } from "./export";
 import {
   AccountLine,
   checkedApart,
@@ -130,43 +117,27 @@ function pipelineKey(value: { type?: unknown; [field: string]: unknown }, lineNo
 
 export class TransferService {
   constructor(
-    private readonly database: AnyDatabase,
+    private readonly database: Database,
     private readonly services: Pick<Services, "accounts" | "blacklist" | "creators" | "network">,
     private readonly clock: Clock,
     private readonly options: { rebuildIndexesFromBytes?: number; checkLinesApartFromBytes?: number } = {},
   ) {}
 
-  private sqliteStore(): Store {
-    if (this.database.dialect !== "sqlite") throw new ServiceError("unprocessable", "import and export run on SQLite only for now");
-    return this.database;
-  }
-
-  /** Reads `path` and applies every line in one transaction. */
+  /**
+   * Reads `path` and applies every line in one transaction: a bulk write where the database offers
+   * one (db/bulk-write.ts: SQLite), each line awaited otherwise.
+   */
   async importFile(path: string): Promise<ImportSummary> {
-    if (this.database.dialect === "postgres") return this.importFileAwaiting(path);
-    const lines = jsonLines(path);
-    const summary = emptySummary();
-    const { sqlite } = this.sqliteStore();
-    const { blacklist, creators } = this.services;
     // The whole import is one transaction: with the usual 64 MB page cache its dirty pages spill
     // to the WAL and are read back as the indexes grow. Pages are only allocated when used.
-    const resumePageCache = pageCacheWhileBulk(sqlite, IMPORT_CACHE_KIB);
     // Every reference an import writes names a row it has just looked up or written itself (a
     // link's creator, a vouch's creators, a feed row's entry), so SQLite checking each one again
     // only cost time: 0.5 s of the feed's 1 s at 1M entries, and a creator look-up per link.
-    const resumeForeignKeys = foreignKeysUncheckedWhileBulk(sqlite);
-    const resumeWal = rollbackJournalWhileAlone(sqlite);
-    const resumeConnection = () => {
-      resumeWal?.();
-      resumePageCache();
-      resumeForeignKeys();
-    };
-    try {
-      sqlite.run("BEGIN IMMEDIATE");
-    } catch (error) {
-      resumeConnection();
-      throw error;
-    }
+    const bulk = beginBulkWrite(this.database, IMPORT_CACHE_KIB);
+    if (bulk === null) return this.importFileAwaiting(path);
+    const lines = jsonLines(path);
+    const summary = emptySummary();
+    const { blacklist, creators } = this.services;
     // Each creator's score is computed once, after every line that feeds it is in, and the change
     // feed is written in one pass at the end; a large file rebuilds the search indexes once
     // instead of updating them line by line.
@@ -178,13 +149,13 @@ export class TransferService {
     // everything stored.
     const rebuildTables = bytes / BYTES_PER_LINE >= blacklist.storedCount();
     const resumeIndexing =
-      bytes >= (this.options.rebuildIndexesFromBytes ?? REBUILD_INDEXES_FROM_BYTES) ? suspendSearchIndexing(sqlite, { rebuildTables }) : null;
+      bytes >= (this.options.rebuildIndexesFromBytes ?? REBUILD_INDEXES_FROM_BYTES) ? bulk.suspendSearchIndexing({ rebuildTables }) : null;
     // The creators' four rankings are rewritten for every creator by the scores computed after
     // the last line: built once after them instead.
-    const resumeCreatorIndexes = resumeIndexing && rebuildTables ? suspendIndexes(sqlite, ["creators"]) : null;
+    const resumeCreatorIndexes = resumeIndexing && rebuildTables ? bulk.suspendIndexes(["creators"]) : null;
     // The connections' secondary indexes are built once after the last line, while the second
     // thread (when there is one) may still be preparing entries: nothing before the end reads them.
-    const resumeConnectionIndexes = resumeIndexing && rebuildTables ? suspendIndexes(sqlite, ["connections"]) : null;
+    const resumeConnectionIndexes = resumeIndexing && rebuildTables ? bulk.suspendIndexes(["connections"]) : null;
     // The creators_version counter only has to move once per commit (the directory index and the
     // change notifier compare it), not on each of the 100k+ creator writes an import makes.
     const moveVersion = await creators.store.holdVersion();
@@ -243,7 +214,7 @@ export class TransferService {
       }
       // What is left is mostly sorting (the indexes built, the names grouped): in small runs, on
       // every core.
-      if (resumeIndexing && rebuildTables) resumeSorter = sortInRunsWhileBulk(sqlite, availableParallelism());
+      if (resumeIndexing && rebuildTables) resumeSorter = bulk.sortInRuns(availableParallelism());
       resumeConnectionIndexes?.();
       // Every line but the entries being prepared apart is in: the creators are scored now, but
       // for the penalties the entries bring (`endBulk` below), while the other thread finishes.
@@ -257,17 +228,17 @@ export class TransferService {
       blacklist.endBulk();
       creators.endBulk();
       await moveVersion();
-      sqlite.run("COMMIT");
+      bulk.commit();
     } catch (error) {
       blacklist.abandonBulk();
       creators.abandonBulk();
-      sqlite.run("ROLLBACK");
+      bulk.rollback();
       throw error;
     } finally {
       await lines.return(undefined);
       await apart?.close();
       resumeSorter?.();
-      resumeConnection();
+      bulk.release();
     }
     return summary;
   }
@@ -298,11 +269,10 @@ export class TransferService {
           const windowKeys = new Set<string>();
           // The lines' own look-ups (a link's creator, an entry's named creators) and the scores
           // at the end read tables this transaction is filling: the planner is told what they hold.
-          const database = this.database as PostgresDatabase;
           let linesAtAnalyze = 0;
           const analyzeIfGrown = async () => {
             if (summary.lines - linesAtAnalyze < ANALYZE_EVERY_LINES) return;
-            await database.analyze();
+            await analyzeTables(this.database);
             linesAtAnalyze = summary.lines;
           };
           const land = async () => {
@@ -346,7 +316,7 @@ export class TransferService {
             await Promise.allSettled(window.map((w) => w.work));
             throw error;
           }
-          if (summary.lines > linesAtAnalyze) await database.analyze();
+          if (summary.lines > linesAtAnalyze) await analyzeTables(this.database);
           await creators.endBulkAsync();
           await moveVersion();
         } catch (error) {
@@ -450,87 +420,12 @@ export class TransferService {
   }
 
   /**
-   * Writes everything as JSON Lines through `write`, in an order an import accepts (things
-   * before what names them), with ids kept; returns the line count. Everything is read in one
-   * read transaction on a connection of its own, so the file is one snapshot: a creator and the
-   * vouch naming it, written between two passes, are both in it or both absent. WAL keeps the
-   * server writing meanwhile, and rows stream one at a time, so memory stays flat at any size.
+   * Writes everything as JSON Lines through `write`, in an order an import accepts, from one
+   * snapshot (export.ts); returns the line count.
    */
-  async exportAll(write: (line: string) => void | Promise<void>): Promise<number> {
-    let count = 0;
-    const emit = async (line: Record<string, unknown>) => {
-      await write(JSON.stringify(line));
-      count++;
-    };
-    await withReadSnapshot(this.database, async (snapshot) => {
-      for await (const account of accountsForExport(snapshot)) {
-        await emit(withOptional({ type: "account", name: account.name, tier: account.tier, status: account.status }, { daily_quota: account.dailyQuota }));
-      }
-      for await (const row of creatorsForExport(snapshot)) {
-        await emit(
-          withOptional(
-            { type: "creator", id: row.id, handle: row.handle, verification_level: row.verification_level, karma: row.karma, joined_at: iso(row.joined_at) },
-            { display_name: row.display_name, avatar_r2_key: row.avatar_r2_key },
-          ),
-        );
-      }
-      for await (const row of connectionsForExport(snapshot)) {
-        await emit(
-          withOptional(
-            { type: "connection", creator: row.handle, provider: row.provider, provider_user_id: row.provider_user_id, public: row.public },
-            { provider_username: row.provider_username, provider_url: row.provider_url, verified_at: iso(row.verified_at) },
-          ),
-        );
-      }
-      for await (const row of entriesForExport(snapshot)) await emit(entryLine(row));
-      for await (const row of dealsForExport(snapshot)) {
-        await emit({ type: "deal", id: row.id, from: row.from_handle, to: row.to_handle, status: row.status, created_at: iso(row.created_at) });
-      }
-      for await (const row of reviewsForExport(snapshot)) {
-        await emit({ type: "review", from: row.from_handle, to: row.to_handle, rating: row.rating, created_at: iso(row.created_at) });
-      }
-      for await (const row of vouchesForExport(snapshot)) {
-        await emit(withOptional({ type: "vouch", from: row.from_handle, to: row.to_handle, created_at: iso(row.created_at) }, { message: row.message }));
-      }
-      for await (const row of referralsForExport(snapshot)) {
-        await emit({ type: "referral", referrer: row.from_handle, referred: row.to_handle, created_at: iso(row.created_at) });
-      }
-      for await (const row of serversForExport(snapshot)) {
-        await emit(withOptional({ type: "server", platform: row.platform, server_id: row.server_id, created_at: iso(row.created_at) }, { name: row.name }));
-      }
-    });
-    return count;
+  exportAll(write: (line: string) => void | Promise<void>): Promise<number> {
+    return exportAll(this.database, write);
   }
-}
-
-/** Adds the optional fields that have a value: the format leaves absent what is null. */
-function withOptional(line: Record<string, unknown>, optional: Record<string, unknown>): Record<string, unknown> {
-  for (const [key, value] of Object.entries(optional)) if (value !== null && value !== undefined) line[key] = value;
-  return line;
-}
-
-function entryLine(row: EntryRow): Record<string, unknown> {
-  const line: Record<string, unknown> = {
-    type: "entry",
-    id: row.id,
-    provider: row.provider,
-    provider_user_id: row.providerUserId,
-    severity: row.severity,
-    scope: row.scope,
-    vertical: row.vertical,
-    reason_code: row.reasonCode,
-    issued_at: iso(row.issuedAt),
-    appealable: !!row.appealable,
-    high_risk: !!row.highRisk,
-    watchlist: !!row.watchlist,
-    status: row.status,
-  };
-  if (row.username !== null) line.username = row.username;
-  if (row.summary !== null) line.summary = row.summary;
-  if (row.expiresAt !== null) line.expires_at = iso(row.expiresAt);
-  if (row.creatorHandle !== null) line.creator = row.creatorHandle;
-  if (row.evidence !== null) line.evidence = row.evidence;
-  return line;
 }
 
 function emptySummary(): ImportSummary {
