@@ -8,8 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
-import type { OpenOptions } from "../src/db/client";
-import { type Database, openDatabase } from "../src/db/database";
+import { type Database, type OpenOptions, openDatabase } from "../src/db/database";
 import { CHANGES_CHANNEL } from "../src/db/postgres";
 
 export const backend: "sqlite" | "postgres" = process.env.TRUSTLIST_TEST_DB === "postgres" ? "postgres" : "sqlite";

@@ -2,7 +2,7 @@
 // transactions (commit, rollback, nesting, turns), other instances' commits, schema versions.
 import { describe, expect, test } from "bun:test";
 import { openDatabase, type Database } from "../src/db/database";
-import { StoreOpenError } from "../src/db/client";
+import { StoreOpenError } from "../src/db/errors";
 import { ManualClock } from "../src/clock";
 import { Logger } from "../src/logger";
 import { type Job, JobRunner, RanElsewhere } from "../src/jobs/runner";

@@ -2,8 +2,7 @@
 // example), the parser that reads argv against it, the help printed from it, and the way a command
 // opens the database. One description per command, so `--help` cannot drift from what is parsed.
 import { type Config, resolveDbPath, SETTINGS } from "../config";
-import type { OpenOptions } from "../db/client";
-import { type Database, openDatabase } from "../db/database";
+import { type Database, type OpenOptions, openDatabase } from "../db/database";
 import { createRuntime, type Runtime } from "../runtime";
 import { createServices, type Services } from "../services";
 

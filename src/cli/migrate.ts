@@ -21,7 +21,7 @@ export const migrate: Command = {
     } else {
       const store = openStore(location, { create: true, migrations: "leave" });
       try {
-        applied = applyMigrations(store.db);
+        applied = applyMigrations(store.sqlite);
       } finally {
         store.close();
       }

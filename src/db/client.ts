@@ -1,24 +1,23 @@
-// Opens the embedded SQLite store: pragmas, embedded migrations, and the drizzle handle. Who may
-// create the file and who may migrate it is the caller's choice (SPEC section 1, operator safety);
-// a schema newer than this build is refused whoever opens it.
+// Opens the embedded SQLite store: the connection's settings and the embedded migrations. Who may create the file and who may migrate it is the caller's choice (a mistyped
+// path must not become a new database, nor a command that only reads migrate one); a schema newer
+// than this build is refused whoever opens it. The stores run their own prepared SQL on the connection; drizzle serves only to
+// apply the migrations.
 import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { drizzle } from "drizzle-orm/bun-sqlite";
 import { ExternalChanges } from "./changes";
-import { type EmbeddedMigration, embeddedMigrations } from "./migrations.generated";
-import * as schema from "./schema";
+import type { OpenOptions } from "./database";
+import { StoreOpenError } from "./errors";
+import { embeddedMigrations } from "./migrations.generated";
+import { drizzleMigrations, type MigrationPolicy, planMigrations, type SchemaVersion } from "./migrations";
 import { type WriteOptions, Writer } from "./write";
-
-export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
 /** An open SQLite database (the embedded store). PostgreSQL's counterpart is in db/postgres.ts. */
 export interface Store {
   dialect: "sqlite";
-  /** The raw connection, for prepared statements on hot paths. */
+  /** The connection the stores prepare their statements on. */
   sqlite: Database;
-  /** The drizzle handle every service uses. */
-  db: Db;
   path: string;
   /** Every write goes through here: one transaction that waits for another process's lock (db/write.ts). */
   write<T>(fn: () => T | Promise<T>, options?: WriteOptions): Promise<T>;
@@ -37,37 +36,6 @@ export interface Store {
   /** Resolves when the database answers a trivial query (`/healthz`); throws when it cannot. */
   ping(): Promise<void>;
   close(): void;
-}
-
-/** Why a database cannot be opened: missing, or at a schema this build cannot use. */
-export class StoreOpenError extends Error {
-  constructor(
-    readonly reason: "missing" | "newer" | "older",
-    /** Absolute path of the database file. */
-    readonly path: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = "StoreOpenError";
-  }
-}
-
-export interface OpenOptions {
-  /** Create the file when it is missing (default true); otherwise a missing file is a StoreOpenError. */
-  create?: boolean;
-  /**
-   * What to do with migrations this build has and the database lacks: "apply" them (default),
-   * "require" none to be pending, "apply-if-empty" only to a database with no schema yet, or
-   * "leave" the schema as it is. A database newer than this build is refused in every case.
-   */
-  migrations?: "apply" | "require" | "apply-if-empty" | "leave";
-  readonly?: boolean;
-  /**
-   * Temporary storage in files (SQLite's own default) instead of memory: for the CLI import,
-   * whose index builds then sort in runs on several threads (`sortInRunsWhileBulk`). A server
-   * keeps it in memory and needs no writable temporary directory.
-   */
-  temporaryFiles?: boolean;
 }
 
 /**
@@ -100,9 +68,8 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec(`PRAGMA temp_store = ${options.temporaryFiles ? "FILE" : "MEMORY"}`);
   sqlite.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
-  const db = drizzle(sqlite, { schema }) as Db;
   try {
-    checkSchema(db, path, options.readonly ? "leave" : (options.migrations ?? "apply"));
+    checkSchema(sqlite, path, options.readonly ? "leave" : (options.migrations ?? "apply"));
   } catch (error) {
     sqlite.close();
     throw error;
@@ -113,7 +80,6 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   return {
     dialect: "sqlite",
     sqlite,
-    db,
     path,
     write: (fn, writeOptions) => writer.write(fn, writeOptions),
     changes,
@@ -164,13 +130,6 @@ function prepareFile(path: string, options: OpenOptions) {
   }
 }
 
-export interface SchemaVersion {
-  /** Migrations recorded in the database. */
-  applied: number;
-  /** When the newest recorded migration was made (drizzle's folder timestamp), or null. */
-  latest: number | null;
-}
-
 /** The schema version a database records, read from drizzle's journal table. */
 export function schemaVersion(sqlite: Database): SchemaVersion {
   const exists = sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
@@ -179,45 +138,10 @@ export function schemaVersion(sqlite: Database): SchemaVersion {
   return { applied: row.n, latest: row.latest === null ? null : Number(row.latest) };
 }
 
-/** A build's schema, named the way an operator compares it with a database's. */
-export function describeBuildSchema(migrations: EmbeddedMigration[] = embeddedMigrations): string {
-  const last = migrations.at(-1)!;
-  return `${migrations.length} migrations (latest ${last.tag}, ${new Date(last.when).toISOString()})`;
-}
-
-/**
- * What opening does about the schema, on either database: a schema newer than `build` is refused;
- * pending migrations are applied ("apply") or refused as an older schema, by `policy`. `empty`
- * says whether a database with no migrations recorded holds no tables either (apply-if-empty).
- */
-export function planMigrations(
-  found: SchemaVersion,
-  build: EmbeddedMigration[],
-  location: string,
-  policy: NonNullable<OpenOptions["migrations"]>,
-  empty: boolean,
-): "apply" | "none" {
-  if (found.applied > build.length || (found.latest !== null && found.latest > build.at(-1)!.when)) {
-    const theirs = `${found.applied} migrations (latest made ${found.latest === null ? "?" : new Date(found.latest).toISOString()})`;
-    throw new StoreOpenError(
-      "newer",
-      location,
-      `${location} has a newer schema than this trustlist: the database has ${theirs}, this build knows ${describeBuildSchema(build)}; use a newer trustlist binary`,
-    );
-  }
-  if (found.applied === build.length || policy === "leave") return "none";
-  if (policy === "apply" || (policy === "apply-if-empty" && found.applied === 0 && empty)) return "apply";
-  throw new StoreOpenError(
-    "older",
-    location,
-    `${location} has an older schema (${found.applied} of ${build.length} migrations, this build knows ${describeBuildSchema(build)}); run 'trustlist migrate --db ${location}' first`,
-  );
-}
-
-function checkSchema(db: Db, path: string, policy: NonNullable<OpenOptions["migrations"]>) {
+function checkSchema(sqlite: Database, path: string, policy: MigrationPolicy) {
   const absolute = path === ":memory:" ? path : resolve(path);
-  const found = schemaVersion(db.$client);
-  if (planMigrations(found, embeddedMigrations, absolute, policy, found.applied === 0 && isEmpty(db.$client)) === "apply") migrate(db);
+  const found = schemaVersion(sqlite);
+  if (planMigrations(found, embeddedMigrations, absolute, policy, found.applied === 0 && isEmpty(sqlite)) === "apply") migrate(sqlite);
 }
 
 function isEmpty(sqlite: Database): boolean {
@@ -225,19 +149,10 @@ function isEmpty(sqlite: Database): boolean {
 }
 
 /** Applies the migrations embedded in this build; drizzle's own journal table records them. */
-export function migrate(db: Db): number {
-  const before = schemaVersion(db.$client).applied;
+export function migrate(sqlite: Database): number {
+  const before = schemaVersion(sqlite).applied;
+  const db = drizzle(sqlite);
   // drizzle's dialect runs the pending ones in a single transaction.
   (db as any).dialect.migrate(drizzleMigrations(embeddedMigrations), (db as any).session, {});
-  return schemaVersion(db.$client).applied - before;
-}
-
-/** Embedded migrations in the form drizzle's migrators (SQLite's and PostgreSQL's) take. */
-export function drizzleMigrations(migrations: EmbeddedMigration[]) {
-  return migrations.map((m) => ({
-    sql: m.sql.split("--> statement-breakpoint"),
-    bps: m.breakpoints,
-    folderMillis: m.when,
-    hash: new Bun.CryptoHasher("sha256").update(m.sql).digest("hex"),
-  }));
+  return schemaVersion(sqlite).applied - before;
 }

@@ -1,5 +1,31 @@
-// Constraint failures as typed errors, whichever database raised them: stores translate the
-// driver's error with `asUniqueViolation` and services catch `UniqueViolation`, never error text.
+// The database's failures as typed errors, whichever database raised them: a database that cannot
+// be opened, a write that waited too long for a lock, and constraint failures (stores translate the
+// driver's error with `asUniqueViolation` and services catch `UniqueViolation`, never error text).
+import { ServiceError } from "../errors";
+
+/** Why a database cannot be opened: missing, or at a schema this build cannot use. */
+export class StoreOpenError extends Error {
+  constructor(
+    readonly reason: "missing" | "newer" | "older",
+    /** Absolute path of the database file, or the PostgreSQL URL without its password. */
+    readonly path: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "StoreOpenError";
+  }
+}
+
+/**
+ * A write waited longer than it may for a lock another process (SQLite) or instance (PostgreSQL's
+ * row locks) held; nothing was changed. HTTP answers it as 503 `busy` with Retry-After.
+ */
+export class DatabaseBusy extends ServiceError {
+  constructor(waitedMs: number, what = "The database stayed locked by another process") {
+    super("busy", `${what} for ${(waitedMs / 1000).toFixed(1)} s; nothing was changed. Retry shortly.`);
+    this.name = "DatabaseBusy";
+  }
+}
 
 /** A row would repeat a unique key (primary key or unique index) that is already taken. */
 export class UniqueViolation extends Error {

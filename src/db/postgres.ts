@@ -3,7 +3,7 @@
 // rules as SQLite (db/client.ts), write transactions that the stores join without passing a
 // handle around, and the change notifier that tells every other instance about a commit.
 //
-// Several `trustlist serve` processes may share one database (SPEC section 10). Each write
+// Several `trustlist serve` processes may share one database. Each write
 // transaction ends with `pg_notify('trustlist_changes', <instance id>)`, which PostgreSQL delivers
 // at commit to every listening instance; the others run their external-commit listeners (the key
 // cache drops its entries, the subject filter and the directory index catch up) on receipt.
@@ -15,9 +15,10 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sql";
 import type { ChangeNotifier, CommitNotes } from "./changes";
+import type { OpenOptions } from "./database";
+import { DatabaseBusy, StoreOpenError } from "./errors";
 import { redactUrl } from "./location";
-import { DatabaseBusy } from "./write";
-import { drizzleMigrations, type OpenOptions, planMigrations, type SchemaVersion, StoreOpenError } from "./client";
+import { drizzleMigrations, planMigrations, type SchemaVersion } from "./migrations";
 import { embeddedPostgresMigrations } from "./migrations.generated";
 
 /** The channel every instance listens on; the payload is the committing instance's id. */

@@ -14,8 +14,8 @@
 // Reads need none of this: in WAL mode they never wait for a writer.
 import type { Database, Statement } from "bun:sqlite";
 import { AsyncLocalStorage } from "node:async_hooks";
-import { ServiceError } from "../errors";
 import type { ExternalChanges } from "./changes";
+import { DatabaseBusy } from "./errors";
 import { recordInTransaction } from "./idempotency";
 
 /** How long a write waits for another process's lock before giving up. */
@@ -23,17 +23,6 @@ export const WRITE_WAIT_MS = 5_000;
 /** Pauses between tries grow from the first to the last (ms). */
 const FIRST_PAUSE_MS = 2;
 const LONGEST_PAUSE_MS = 50;
-
-/**
- * A write waited longer than it may for a lock another process (SQLite) or instance (PostgreSQL's
- * row locks) held; nothing was changed.
- */
-export class DatabaseBusy extends ServiceError {
-  constructor(waitedMs: number, what = "The database stayed locked by another process") {
-    super("busy", `${what} for ${(waitedMs / 1000).toFixed(1)} s; nothing was changed. Retry shortly.`);
-    this.name = "DatabaseBusy";
-  }
-}
 
 /** SQLITE_BUSY and its extended codes (the low byte is the primary code). */
 export function isBusy(error: unknown): boolean {

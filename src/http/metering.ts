@@ -2,7 +2,7 @@
 // them in one transaction (every second and on shutdown), so a call never costs a disk write.
 // While another process holds the write lock, a flush keeps every count and tries again next time.
 import { utcDay } from "../clock";
-import { DatabaseBusy } from "../db/write";
+import { DatabaseBusy } from "../db/errors";
 import type { AccountsStore, UsageIncrement } from "../modules/accounts/store";
 
 /** One key's calls of one UTC day, by route pattern. */
