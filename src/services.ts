@@ -9,7 +9,7 @@ import { PublicService } from "./modules/public/service";
 import { SessionsService } from "./modules/sessions/service";
 import { TripwiresService } from "./modules/tripwires/service";
 import { WebhooksService } from "./modules/webhooks/service";
-import { Outbox } from "./outbox";
+import { Outbox } from "./modules/outbox/service";
 import type { Runtime } from "./runtime";
 
 export interface Services {

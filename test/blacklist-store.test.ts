@@ -8,7 +8,7 @@ import type { Database } from "../src/db/database";
 import { UniqueViolation } from "../src/db/errors";
 import { BlacklistService } from "../src/modules/blacklist/service";
 import { createBlacklistStore } from "../src/modules/blacklist/store";
-import { Outbox } from "../src/outbox";
+import { Outbox } from "../src/modules/outbox/service";
 import { backend, databasesOfThisFile, until } from "./backend";
 
 const databases = databasesOfThisFile();

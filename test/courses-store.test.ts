@@ -9,7 +9,7 @@ import { COURSES } from "../src/modules/courses/catalog";
 import { CoursesService } from "../src/modules/courses/service";
 import { CreatorsService } from "../src/modules/creators/service";
 import type { Viewer } from "../src/modules/sessions/service";
-import { Outbox } from "../src/outbox";
+import { Outbox } from "../src/modules/outbox/service";
 import { databasesOfThisFile } from "./backend";
 
 const databases = databasesOfThisFile();

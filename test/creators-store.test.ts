@@ -9,7 +9,7 @@ import type { Database } from "../src/db/database";
 import { UniqueViolation } from "../src/db/errors";
 import type { ServiceError } from "../src/errors";
 import { CursorCodec } from "../src/cursor";
-import { Outbox } from "../src/outbox";
+import { Outbox } from "../src/modules/outbox/service";
 import { BlacklistService } from "../src/modules/blacklist/service";
 import { type ConnectionInput, CreatorsService } from "../src/modules/creators/service";
 import { NetworkService } from "../src/modules/network/service";

@@ -13,7 +13,7 @@ import { CreatorsService } from "../src/modules/creators/service";
 import { NetworkService } from "../src/modules/network/service";
 import { PublicAccounts } from "../src/modules/public/disclosure";
 import { PublicService } from "../src/modules/public/service";
-import { Outbox } from "../src/outbox";
+import { Outbox } from "../src/modules/outbox/service";
 import { createRegion } from "../src/server/shared-memory";
 import { SharedDirectorySnapshots } from "../src/server/shared-snapshots";
 import { databasesOfThisFile, eventually } from "./backend";

@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "../src/clock";
 import { WebhookWorker } from "../src/jobs/webhook-worker";
-import { EVENT_TYPES } from "../src/outbox";
+import { EVENT_TYPES } from "../src/modules/outbox/service";
 import { createTestApp, partnerWriter, type TestApp } from "./helpers";
 import { Receiver } from "./webhook-receiver";
 

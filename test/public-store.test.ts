@@ -13,7 +13,7 @@ import { NetworkService } from "../src/modules/network/service";
 import { createNetworkStore } from "../src/modules/network/store";
 import { PublicCounters } from "../src/modules/public/stats";
 import { createSearchNamesStore, type SearchNamesStore } from "../src/modules/public/store";
-import { Outbox } from "../src/outbox";
+import { Outbox } from "../src/modules/outbox/service";
 import { backend, databasesOfThisFile, writeAsAnotherProcess } from "./backend";
 
 const databases = databasesOfThisFile();

@@ -10,7 +10,7 @@ import { BlacklistService } from "../src/modules/blacklist/service";
 import { CreatorsService } from "../src/modules/creators/service";
 import { NetworkService } from "../src/modules/network/service";
 import { LOGIN_LINK_TTL_MS, SESSION_TTL_MS, SessionsService } from "../src/modules/sessions/service";
-import { Outbox } from "../src/outbox";
+import { Outbox } from "../src/modules/outbox/service";
 import { databasesOfThisFile } from "./backend";
 
 const databases = databasesOfThisFile();

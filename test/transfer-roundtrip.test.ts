@@ -12,7 +12,7 @@ import { BlacklistService } from "../src/modules/blacklist/service";
 import { CreatorsService } from "../src/modules/creators/service";
 import { NetworkService } from "../src/modules/network/service";
 import { TransferService } from "../src/modules/transfer/service";
-import { Outbox } from "../src/outbox";
+import { Outbox } from "../src/modules/outbox/service";
 import { databasesOfThisFile } from "./backend";
 
 const databases = databasesOfThisFile();

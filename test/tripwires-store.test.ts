@@ -13,7 +13,7 @@ import { NetworkService } from "../src/modules/network/service";
 import type { Viewer } from "../src/modules/sessions/service";
 import { TripwiresService } from "../src/modules/tripwires/service";
 import { WebhooksService } from "../src/modules/webhooks/service";
-import { Outbox } from "../src/outbox";
+import { Outbox } from "../src/modules/outbox/service";
 import { databasesOfThisFile } from "./backend";
 
 const databases = databasesOfThisFile();

@@ -11,7 +11,7 @@ import { WebhookWorker } from "../src/jobs/webhook-worker";
 import { createAccountsStore } from "../src/modules/accounts/store";
 import { WebhooksService } from "../src/modules/webhooks/service";
 import type { EndpointRow } from "../src/modules/webhooks/store";
-import { Outbox } from "../src/outbox";
+import { Outbox } from "../src/modules/outbox/service";
 import { databasesOfThisFile, until } from "./backend";
 import { Receiver } from "./webhook-receiver";
 

@@ -4,7 +4,8 @@
 export { metaPg as meta, idempotencyKeysPg as idempotencyKeys } from "./tables";
 export { accountsPg as accounts, apiKeysPg as apiKeys, usageDailyPg as usageDaily, usageEndpointsPg as usageEndpoints } from "../modules/accounts/tables";
 export { blacklistEntriesPg as blacklistEntries, blacklistChangesPg as blacklistChanges } from "../modules/blacklist/tables";
-export { outboxEventsPg as outboxEvents, webhookEndpointsPg as webhookEndpoints, webhookDeliveriesPg as webhookDeliveries, webhookAttemptsPg as webhookAttempts } from "../modules/webhooks/tables";
+export { outboxEventsPg as outboxEvents } from "../modules/outbox/tables";
+export { webhookEndpointsPg as webhookEndpoints, webhookDeliveriesPg as webhookDeliveries, webhookAttemptsPg as webhookAttempts } from "../modules/webhooks/tables";
 export { creatorsPg as creators, connectionsPg as connections, trustSnapshotsPg as trustSnapshots } from "../modules/creators/tables";
 export { vouchesPg as vouches, dealsPg as deals, reviewsPg as reviews, referralsPg as referrals, serversPg as servers } from "../modules/network/tables";
 export { loginLinksPg as loginLinks, sessionsPg as sessions } from "../modules/sessions/tables";

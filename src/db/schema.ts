@@ -3,7 +3,8 @@
 export { meta, idempotencyKeys } from "./tables";
 export { accounts, apiKeys, usageDaily, usageEndpoints } from "../modules/accounts/tables";
 export { blacklistEntries, blacklistChanges } from "../modules/blacklist/tables";
-export { outboxEvents, webhookEndpoints, webhookDeliveries, webhookAttempts } from "../modules/webhooks/tables";
+export { outboxEvents } from "../modules/outbox/tables";
+export { webhookEndpoints, webhookDeliveries, webhookAttempts } from "../modules/webhooks/tables";
 export { creators, connections, trustSnapshots } from "../modules/creators/tables";
 export { vouches, deals, reviews, referrals, servers } from "../modules/network/tables";
 export { loginLinks, sessions } from "../modules/sessions/tables";

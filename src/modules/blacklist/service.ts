@@ -6,7 +6,7 @@ import type { Clock } from "../../clock";
 import type { CursorCodec } from "../../cursor";
 import type { Database } from "../../db/database";
 import type { Provider, Vertical } from "../../domain";
-import type { Outbox } from "../../outbox";
+import type { Outbox } from "../outbox/service";
 import { BlacklistBulk, type BulkEntriesListener } from "./bulk";
 import { BlacklistChecks, type CheckResult, type CheckVerdict } from "./check";
 import { type NewEntry, prepareEntryAt } from "./entry";

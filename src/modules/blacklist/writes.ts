@@ -5,7 +5,7 @@ import { type Clock, iso } from "../../clock";
 import { UniqueViolation } from "../../db/errors";
 import type { ChangeType } from "../../domain";
 import { conflict, notFound } from "../../errors";
-import type { Outbox } from "../../outbox";
+import type { Outbox } from "../outbox/service";
 import type { BlacklistChecks } from "./check";
 import { type NewEntry, prepareEntryAt, toPublicEntry } from "./entry";
 import type { OverturnResult } from "./model";

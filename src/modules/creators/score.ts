@@ -4,7 +4,7 @@
 // the basis. Also the daily refresh (account age moves the score without any write) and the
 // bulk mode an import uses to compute each creator once.
 import { type Clock, utcDay } from "../../clock";
-import type { Outbox } from "../../outbox";
+import type { Outbox } from "../outbox/service";
 import { yieldToRequests } from "../../yield";
 import type { BlacklistService, EntryRow } from "../blacklist/service";
 import type { CreatorRow, CreatorsStore, CreatorsSyncStore, ScoreBasis, TrustFields } from "./store";

@@ -5,7 +5,7 @@ import type { Database } from "../../db/database";
 import { UniqueViolation } from "../../db/errors";
 import { conflict, notFound, unprocessable } from "../../errors";
 import { newId } from "../../ids";
-import type { Outbox } from "../../outbox";
+import type { Outbox } from "../outbox/service";
 import { cleanText, isHttpUrl, normalizeHandle, parseTime, requireHandle } from "../../values";
 import { type BlacklistService, isProvider, normalizeAccountId } from "../blacklist/service";
 import type * as Model from "./model";

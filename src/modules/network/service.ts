@@ -8,7 +8,7 @@ import type { DealStatus } from "../../domain";
 import { UniqueViolation } from "../../db/errors";
 import { conflict, notFound, unprocessable } from "../../errors";
 import { newId } from "../../ids";
-import type { Outbox } from "../../outbox";
+import type { Outbox } from "../outbox/service";
 import { cleanText, parseTime, requireHandle } from "../../values";
 import { type CreatorRow, type CreatorsService, creatorNotFound } from "../creators/service";
 import type * as Model from "./model";

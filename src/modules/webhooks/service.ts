@@ -3,7 +3,7 @@
 // Discord messages queued through the same deliveries. Sending is the worker's (src/jobs/).
 //
 // Who receives what: every event is public-safe (a blacklist entry's public view, the handles and
-// ids of a creator or deal event; src/outbox.ts decides what an event may say, and withholds the
+// ids of a creator or deal event; the outbox module decides what an event may say, and withholds the
 // entry behind a privately linked account), so each enabled endpoint of an active account that subscribed
 // to an event's name receives it, whichever account registered it, if it existed when the event
 // was committed (a new endpoint does not receive history).
@@ -13,7 +13,7 @@ import type { CursorCodec } from "../../cursor";
 import type { Database } from "../../db/database";
 import { invalid, notFound, ServiceError, unprocessable } from "../../errors";
 import { newId } from "../../ids";
-import { EVENT_TYPES } from "../../outbox";
+import { EVENT_TYPES, Outbox } from "../outbox/service";
 import { yieldToRequests } from "../../yield";
 import {
   DISCORD_CONTENT_MAX,
@@ -85,6 +85,7 @@ function eventBody(type: string, at: number, data: string): string {
 
 export class WebhooksService {
   readonly store: WebhooksStore;
+  private readonly outbox: Outbox;
 
   constructor(
     database: Database,
@@ -93,6 +94,7 @@ export class WebhooksService {
     readonly options: WebhooksOptions,
   ) {
     this.store = createWebhooksStore(database);
+    this.outbox = new Outbox(database);
   }
 
   // ---- management (the routes) ----
@@ -257,12 +259,12 @@ export class WebhooksService {
    */
   async dispatchEvents(limit = DISPATCH_SLICE): Promise<number> {
     // A cheap look first: most polls find nothing, and need no write transaction.
-    if (!(await this.store.hasPendingEvents())) return 0;
+    if (!(await this.outbox.hasPending())) return 0;
     return this.store.transaction(async () => {
       const endpoints = await this.store.subscribedEndpoints();
       // A slice writes about DISPATCH_ROWS deliveries at most, however many endpoints there are.
       const now = this.clock.now();
-      const events = await this.store.takeEvents(Math.max(1, Math.min(limit, Math.floor(DISPATCH_ROWS / Math.max(1, endpoints.length)))), now);
+      const events = await this.outbox.take(Math.max(1, Math.min(limit, Math.floor(DISPATCH_ROWS / Math.max(1, endpoints.length)))), now);
       if (events.length === 0) return 0;
       const rows: DeliveryRow[] = [];
       for (const event of events) {
@@ -383,7 +385,7 @@ export class WebhooksService {
   async prune(): Promise<number> {
     const cutoff = this.clock.now() - KEEP_FINISHED_MS;
     let deleted = 0;
-    for (const prune of [(n: number) => this.store.pruneFinished(cutoff, n), (n: number) => this.store.pruneDispatchedEvents(cutoff, n)]) {
+    for (const prune of [(n: number) => this.store.pruneFinished(cutoff, n), (n: number) => this.outbox.pruneDispatched(cutoff, n)]) {
       for (;;) {
         const n = await prune(PRUNE_SLICE);
         deleted += n;
@@ -397,7 +399,8 @@ export class WebhooksService {
   /** Seconds the oldest due delivery (or undispatched event) has waited: the queue-age gauge. */
   async queueAgeSeconds(): Promise<number> {
     const now = this.clock.now();
-    const { delivery, event } = await this.store.oldestWaiting(now);
+    const delivery = await this.store.oldestDueAt(now);
+    const event = await this.outbox.oldestPendingAt();
     const oldest = Math.min(delivery ?? now, event ?? now);
     return Math.max(0, (now - oldest) / 1000);
   }

@@ -1,8 +1,8 @@
 // The webhooks module's tables: `webhook_endpoints`, `webhook_deliveries` and `webhook_attempts`,
-// on SQLite or PostgreSQL, plus the fan-out's reads of `outbox_events`. The only place their SQL
-// lives. Deliveries are claimed with a lease (`claimed_until`): a claimed row is invisible to
-// other claims until its lease lapses, so a worker that died lets its rows go, and on PostgreSQL
-// several instances claim with FOR UPDATE SKIP LOCKED, never the same row at the same time.
+// on SQLite or PostgreSQL. The only place their SQL lives (the outbox events the fan-out reads are
+// the outbox module's). Deliveries are claimed with a lease (`claimed_until`): a claimed row is
+// invisible to other claims until its lease lapses, so a worker that died lets its rows go, and on
+// PostgreSQL several instances claim with FOR UPDATE SKIP LOCKED, never the same row at the same time.
 import type { Database as SqliteConnection } from "bun:sqlite";
 import type { Database } from "../../db/database";
 import type { DeliveryStatus } from "../../domain";
@@ -67,13 +67,6 @@ export interface ClaimLanes {
   held: ReadonlyMap<string, number>;
 }
 
-export interface PendingEvent {
-  id: string;
-  type: string;
-  payload: string;
-  createdAt: number;
-}
-
 /** One attempt to record: the row, the delivery's attempts when claimed, where it leaves the delivery. */
 export interface RecordedAttempt {
   attempt: AttemptRow;
@@ -111,15 +104,6 @@ export interface WebhooksStore {
   deleteDeliveriesOf(endpointId: string, limit: number): Promise<number>;
   countEndpoints(accountId: string): Promise<number>;
 
-  /**
-   * Takes up to `limit` events not fanned out yet, oldest first (created_at, id): marks them
-   * dispatched at `at` and returns them, in one statement. Call it inside the transaction that
-   * writes their deliveries, so the marks commit exactly with them. On PostgreSQL the rows are
-   * locked (SKIP LOCKED): two instances take different events.
-   */
-  takeEvents(limit: number, at: number): Promise<PendingEvent[]>;
-  /** Whether any event waits to be fanned out (a read: most polls find none). */
-  hasPendingEvents(): Promise<boolean>;
   /** Enabled endpoints of active accounts: the candidates of a fan-out. */
   subscribedEndpoints(): Promise<Pick<EndpointRow, "id" | "events" | "createdAt">[]>;
   /** Inserts deliveries; a second delivery of one event to one endpoint is skipped. Joins the caller's transaction. */
@@ -161,10 +145,8 @@ export interface WebhooksStore {
 
   /** Deletes up to `limit` delivered or failed deliveries finished before `cutoff`; returns how many. */
   pruneFinished(cutoff: number, limit: number): Promise<number>;
-  /** Deletes up to `limit` dispatched outbox events older than `cutoff`; returns how many. */
-  pruneDispatchedEvents(cutoff: number, limit: number): Promise<number>;
-  /** Time of the oldest due pending delivery (`next_attempt_at`) and of the oldest undispatched event; null when none. */
-  oldestWaiting(now: number): Promise<{ delivery: number | null; event: number | null }>;
+  /** Time (`next_attempt_at`) of the oldest pending delivery due by `now`; null when none. */
+  oldestDueAt(now: number): Promise<number | null>;
   pendingDeliveries(): Promise<number>;
 }
 
@@ -265,22 +247,6 @@ function toAttempt(r: AttemptRecord): AttemptRow {
     error: r.error,
     responseExcerpt: r.response_excerpt,
   };
-}
-
-interface EventRecord {
-  id: string;
-  type: string;
-  payload: string;
-  created_at: number | string;
-}
-
-function toPendingEvent(r: EventRecord): PendingEvent {
-  return { id: r.id, type: r.type, payload: r.payload, createdAt: Number(r.created_at) };
-}
-
-/** The fan-out's order: RETURNING gives its rows in no particular one. */
-function oldestEventFirst(a: PendingEvent, b: PendingEvent): number {
-  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 function toClaimed(r: ClaimRecord): ClaimedDelivery {
@@ -421,25 +387,8 @@ class SqliteWebhooksStore implements WebhooksStore {
     );
   }
 
-  async hasPendingEvents(): Promise<boolean> {
-    return this.sqlite.query("SELECT 1 FROM outbox_events WHERE dispatched_at IS NULL LIMIT 1").get() !== null;
-  }
-
   async countEndpoints(accountId: string): Promise<number> {
     return this.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM webhook_endpoints WHERE account_id = ?").get(accountId)!.n;
-  }
-
-  async takeEvents(limit: number, at: number): Promise<PendingEvent[]> {
-    // The slice is the first `limit` entries of outbox_pending_idx (created_at, id), named by rowid.
-    return this.sqlite
-      .query<EventRecord, [number, number]>(
-        `UPDATE outbox_events SET dispatched_at = ?1 WHERE rowid IN (
-           SELECT rowid FROM outbox_events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT ?2)
-         RETURNING id, type, payload, created_at`,
-      )
-      .all(at, limit)
-      .map(toPendingEvent)
-      .sort(oldestEventFirst);
   }
 
   async subscribedEndpoints() {
@@ -609,23 +558,10 @@ class SqliteWebhooksStore implements WebhooksStore {
     );
   }
 
-  async pruneDispatchedEvents(cutoff: number, limit: number): Promise<number> {
-    // Oldest first through the table's key (ids sort by time); pending ones are left.
-    return this.store.write(
-      () =>
-        this.sqlite.run(
-          "DELETE FROM outbox_events WHERE id IN (SELECT id FROM outbox_events WHERE created_at < ? AND dispatched_at IS NOT NULL LIMIT ?)",
-          [cutoff, limit],
-        ).changes,
-    );
-  }
-
-  async oldestWaiting(now: number) {
-    const delivery = this.sqlite
+  async oldestDueAt(now: number): Promise<number | null> {
+    return this.sqlite
       .query<{ t: number | null }, [number]>("SELECT min(next_attempt_at) AS t FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?")
       .get(now)!.t;
-    const event = this.sqlite.query<{ t: number | null }, []>("SELECT min(created_at) AS t FROM outbox_events WHERE dispatched_at IS NULL").get()!.t;
-    return { delivery: nullableNumber(delivery), event: nullableNumber(event) };
   }
 
   async pendingDeliveries(): Promise<number> {
@@ -685,22 +621,9 @@ class PostgresWebhooksStore implements WebhooksStore {
     return rows.length;
   }
 
-  async hasPendingEvents(): Promise<boolean> {
-    const rows = await this.sql`SELECT 1 FROM outbox_events WHERE dispatched_at IS NULL LIMIT 1`;
-    return rows.length > 0;
-  }
-
   async countEndpoints(accountId: string): Promise<number> {
     const [row] = await this.sql`SELECT count(*)::int AS n FROM webhook_endpoints WHERE account_id = ${accountId}`;
     return row.n;
-  }
-
-  async takeEvents(limit: number, at: number): Promise<PendingEvent[]> {
-    const rows = await this.sql`UPDATE outbox_events o SET dispatched_at = ${at}
-      FROM (SELECT id FROM outbox_events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED) AS p
-      WHERE o.id = p.id
-      RETURNING o.id, o.type, o.payload, o.created_at`;
-    return rows.map(toPendingEvent).sort(oldestEventFirst);
   }
 
   async subscribedEndpoints() {
@@ -853,16 +776,9 @@ class PostgresWebhooksStore implements WebhooksStore {
     return rows.length;
   }
 
-  async pruneDispatchedEvents(cutoff: number, limit: number): Promise<number> {
-    const rows = await this.sql`DELETE FROM outbox_events WHERE id IN (
-        SELECT id FROM outbox_events WHERE created_at < ${cutoff} AND dispatched_at IS NOT NULL LIMIT ${limit}) RETURNING 1`;
-    return rows.length;
-  }
-
-  async oldestWaiting(now: number) {
-    const [d] = await this.sql`SELECT min(next_attempt_at)::float8 AS t FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ${now}`;
-    const [e] = await this.sql`SELECT min(created_at)::float8 AS t FROM outbox_events WHERE dispatched_at IS NULL`;
-    return { delivery: nullableNumber(d.t), event: nullableNumber(e.t) };
+  async oldestDueAt(now: number): Promise<number | null> {
+    const [row] = await this.sql`SELECT min(next_attempt_at)::float8 AS t FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ${now}`;
+    return nullableNumber(row.t);
   }
 
   async pendingDeliveries(): Promise<number> {

@@ -9,28 +9,7 @@ import { accounts, accountsPg } from "../accounts/tables";
 
 // SQLite
 
-/** Events written in the same transaction as the change they describe; the webhook worker drains them. */
-export const outboxEvents = sqlite.sqliteTable(
-  "outbox_events",
-  {
-    id: sqlite.text("id").primaryKey(),
-    type: sqlite.text("type").notNull(),
-    /** JSON of the event's `data`. */
-    payload: sqlite.text("payload").notNull(),
-    createdAt: sqlite.integer("created_at").notNull(),
-    /** Set once the event has been fanned out to every subscribed endpoint. */
-    dispatchedAt: sqlite.integer("dispatched_at"),
-  },
-  (table) => [
-    // The fan-out reads pending events in (created_at, id) order: with the id in the index, a
-    // backlog committed in one millisecond (an import) is read a slice at a time, not sorted whole.
-    sqlite.index("outbox_pending_idx")
-      .on(table.createdAt, table.id)
-      .where(sql`${table.dispatchedAt} IS NULL`),
-  ],
-);
-
-/** Endpoints an account registered to receive events (SPEC section 8). */
+/** Endpoints an account registered to receive events. */
 export const webhookEndpoints = sqlite.sqliteTable(
   "webhook_endpoints",
   {
@@ -116,28 +95,7 @@ export const webhookAttempts = sqlite.sqliteTable(
 
 // PostgreSQL
 
-/** Events written in the same transaction as the change they describe; the webhook worker drains them. */
-export const outboxEventsPg = pg.pgTable(
-  "outbox_events",
-  {
-    id: pg.text("id").primaryKey(),
-    type: pg.text("type").notNull(),
-    /** JSON of the event's `data`. */
-    payload: pg.text("payload").notNull(),
-    createdAt: pg.bigint("created_at", { mode: "number" }).notNull(),
-    /** Set once the event has been fanned out to every subscribed endpoint. */
-    dispatchedAt: pg.bigint("dispatched_at", { mode: "number" }),
-  },
-  (table) => [
-    // The fan-out reads pending events in (created_at, id) order: with the id in the index, a
-    // backlog committed in one millisecond (an import) is read a slice at a time, not sorted whole.
-    pg.index("outbox_pending_idx")
-      .on(table.createdAt, table.id)
-      .where(sql`${table.dispatchedAt} IS NULL`),
-  ],
-);
-
-/** Endpoints an account registered to receive events (SPEC section 8). */
+/** Endpoints an account registered to receive events. */
 export const webhookEndpointsPg = pg.pgTable(
   "webhook_endpoints",
   {
