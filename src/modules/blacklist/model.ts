@@ -20,7 +20,7 @@ export const Provider = literals(PROVIDERS, {
   "x-invalid-status": 400,
 });
 
-/** The documents' example entry: a confirmed ban (SPEC section 4: only a ban makes `banned` true). */
+/** The documents' example entry: a confirmed ban (only an active, confirmed ban makes `banned` true). */
 const BAN_HIT_EXAMPLE = {
   id: "bl_01jd5x8q3m7k2c9v4n6p8r0s1t",
   severity: "ban",

@@ -1,5 +1,6 @@
-// The lines of the import format (SPEC section 9): how a file is cut into lines and the schema
-// of each kind of line. Shared by the import and the thread that checks a large file's lines.
+// The lines of the import format (JSON Lines, one object a line): how a file is cut into lines
+// and the schema of each kind of line. Shared by the import and the thread that checks a large
+// file's lines.
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { t } from "elysia";
 import { asUniqueViolation } from "../../db/errors";
@@ -68,7 +69,7 @@ export const DealLine = TypeCompiler.Compile(
 export const ReviewLine = TypeCompiler.Compile(t.Object({ type: t.Literal("review"), ...ReviewFields, ...CreatedAt }, { additionalProperties: false }));
 export const VouchLine = TypeCompiler.Compile(t.Object({ type: t.Literal("vouch"), ...VouchFields, ...CreatedAt }, { additionalProperties: false }));
 export const ReferralLine = TypeCompiler.Compile(t.Object({ type: t.Literal("referral"), ...ReferralFields, ...CreatedAt }, { additionalProperties: false }));
-/** Beyond SPEC section 9, so an export carries `servers_protected` too. */
+/** A registered server, so an export carries `servers_protected` too. */
 export const ServerLine = TypeCompiler.Compile(
   t.Object(
     { type: t.Literal("server"), ...ServerParams.properties, name: t.Optional(t.Nullable(t.String({ maxLength: 100 }))), ...CreatedAt },
