@@ -11,6 +11,7 @@
 // --compile` (Makefile), or a compiled binary cannot start it.
 import { workerEntry } from "../worker-entry";
 import type { Store } from "./client";
+import { leaveCheckpointsToOthers, limitKeptWal } from "./pragmas";
 
 /** How often the checkpointer looks at the WAL. */
 export const CHECKPOINT_INTERVAL_MS = 500;
@@ -33,9 +34,9 @@ export class Checkpointer {
   private stopped: Promise<void> | null = null;
 
   constructor(store: Store, options: CheckpointerOptions = {}) {
-    store.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
+    leaveCheckpointsToOthers(store.sqlite);
     // After a burst, the writer that restarts the WAL from its start cuts the file back to this.
-    store.sqlite.exec(`PRAGMA journal_size_limit = ${WAL_KEPT_BYTES}`);
+    limitKeptWal(store.sqlite, WAL_KEPT_BYTES);
     this.worker = new Worker(workerEntry("db/checkpoint-worker.ts"));
     // A process that is done should exit even if nobody stopped the checkpointer.
     this.worker.unref();

@@ -1,4 +1,5 @@
-// Opens the embedded SQLite store: the connection's settings and the embedded migrations. Who may create the file and who may migrate it is the caller's choice (a mistyped
+// Opens the embedded SQLite store: the connection's settings (pragmas.ts) and the embedded
+// migrations. Who may create the file and who may migrate it is the caller's choice (a mistyped
 // path must not become a new database, nor a command that only reads migrate one); a schema newer
 // than this build is refused whoever opens it. The stores run their own prepared SQL on the connection; drizzle serves only to
 // apply the migrations.
@@ -11,6 +12,7 @@ import type { OpenOptions } from "./database";
 import { StoreOpenError } from "./errors";
 import { embeddedMigrations } from "./migrations.generated";
 import { drizzleMigrations, type MigrationPolicy, planMigrations, type SchemaVersion } from "./migrations";
+import { configureConnection, neverSleepOnLocks } from "./pragmas";
 import { type WriteOptions, Writer } from "./write";
 
 /** An open SQLite database (the embedded store). PostgreSQL's counterpart is in db/postgres.ts. */
@@ -38,36 +40,13 @@ export interface Store {
   close(): void;
 }
 
-/**
- * SQLite's page cache per connection, in KiB. The pages are private to each connection while the
- * operating system's page cache holds the file once for every process: the workers of
- * `serve --workers N` share this budget (`pageCacheShareKib`) instead of each taking it whole.
- */
-export const PAGE_CACHE_KIB = 65_536;
-/** No connection that serves requests gets less: the keyed check's upper B-tree levels fit many times over. */
-const MIN_PAGE_CACHE_KIB = 16_384;
-
-/** The page cache of one of `processes` processes serving the same file. */
-export function pageCacheShareKib(processes: number): number {
-  return Math.max(MIN_PAGE_CACHE_KIB, Math.floor(PAGE_CACHE_KIB / Math.max(1, processes)));
-}
-
 /** The database, its WAL and shared-memory files hold evidence, reporters and key hashes. */
 const OWNER_ONLY = 0o600;
 
 export function openStore(path: string, options: OpenOptions = {}): Store {
   if (path !== ":memory:") prepareFile(path, options);
   const sqlite = new Database(path, options.readonly ? { readonly: true } : { create: true, readwrite: true, strict: true });
-  // WAL lets readers (the server, `backup`, `export`) run beside one writer; busy_timeout makes a
-  // CLI process wait for the write lock instead of failing at once (the server turns it off).
-  sqlite.exec("PRAGMA busy_timeout = 5000");
-  if (!options.readonly) {
-    sqlite.exec("PRAGMA journal_mode = WAL");
-    sqlite.exec("PRAGMA synchronous = NORMAL");
-  }
-  sqlite.exec("PRAGMA foreign_keys = ON");
-  sqlite.exec(`PRAGMA temp_store = ${options.temporaryFiles ? "FILE" : "MEMORY"}`);
-  sqlite.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
+  configureConnection(sqlite, options);
   try {
     checkSchema(sqlite, path, options.readonly ? "leave" : (options.migrations ?? "apply"));
   } catch (error) {
@@ -84,7 +63,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     write: (fn, writeOptions) => writer.write(fn, writeOptions),
     changes,
     neverBlockOnLocks({ writeWaitMs } = {}) {
-      sqlite.exec("PRAGMA busy_timeout = 0");
+      neverSleepOnLocks(sqlite);
       if (writeWaitMs !== undefined) writer.waitMs = writeWaitMs;
     },
     async exclusive(_name, fn) {

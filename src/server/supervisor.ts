@@ -7,9 +7,9 @@
 // and a worker that crashes takes no other down.
 import type { Config } from "../config";
 import { Checkpointer } from "../db/checkpointer";
-import { pageCacheShareKib } from "../db/client";
 import { openDatabase } from "../db/database";
 import { isPostgresUrl, redactUrl } from "../db/location";
+import { takePageCacheShare } from "../db/pragmas";
 import { Logger } from "../logger";
 import type { MetricsSample } from "../metrics";
 import { WebhookWorker } from "../jobs/webhook-worker";
@@ -53,7 +53,7 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
   if (store.dialect === "sqlite") {
     store.neverBlockOnLocks();
     // Only the fleet jobs read here: a worker's share of the page cache is plenty.
-    store.sqlite.exec(`PRAGMA cache_size = -${pageCacheShareKib(config.workers)}`);
+    takePageCacheShare(store.sqlite, config.workers);
   }
   const runtime = await createRuntime({ store, config, log });
   const services = createServices(runtime);

@@ -2,6 +2,7 @@
 // `serve --workers N`): the directory index, the subject filter, then the other keyless answers'
 // indexes (PublicService.warm).
 import type { Database } from "../db/database";
+import { releaseCachedPages } from "../db/pragmas";
 import type { Services } from "../services";
 
 /**
@@ -20,5 +21,5 @@ export async function warmUp(services: Services, database: Database, onFilterRea
   await services.blacklist.warm();
   onFilterReady?.();
   await services.public.warm();
-  if (database.dialect === "sqlite") database.sqlite.exec("PRAGMA shrink_memory");
+  if (database.dialect === "sqlite") releaseCachedPages(database.sqlite);
 }

@@ -8,8 +8,8 @@
 import { writeSync } from "node:fs";
 import { buildApp } from "../app";
 import type { Config } from "../config";
-import { pageCacheShareKib } from "../db/client";
 import { openDatabase, type Database } from "../db/database";
+import { leaveCheckpointsToOthers, takePageCacheShare } from "../db/pragmas";
 import { Logger } from "../logger";
 import type { MetricsSample } from "../metrics";
 import { jobs } from "../jobs";
@@ -60,9 +60,9 @@ export async function runWorker(role: WorkerRole): Promise<"running"> {
   const { database: store } = await openDatabase(config.dbPath, { create: false, migrations: "require" });
   // The supervisor's checkpointer copies the WAL back; a worker's COMMIT never does it inline.
   if (store.dialect === "sqlite") {
-    store.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
+    leaveCheckpointsToOthers(store.sqlite);
     // The OS caches the file once for all the workers: each keeps a share of one serve's page cache.
-    store.sqlite.exec(`PRAGMA cache_size = -${pageCacheShareKib(config.workers)}`);
+    takePageCacheShare(store.sqlite, config.workers);
   }
   const runtime = await createRuntime({ store, config, log });
   const now = () => runtime.clock.now();

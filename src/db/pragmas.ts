@@ -1,0 +1,61 @@
+// The settings of a SQLite connection, named by what they are for: the ones every connection opens
+// with, and the ones a serving process changes afterwards (a worker's share of the page cache, no
+// checkpoint inside a request's COMMIT, memory handed back after the warm-up). The serving
+// processes (src/server/) ask for these by name instead of writing PRAGMAs of their own. The
+// settings a bulk write changes and puts back are beside that work (search-index.ts).
+import type { Database as Connection } from "bun:sqlite";
+
+/**
+ * SQLite's page cache per connection, in KiB. The pages are private to each connection while the
+ * operating system's page cache holds the file once for every process: the workers of
+ * `serve --workers N` share this budget (`takePageCacheShare`) instead of each taking it whole.
+ */
+const PAGE_CACHE_KIB = 65_536;
+/** No connection that serves requests gets less: the keyed check's upper B-tree levels fit many times over. */
+const MIN_PAGE_CACHE_KIB = 16_384;
+
+/** How long a connection sleeps in SQLite waiting for another process's write lock (a CLI's). */
+const BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * What every connection opens with. WAL lets readers (the server, `backup`, `export`) run beside
+ * one writer; the busy timeout makes a CLI process wait for the write lock instead of failing at
+ * once (the serving process turns it off: `neverSleepOnLocks`). `temporaryFiles`: temporary
+ * storage in files (SQLite's own default) rather than memory, for the CLI import's index builds.
+ */
+export function configureConnection(sqlite: Connection, options: { readonly?: boolean; temporaryFiles?: boolean }): void {
+  sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  if (!options.readonly) {
+    sqlite.exec("PRAGMA journal_mode = WAL");
+    sqlite.exec("PRAGMA synchronous = NORMAL");
+  }
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  sqlite.exec(`PRAGMA temp_store = ${options.temporaryFiles ? "FILE" : "MEMORY"}`);
+  sqlite.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
+}
+
+/** A statement that meets another process's lock fails at once (SQLITE_BUSY) instead of sleeping in SQLite. */
+export function neverSleepOnLocks(sqlite: Connection): void {
+  sqlite.exec("PRAGMA busy_timeout = 0");
+}
+
+/** One of `processes` processes serving the same file keeps its share of the page cache, never below the minimum. */
+export function takePageCacheShare(sqlite: Connection, processes: number): void {
+  const kib = Math.max(MIN_PAGE_CACHE_KIB, Math.floor(PAGE_CACHE_KIB / Math.max(1, processes)));
+  sqlite.exec(`PRAGMA cache_size = -${kib}`);
+}
+
+/** No COMMIT on this connection copies the WAL back: a checkpointer does it elsewhere (checkpointer.ts). */
+export function leaveCheckpointsToOthers(sqlite: Connection): void {
+  sqlite.exec("PRAGMA wal_autocheckpoint = 0");
+}
+
+/** Once a checkpoint has copied every frame back, the next writer cuts the WAL file back to `bytes`. */
+export function limitKeptWal(sqlite: Connection, bytes: number): void {
+  sqlite.exec(`PRAGMA journal_size_limit = ${bytes}`);
+}
+
+/** Hands back the memory of the connection's page cache (pages read once, by a warm-up). */
+export function releaseCachedPages(sqlite: Connection): void {
+  sqlite.exec("PRAGMA shrink_memory");
+}
