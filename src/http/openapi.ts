@@ -8,7 +8,7 @@ import { Elysia } from "elysia";
 // The docs UI's script, embedded in the binary.
 import scalarScript from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
 import type { Runtime } from "../runtime";
-import { sessionCookieName, sessionsAreSecure } from "./auth";
+import { sessionCookieName, sessionsAreSecure } from "./session-cookie";
 import { isKeyedPath } from "./conventions";
 import { idempotencyHeaderReferences } from "./idempotency";
 import { finishDocument } from "./openapi-document";

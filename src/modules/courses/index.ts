@@ -2,7 +2,7 @@
 // to, and the submission, which takes a session (401 without one comes before the 410 of a
 // server that does not grade).
 import { Elysia } from "elysia";
-import type { SessionLookup } from "../../http/auth";
+import type { SessionLookup } from "../../http/session-cookie";
 import { limitByIp, optionalSession, requireSession } from "../../http/guards";
 import { PUBLIC_IP_RULE } from "../../http/limits";
 import { errors } from "../../http/model";

@@ -1,7 +1,7 @@
 // Keyless controllers. Every /v1/public/* route and the public counters share one bucket per client
 // IP; the referral leaderboard has its own, smaller one (SPEC section 3).
 import { Elysia } from "elysia";
-import type { SessionLookup } from "../../http/auth";
+import type { SessionLookup } from "../../http/session-cookie";
 import { limitByIp, optionalSession } from "../../http/guards";
 import { LEADERBOARD_IP_RULE, PUBLIC_IP_RULE } from "../../http/limits";
 import { errors } from "../../http/model";

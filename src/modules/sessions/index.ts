@@ -1,7 +1,7 @@
 // Sign-in controllers (SPEC section 6): the one-time link a partner's bot asks for, the link
 // itself (`/auth/magic`), sign-out, and the signed-in creator's own reads under `/v1/me`.
 import { Elysia, t } from "elysia";
-import { sessionCookie, sessionOf, sessionsAreSecure } from "../../http/auth";
+import { sessionCookie, sessionOf, sessionsAreSecure } from "../../http/session-cookie";
 import { cookieWriteParser, limitByIp, requireKey, requireSession, sessionCookieOf } from "../../http/guards";
 import { PUBLIC_IP_RULE } from "../../http/limits";
 import { errors, KEYED_ERRORS } from "../../http/model";

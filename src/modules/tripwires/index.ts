@@ -1,7 +1,7 @@
 // Tripwire controllers: a signed-in creator's own wires under /v1/me; the
 // session guard makes another creator's wire invisible (404), and an API key never opens them.
 import { Elysia } from "elysia";
-import type { SessionLookup } from "../../http/auth";
+import type { SessionLookup } from "../../http/session-cookie";
 import { requireSession } from "../../http/guards";
 import { PUBLIC_IP_RULE } from "../../http/limits";
 import { errors } from "../../http/model";
