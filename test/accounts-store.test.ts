@@ -114,7 +114,7 @@ test("idempotency: recorded by the write's own transaction, found, completed, ke
   slot.pending = pending;
   await database.write(async () => {});
   slot.pending = undefined;
-  expect(await idempotency.find("acct_1", "k-1")).toEqual({ fingerprint: "f1", status: null, content_type: null, body: null });
+  expect(await idempotency.find("acct_1", "k-1")).toEqual({ fingerprint: "f1", status: null, contentType: null, body: null });
 
   // A write that fails rolls its record back with it.
   slot.pending = { ...pending, key: "k-2" };
@@ -123,7 +123,7 @@ test("idempotency: recorded by the write's own transaction, found, completed, ke
   expect(await idempotency.find("acct_1", "k-2")).toBeNull();
 
   await idempotency.saveAnswer(pending, { status: 201, contentType: "application/json", body: "{}" });
-  expect(await idempotency.find("acct_1", "k-1")).toEqual({ fingerprint: "f1", status: 201, content_type: "application/json", body: "{}" });
+  expect(await idempotency.find("acct_1", "k-1")).toEqual({ fingerprint: "f1", status: 201, contentType: "application/json", body: "{}" });
   // Another request's claim does not take over an unexpired record.
   expect(await database.write(() => idempotency.save({ ...pending, claim: "c2", fingerprint: "f2" }, null))).toBe(false);
   expect((await idempotency.find("acct_1", "k-1"))?.fingerprint).toBe("f1");

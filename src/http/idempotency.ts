@@ -98,8 +98,8 @@ export class IdempotencyGate {
       }
       // Marked as a replay: it is final, and a client (the SDK) must not retry it as it retries the
       // 409 of a repeat racing its first attempt.
-      if (stored.content_type === SHOWN_ONCE) throw new ApiError(409, "conflict", stored.body ?? "", { "idempotent-replayed": "true" });
-      throw new ReplayedAnswer(stored.status, stored.content_type ?? "application/json", stored.body ?? "");
+      if (stored.contentType === SHOWN_ONCE) throw new ApiError(409, "conflict", stored.body ?? "", { "idempotent-replayed": "true" });
+      throw new ReplayedAnswer(stored.status, stored.contentType ?? "application/json", stored.body ?? "");
     }
   }
 
