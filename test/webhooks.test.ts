@@ -6,7 +6,7 @@ import { ManualClock } from "../src/clock";
 import { ConfigError, loadConfig, MIN_WEBHOOK_LEASE_MS, WEBHOOK_LEASE_MS, WEBHOOK_RETRY_DELAYS_MS } from "../src/config";
 import { Logger } from "../src/logger";
 import { WebhookWorker } from "../src/jobs/webhook-worker";
-import { DISABLE_AFTER_MS, KEEP_FINISHED_MS } from "../src/modules/webhooks/service";
+import { DISABLE_AFTER_MS, KEEP_FINISHED_MS } from "../src/modules/webhooks/service.deliveries";
 import { isPublicAddress } from "../src/modules/webhooks/url-guard";
 import { createTestApp, expectEnvelope, repeatUntilReplayed, type TestApp } from "./helpers";
 import { Receiver } from "./webhook-receiver";

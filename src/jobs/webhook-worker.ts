@@ -1,10 +1,10 @@
-// The webhook delivery worker (SPEC section 8). A loop that fans outbox events out to endpoints,
+// The webhook delivery worker. A loop that fans outbox events out to endpoints,
 // claims due deliveries under a lease, sends each (sender.ts) and records the attempt. It runs
 // at most `maxInFlight` attempts at once and at most `perEndpoint` per endpoint, so a receiver
 // that hangs ties up its own slots for the 10 s time limit and nobody else's. Claimed rows wait
 // in a short queue per endpoint (a few rounds of its slots, well inside the lease) and the loop
 // claims again only when a lane runs low (or at the poll), so a busy endpoint costs one claim per
-// batch, not per attempt, and a full one costs a claim nothing (store.ts).
+// batch, not per attempt, and a full one costs a claim nothing (the store's claimDue).
 //
 // The work around each attempt is done per batch, not per attempt: the attempts that end within
 // 25 ms of each other are recorded together in one transaction, and the rows started
@@ -27,7 +27,7 @@ import { WEBHOOK_LEASE_MS } from "../config";
 import type { Logger } from "../logger";
 import type { Metrics } from "../metrics";
 import { AttemptAborted, ATTEMPT_TIMEOUT_MS, sendDelivery } from "../modules/webhooks/sender";
-import type { AttemptResult, WebhooksService } from "../modules/webhooks/service";
+import type { AttemptResult, WebhookDeliveries } from "../modules/webhooks/service.deliveries";
 import type { AttemptOutcome, ClaimedDelivery } from "../modules/webhooks/store";
 
 export interface WebhookWorkerOptions {
@@ -149,7 +149,7 @@ export class WebhookWorker {
   private answeredAt = 0;
 
   constructor(
-    private readonly service: WebhooksService,
+    private readonly service: WebhookDeliveries,
     private readonly clock: Clock,
     private readonly metrics: Metrics,
     private readonly log: Logger,

@@ -1,6 +1,6 @@
-// Webhook management (SPEC section 8): a Pro plan or higher, any key scope (webhooks are read
-// scope's). Every route answers only for the calling account's endpoints: another account's
-// endpoint is a 404, like a missing one.
+// Webhook management: a Pro plan or higher, any key scope (webhooks are read scope's). Every
+// route answers only for the calling account's endpoints: another account's endpoint is a 404,
+// like a missing one.
 import { Elysia } from "elysia";
 import type { Caller } from "../../http/auth";
 import { ApiError } from "../../http/errors";
@@ -10,7 +10,7 @@ import type { Runtime } from "../../runtime";
 import { DeliveriesPage, DeliveriesQuery, Deleted, NewWebhookBody, WebhookDelivery, WebhookEndpoint, WebhookList, WebhookParams, WebhookPatchBody, WebhookRegistration } from "./model";
 import type { WebhooksService } from "./service";
 
-/** 402 below Pro: managing webhooks through the API is a paid feature (seed section 5). */
+/** 402 below Pro: managing webhooks through the API is a feature of the paid plans. */
 function entitled(caller: Caller): string {
   if (!isProOrHigher(caller.apiTier)) throw new ApiError(402, "plan_upgrade_required", "Managing webhooks through the API needs a Pro plan or higher.");
   return caller.accountId;

@@ -1,5 +1,5 @@
-// Schemas of the webhook routes (SPEC section 8), declared once: they validate requests, describe
-// responses in /openapi.json and type the handlers.
+// Schemas of the webhook routes, declared once: they validate requests, describe responses in
+// /openapi.json and type the handlers.
 import { t } from "elysia";
 import { DateTime, JsonInteger } from "../../http/model";
 

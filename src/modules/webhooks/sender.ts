@@ -2,12 +2,12 @@
 // connect to that address (Host and TLS name stay the URL's), sign, POST with a time limit, and
 // keep the start of the answer. Never throws: every failure becomes the attempt's `error`, which
 // the account reads in its deliveries list, so it never names the address a host resolved to.
-import { DISCORD_MESSAGE, type AttemptResult } from "./service";
+import { DISCORD_MESSAGE, type AttemptResult } from "./service.deliveries";
 import { signatureHeaders } from "./signing";
 import type { ClaimedDelivery } from "./store";
 import { type Destination, parseDestination, RefusedDestination, resolveDestination, type UrlPolicy } from "./url-guard";
 
-/** SPEC section 8: an attempt without a complete answer in 10 s failed. */
+/** An attempt without a complete answer within 10 s has failed (and is retried on the schedule). */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** Bytes of the answer's body kept with the attempt. */
 export const EXCERPT_BYTES = 1024;

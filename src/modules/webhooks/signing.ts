@@ -1,4 +1,4 @@
-// Standard Webhooks signing (SPEC section 8): `webhook-signature: v1,<base64 HMAC-SHA256>` over
+// Standard Webhooks signing: `webhook-signature: v1,<base64 HMAC-SHA256>` over
 // "<webhook-id>.<webhook-timestamp>.<body>", keyed by the bytes after `whsec_` (base64), so a
 // receiver using a stock Standard Webhooks library verifies our deliveries unchanged.
 import { createHmac, randomBytes } from "node:crypto";

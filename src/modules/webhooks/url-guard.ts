@@ -1,9 +1,9 @@
-// Where the service may send a webhook: HTTPS URLs whose host resolves only to public addresses
-// (SPEC section 8). A request to a private, loopback or link-local address would let any paying
-// caller probe the operator's own network, so the check is made twice: when the URL is registered
-// (a clear 422), and again on the address actually connected to at each delivery, so a name that
-// resolves to a public address at registration and a private one later (DNS rebinding) is refused
-// then. `--allow-private-webhooks` lifts both the address rule and the HTTPS rule (tests, labs).
+// Where the service may send a webhook: HTTPS URLs whose host resolves only to public addresses.
+// A request to a private, loopback or link-local address would let any paying caller probe the
+// operator's own network, so the check is made twice: when the URL is registered (a clear 422),
+// and again on the address actually connected to at each delivery, so a name that resolves to a
+// public address at registration and a private one later (DNS rebinding) is refused then.
+// `--allow-private-webhooks` lifts both the address rule and the HTTPS rule (tests, labs).
 // A refusal never says what a name resolved to, nor whether it resolved at all: the answer would
 // otherwise map the operator's internal names and addresses for any caller (a DNS oracle). The
 // caller learns only that the destination is refused.
