@@ -1,6 +1,7 @@
 // `trustlist backup OUT.db`: a consistent copy of a live database, readable by its owner only.
-import { closeSync, openSync, rmSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { resolveDbPath } from "../config";
+import { copyInto } from "../db/backup";
 import { openStore } from "../db/client";
 import { isPostgresUrl } from "../db/location";
 import { type Command, print, UsageError } from "./args";
@@ -28,13 +29,7 @@ export const backup: Command = {
         if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new UsageError(`${out} already exists; choose a new file`);
         throw error;
       }
-      try {
-        // VACUUM INTO reads one consistent snapshot (WAL keeps the server's writers going meanwhile).
-        store.sqlite.run("VACUUM INTO ?", [out]);
-      } catch (error) {
-        rmSync(out, { force: true });
-        throw error;
-      }
+      copyInto(store, out);
     } finally {
       store.close();
     }
