@@ -1,4 +1,4 @@
-// `trustlist login-link HANDLE`: a one-time sign-in link for a creator (SPEC section 6), for an
+// `trustlist login-link HANDLE`: a one-time sign-in link for a creator (modules/sessions), for an
 // operator to hand over. The link's address starts with the server's public base URL.
 import { loadConfig, SETTINGS } from "../config";
 import { type Command, print, withDatabase } from "./args";

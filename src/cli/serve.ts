@@ -73,7 +73,7 @@ export const serve: Command = {
     const started = performance.now();
     // A taken port fails here, before the database is opened (or created). This probe binds
     // without SO_REUSEPORT, so it fails on a port another server holds even when that server asked
-    // for SO_REUSEPORT: that is what keeps a second `serve` off the port (SPEC section 1).
+    // for SO_REUSEPORT: that is what keeps a second `serve` off the port (one server per port).
     if (config.port !== 0) {
       try {
         Bun.listen({ hostname: config.host, port: config.port, socket: { data() {} } }).stop(true);
@@ -111,8 +111,8 @@ export const serve: Command = {
     const checkpointer =
       store.dialect === "sqlite" ? new Checkpointer(store, { onError: (message) => runtime.log.error("checkpointer failed", { message }) }) : null;
     void checkpointer?.ready.then((started) => started && runtime.log.info("checkpointer ready"));
-    // One server owns a SQLite file (SPEC section 1), so rows a killed run had claimed are due again
-    // now; on PostgreSQL other instances may hold live claims, which lapse on their own.
+    // One server owns a SQLite file (server/serve-lock.ts), so rows a killed run had claimed are due
+    // again now; on PostgreSQL other instances may hold live claims, which lapse on their own.
     const webhookWorker = new WebhookWorker(services.webhooks, runtime.clock, runtime.metrics, runtime.log, {
       releaseClaimsAtStart: store.dialect === "sqlite",
       leaseMs: config.webhookLeaseMs,

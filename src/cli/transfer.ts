@@ -1,4 +1,4 @@
-// `trustlist import FILE` and `trustlist export [--out FILE]`: JSON Lines (SPEC section 9).
+// `trustlist import FILE` and `trustlist export [--out FILE]`: JSON Lines (modules/transfer).
 import { chmodSync, closeSync, existsSync, openSync } from "node:fs";
 import { TransferService } from "../modules/transfer/service";
 import { type Command, print, text, UsageError, withDatabase } from "./args";

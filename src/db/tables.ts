@@ -12,9 +12,9 @@ export const meta = sqlite.sqliteTable("meta", {
 });
 
 /**
- * Answers to keyed writes sent with an `Idempotency-Key` (SPEC section 2), kept 24 h per account and
- * key so a retry gets the first answer instead of writing again. The row is written by the write's
- * own transaction (status still null), then completed with the answer.
+ * Answers to keyed writes sent with an `Idempotency-Key` (http/idempotency.ts), kept 24 h per
+ * account and key so a retry gets the first answer instead of writing again. The row is written by
+ * the write's own transaction (status still null), then completed with the answer.
  */
 export const idempotencyKeys = sqlite.sqliteTable(
   "idempotency_keys",
@@ -43,9 +43,9 @@ export const metaPg = pg.pgTable("meta", {
 });
 
 /**
- * Answers to keyed writes sent with an `Idempotency-Key` (SPEC section 2), kept 24 h per account and
- * key so a retry gets the first answer instead of writing again. The row is written by the write's
- * own transaction (status still null), then completed with the answer.
+ * Answers to keyed writes sent with an `Idempotency-Key` (http/idempotency.ts), kept 24 h per
+ * account and key so a retry gets the first answer instead of writing again. The row is written by
+ * the write's own transaction (status still null), then completed with the answer.
  */
 export const idempotencyKeysPg = pg.pgTable(
   "idempotency_keys",

@@ -1,4 +1,4 @@
-// Which client a keyless request comes from, for the per-IP buckets (SPEC section 3). The answer is
+// Which client a keyless request comes from, for the per-IP buckets (http/limits.ts). The answer is
 // a bucket key, not an address to show anyone: an IPv4 address as written, or an IPv6 client's /64
 // (one subscriber usually holds a whole /64, so per-address buckets would give it 2^64 of them).
 //

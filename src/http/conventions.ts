@@ -1,7 +1,7 @@
-// The conventions every route shares (SPEC section 2): request ids, the error envelope for every
-// failure, 404 and 405 for unknown routes, 400 for a path or query no handler can read, 413 for
-// large bodies, CORS on the public surface, rate-limit headers on keyless routes, access logs and
-// request metrics.
+// The conventions every route shares, whichever module answers: request ids, the error envelope
+// for every failure, 404 and 405 for unknown routes, 400 for a path or query no handler can read,
+// 413 for large bodies, CORS on the public surface, rate-limit headers on keyless routes, access
+// logs and request metrics.
 import { Elysia, type ValidationError } from "elysia";
 import type { Runtime } from "../runtime";
 import { isUnstorableText } from "../db/errors";
@@ -94,7 +94,7 @@ export function isPublicPath(path: string): boolean {
   );
 }
 
-/** A signed-in creator's own routes: a session cookie, never an API key (SPEC section 6). */
+/** A signed-in creator's own routes: a session cookie, never an API key (http/session-cookie.ts). */
 export function isSessionPath(path: string): boolean {
   return path === "/v1/me" || path.startsWith("/v1/me/");
 }
@@ -200,7 +200,7 @@ export function conventions(runtime: Runtime) {
       set.headers["x-request-id"] = requestIdOf(request);
       const path = pathOf(request.url);
       const isPublic = isPublicPath(path);
-      // Before the preflight answer below, which carries these headers too (SPEC section 2).
+      // Before the preflight answer below: a keyless route's preflight carries its limit headers too.
       if (!isKeyedPath(path, isPublic)) peekIpHeaders(runtime, clientIp(runtime, request, server), set.headers);
       if (isPublic) {
         Object.assign(set.headers, CORS_HEADERS);

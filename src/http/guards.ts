@@ -1,7 +1,7 @@
 // Guards a controller mounts with `.use(...)`: an API key of at least some scope, or a per-IP
 // bucket for keyless routes. Both run before schema validation, so a request without a key is a
-// 401 whatever its parameters, and a malformed keyed request still counts against the quota
-// (SPEC section 3).
+// 401 whatever its parameters, and a malformed keyed request still counts against the quota (the
+// quota counts every keyed request that passes authentication).
 import { Elysia } from "elysia";
 import type { ApiTier, KeyScope } from "../domain";
 import type { Runtime } from "../runtime";
@@ -189,9 +189,9 @@ export function cookieWriteParser<A>(runtime: Runtime, admit: (request: Request)
 }
 
 /**
- * A signed-in creator's routes (SPEC section 6): the session cookie, never an API key, and a
- * per-IP bucket. The session is checked before the body is parsed, so a request without one is a
- * 401 whatever it sends; a write from another origin is then 403 (`cookieWrites`).
+ * A signed-in creator's routes: the session cookie, never an API key, and a per-IP bucket. The
+ * session is checked before the body is parsed, so a request without one is a 401 whatever it
+ * sends; a write from another origin is then 403 (`cookieWrites`).
  */
 export function requireSession(runtime: Runtime, sessions: SessionLookup, rule: BucketRule) {
   const cookie = sessionCookieOf(runtime);

@@ -1,11 +1,11 @@
-// `Idempotency-Key` on every keyed POST, PUT, PATCH and DELETE (SPEC section 2, IETF httpapi
-// draft). `requireKey` runs this for every keyed write once the caller is admitted, so no route
+// `Idempotency-Key` on every keyed POST, PUT, PATCH and DELETE (the IETF httpapi draft's
+// header). `requireKey` runs this for every keyed write once the caller is admitted, so no route
 // can forget it: the first answer below 500 is kept 24 h per account and key and a repeat of the
 // same request gets it again with `Idempotent-Replayed: true`, changing nothing. The record is
 // written by the write's own transaction (src/db/idempotency.ts).
 //
 // A replay is metered like any admitted call: admission (and its count) comes before the lookup,
-// and SPEC section 3 counts every keyed request that passes auth.
+// and the daily quota counts every keyed request that passes authentication.
 //
 // An answer that issued a secret (an API key, a webhook signing secret, a sign-in link) is never
 // kept: the database, its backups and exports hold only hashes of keys, links and sessions, and a

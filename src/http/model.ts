@@ -12,9 +12,9 @@ export function literals<const T extends readonly [string, ...string[]]>(values:
 
 /**
  * An integer in a JSON body or answer. (Elysia's `t.Integer` also accepts numeric strings, which
- * suits query strings but would let `"5"` pass for 5 in a body, where SPEC section 2 makes a wrong
- * type 422; and being a transform, in a response schema it makes Elysia encode every answer through
- * the whole schema before checking it, a fifth of the cost of a 100-item directory page.)
+ * suits query strings but would let `"5"` pass for 5 in a body, where a wrong type is a 422; and
+ * being a transform, in a response schema it makes Elysia encode every answer through the whole
+ * schema before checking it, a fifth of the cost of a 100-item directory page.)
  */
 export const JsonInteger = (options: IntegerOptions = {}) => Type.Integer(options);
 

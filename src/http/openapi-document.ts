@@ -9,7 +9,7 @@
 
 type Json = Record<string, any>;
 
-/** Each error status as one shared response: its name and the codes it can carry, with a sample message (SPEC section 2). */
+/** Each error status as one shared response: its name, the codes it can carry, a sample message (http/errors.ts). */
 const ERROR_RESPONSES: Record<string, { name: string; summary: string; codes: Record<string, string> }> = {
   400: {
     name: "BadRequest",

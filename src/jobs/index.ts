@@ -1,8 +1,8 @@
 // Periodic work, scheduled with @elysiajs/cron on the serving app: the metering flush, entry
 // expiry, pruning of usage history and of idle limiter state. Every job that walks stored rows
-// works in slices bounded by a row count and yields to requests between them (SPEC section 2,
-// Availability): no request waits more than 100 ms behind a job, whatever the data size. Jobs on
-// shared data are `scope: "fleet"`: one instance runs them per tick (runner.ts).
+// works in slices bounded by a row count and yields to requests between them: no request waits
+// more than 100 ms behind a job, whatever the data size. Jobs on shared data are `scope: "fleet"`:
+// one instance runs them per tick (runner.ts).
 import { cron, Patterns } from "@elysiajs/cron";
 import { Elysia } from "elysia";
 import type { Runtime } from "../runtime";

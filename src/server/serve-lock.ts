@@ -1,6 +1,7 @@
 // One `serve` per SQLite file: a second server on the same file would run every job twice and keep
-// limits of its own (SPEC section 10). The lock is an abstract Unix socket named after the file:
-// the kernel frees it when the process ends however it ends, so no stale lock survives a crash.
+// limits of its own (several instances share a PostgreSQL database, never a file). The lock is an
+// abstract Unix socket named after the file: the kernel frees it when the process ends however it
+// ends, so no stale lock survives a crash.
 import { realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 
