@@ -37,15 +37,15 @@ function answers(slug: string, wrong = 0) {
 
 test("best score and pass are kept; the buff reaches the Trust Score", async () => {
   expect((await courses.submit("scam-safety", viewer, { answers: answers("scam-safety", 2) })).passed).toBe(false);
-  expect((await creators.find("alicemakes"))!.trust_score).toBe(100);
+  expect((await creators.find("alicemakes"))!.trustScore).toBe(100);
   clock.advance(1000);
   const passedAt = clock.now();
   expect((await courses.submit("scam-safety", viewer, { answers: answers("scam-safety") })).score).toBe(100);
   clock.advance(1000);
   await courses.submit("scam-safety", viewer, { answers: answers("scam-safety", 5) });
   const row = (await creators.find("alicemakes"))!;
-  expect(row.courses_passed).toBe(1);
-  expect(row.trust_score).toBe(105);
+  expect(row.coursesPassed).toBe(1);
+  expect(row.trustScore).toBe(105);
   const listed = await courses.list(viewer);
   expect(listed.courses.find((c) => c.slug === "scam-safety")).toMatchObject({ status: "passed", score: 100, completed_at: new Date(passedAt).toISOString() });
   expect(listed.trust).toEqual({ signed_in: true, per_course: 5, max_points: 15, passed_count: 1, earned_points: 5 });
@@ -60,7 +60,7 @@ test("submissions at the same time record every attempt and keep the best", asyn
   ]);
   const course = (await courses.list(viewer)).courses.find((c) => c.slug === "safe-trading")!;
   expect(course).toMatchObject({ status: "passed", score: 100 });
-  expect((await creators.find("alicemakes"))!.courses_passed).toBe(1);
+  expect((await creators.find("alicemakes"))!.coursesPassed).toBe(1);
 });
 
 test("disabled submissions are gone and record nothing", async () => {

@@ -75,14 +75,14 @@ test("links: public ones are shown and scored, private ones neither; another cre
   await creators.upsert("bob", {});
   const linked = await creators.link("alice", { provider: "github", provider_user_id: "42", provider_username: "Ally", verified_at: "2026-11-01T00:00:00Z" });
   expect(linked.created).toBe(true);
-  expect(linked.connection).toMatchObject({ creator_id: (await creators.find("alice"))!.id, public: 1 });
+  expect(linked.connection).toMatchObject({ creatorId: (await creators.find("alice"))!.id, public: true });
   await creators.link("alice", { provider: "discord", provider_user_id: "80351110224678912", public: false });
   expect(await creators.connections("alice")).toEqual([
     { provider: "github", provider_username: "Ally", provider_url: null, verified_at: "2026-11-01T00:00:00.000Z" },
   ]);
   const alice = (await creators.find("alice"))!;
-  expect(alice).toMatchObject({ linked_accounts: 1, verified_connections: 1, platforms: "github", trust_score: 105 });
-  expect(alice.search_text).toBe("alice ally");
+  expect(alice).toMatchObject({ linkedAccounts: 1, verifiedConnections: 1, platforms: "github", trustScore: 105 });
+  expect(alice.searchText).toBe("alice ally");
 
   // The same account again updates the link; another creator may not take it.
   expect((await creators.link("alice", { provider: "github", provider_user_id: "42", public: false })).created).toBe(false);
@@ -93,7 +93,7 @@ test("links: public ones are shown and scored, private ones neither; another cre
   const removed = await creators.unlink("alice", "discord", "80351110224678912");
   expect(removed.provider).toBe("discord");
   expect(await codeOf(creators.unlink("alice", "discord", "80351110224678912"))).toBe("not_found");
-  expect((await creators.find("alice"))!.linked_accounts).toBe(0);
+  expect((await creators.find("alice"))!.linkedAccounts).toBe(0);
 });
 
 test("a vouch counts once; a second is a conflict and changes nothing", async () => {
@@ -103,7 +103,7 @@ test("a vouch counts once; a second is a conflict and changes nothing", async ()
   expect(vouch).toMatchObject({ from: "alice", to: "bob", message: "solid" });
   expect(await codeOf(network.vouch({ from: "alice", to: "bob" }))).toBe("conflict");
   expect(await codeOf(network.vouch({ from: "bob", to: "bob" }))).toBe("unprocessable");
-  expect((await creators.find("bob"))!).toMatchObject({ vouch_count: 1, trust_score: 102 });
+  expect((await creators.find("bob"))!).toMatchObject({ vouchCount: 1, trustScore: 102 });
 });
 
 test("a deal goes pending → confirmed → completed, then each side may review once", async () => {
@@ -120,7 +120,7 @@ test("a deal goes pending → confirmed → completed, then each side may review
   expect(done).toMatchObject({ status: "completed", updated_at: new Date(clock.now()).toISOString() });
   expect(await network.getDeal(deal.id)).toEqual(done);
   expect(await codeOf(network.getDeal("deal_nothing"))).toBe("not_found");
-  expect((await creators.find("alice"))!).toMatchObject({ deal_count: 1, trust_score: 103 });
+  expect((await creators.find("alice"))!).toMatchObject({ dealCount: 1, trustScore: 103 });
 
   const review = await network.review({ from: "alice", to: "bob", rating: 5 });
   expect(review).toMatchObject({ deal_id: deal.id, from: "alice", to: "bob", rating: 5 });
@@ -151,7 +151,7 @@ test("a server is registered, renamed, and unregistered", async () => {
 test("the Trust Score is recomputed with the day's snapshot, and the daily refresh moves it with account age", async () => {
   await creators.upsert("alice", { verification_level: 4 });
   const alice = (await creators.find("alice"))!;
-  expect(alice.trust_score).toBe(130);
+  expect(alice.trustScore).toBe(130);
   expect(await creators.store.trendFrom(alice.id, utcDay(clock.now()))).toBe(130);
   expect((await creators.trust("alice")).trend).toEqual({ direction: "flat", delta: 0, from: 130, window_days: 30 });
 

@@ -62,8 +62,8 @@ test("the directory index's reads: rows in rowid order past a rowid, rows by id,
   const rowids = all.map((row) => row.rowid);
   expect(rowids).toEqual(rowids.toSorted((x, y) => x - y));
   expect(new Set(rowids).size).toBe(4);
-  expect(all[0]).toMatchObject({ search_text: "ab_c", trust_score: expect.any(Number), vouch_count: 0, deal_count: 0, platforms: "" });
-  expect(typeof all[0]!.created_at).toBe("number");
+  expect(all[0]).toMatchObject({ searchText: "ab_c", trustScore: expect.any(Number), vouchCount: 0, dealCount: 0, platforms: "" });
+  expect(typeof all[0]!.createdAt).toBe("number");
   // In slices: past the second row, one at a time.
   expect((await store.indexRowsAfter(rowids[1]!, 1)).map((row) => row.rowid)).toEqual([rowids[2]!]);
   expect(await store.indexRowsAfter(rowids[3]!, 10)).toEqual([]);
@@ -96,9 +96,9 @@ test("public connections by username: without case, public ones only, in id orde
   await a.creators.link("bob", { provider: "roblox", provider_user_id: "3", provider_username: "shade" });
 
   const found = await a.creators.store.publicConnectionsByUsername("shade", 10);
-  expect(found.map((c) => [c.provider, c.provider_user_id, c.public])).toEqual([
-    ["github", "1", 1],
-    ["roblox", "3", 1],
+  expect(found.map((c) => [c.provider, c.providerUserId, c.public])).toEqual([
+    ["github", "1", true],
+    ["roblox", "3", true],
   ]);
   expect((await a.creators.store.publicConnectionsByUsername("shade", 1)).map((c) => c.provider)).toEqual(["github"]);
   expect(await a.creators.store.publicConnectionsByUsername("nobody", 10)).toEqual([]);

@@ -104,7 +104,7 @@ test("vouches given page by offset and by cursor, newest first, with the counts"
   const second = await sessions.vouchesGiven(viewer, { limit: 1, cursor: first.next_cursor! });
   expect(second.vouches.map((v) => v.handle)).toEqual(["alicemakes"]);
   expect(second.offset).toBe(1);
-  expect(second.vouches[0]!.trustScore).toBe((await creators.find("alicemakes"))!.trust_score);
+  expect(second.vouches[0]!.trustScore).toBe((await creators.find("alicemakes"))!.trustScore);
   expect(second.next_cursor).toBeNull();
   expect((await sessions.vouchesGiven(viewer, { offset: 1 })).vouches.map((v) => v.handle)).toEqual(["alicemakes"]);
 });

@@ -90,7 +90,7 @@ export class BadgeService {
   private async contentOf(handle: string): Promise<BadgeContent> {
     const creator = await this.creators.find(handle);
     return creator
-      ? { label: creator.display_name ?? `@${creator.handle}`, message: tierLabel(creator.trust_band), color: TIER_COLORS[creator.trust_band] }
+      ? { label: creator.displayName ?? `@${creator.handle}`, message: tierLabel(creator.trustBand), color: TIER_COLORS[creator.trustBand] }
       : { label: `@${handle}`, message: NOT_VERIFIED, color: NEUTRAL };
   }
 

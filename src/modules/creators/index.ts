@@ -88,10 +88,10 @@ export function partnerCreatorRoutes(runtime: Runtime, creators: CreatorsService
 function writtenConnection(connection: ConnectionRow) {
   return {
     provider: connection.provider,
-    provider_user_id: connection.provider_user_id,
-    provider_username: connection.provider_username,
-    provider_url: connection.provider_url,
-    verified_at: iso(connection.verified_at),
+    provider_user_id: connection.providerUserId,
+    provider_username: connection.providerUsername,
+    provider_url: connection.providerUrl,
+    verified_at: iso(connection.verifiedAt),
     public: !!connection.public,
   };
 }

@@ -33,14 +33,14 @@ export function accountAgeDays(joinedAt: number, at: number): number {
 /** What a creator row gets from its basis, and the ban entry that blacklists it (if any). */
 export function scoreOf(row: CreatorRow, basis: ScoreBasis, now: number): { fields: TrustFields; banEntry: string | null } {
   const visible = basis.connections.filter((c) => c.public);
-  const verified = visible.filter((c) => c.verified_at !== null).length;
+  const verified = visible.filter((c) => c.verifiedAt !== null).length;
   const reviews = basis.reviews;
   let warns = 0;
   let restricts = 0;
   let flagged = false;
   let banEntry: string | null = null;
   for (const hit of basis.penalties) {
-    if (hit.high_risk || hit.watchlist) flagged = true;
+    if (hit.highRisk || hit.watchlist) flagged = true;
     if (hit.watchlist) continue;
     if (hit.severity === "ban") banEntry ??= hit.id;
     else if (hit.severity === "restrict") restricts++;
@@ -48,36 +48,36 @@ export function scoreOf(row: CreatorRow, basis: ScoreBasis, now: number): { fiel
   }
   const blacklisted = banEntry !== null;
   const { score, band } = computeTrust({
-    verificationLevel: row.verification_level,
-    accountAgeDays: accountAgeDays(row.joined_at, now),
+    verificationLevel: row.verificationLevel,
+    accountAgeDays: accountAgeDays(row.joinedAt, now),
     verifiedPublicConnections: verified,
     completedDeals: basis.deals,
     reviewCount: reviews.n,
     reviewAverage: reviews.n > 0 ? (reviews.sum ?? 0) / reviews.n : null,
     vouchesReceived: basis.vouches,
-    coursesPassed: row.courses_passed,
+    coursesPassed: row.coursesPassed,
     activeWarns: warns,
     activeRestricts: restricts,
     flagged,
     blacklisted,
   });
-  const searchText = [row.handle, row.display_name ?? "", ...visible.map((c) => c.provider_username ?? "")]
+  const searchText = [row.handle, row.displayName ?? "", ...visible.map((c) => c.providerUsername ?? "")]
     .filter((part) => part !== "")
     .join(" ")
     .toLowerCase();
   return {
     fields: {
-      trust_score: score,
-      trust_band: band,
-      blacklisted: blacklisted ? 1 : 0,
-      trust_computed_at: now,
-      linked_accounts: visible.length,
-      verified_connections: verified,
-      vouch_count: basis.vouches,
-      deal_count: basis.deals,
-      review_count: reviews.n,
-      review_sum: reviews.sum ?? 0,
-      search_text: searchText,
+      trustScore: score,
+      trustBand: band,
+      blacklisted,
+      trustComputedAt: now,
+      linkedAccounts: visible.length,
+      verifiedConnections: verified,
+      vouchCount: basis.vouches,
+      dealCount: basis.deals,
+      reviewCount: reviews.n,
+      reviewSum: reviews.sum ?? 0,
+      searchText,
       platforms: [...new Set(visible.map((c) => c.provider))].sort().join(","),
     },
     banEntry,
@@ -165,7 +165,7 @@ export class TrustScores {
     if (!row) return;
     const { fields, banEntry } = scoreOf(row, await this.store.scoreBasis(row, now), now);
     await this.store.writeTrust(creatorId, fields);
-    await this.store.writeSnapshot(creatorId, utcDay(now), fields.trust_score);
+    await this.store.writeSnapshot(creatorId, utcDay(now), fields.trustScore);
     await this.afterWrite(row, fields, banEntry, now, emit);
   }
 
@@ -188,7 +188,7 @@ export class TrustScores {
     const store = this.syncStore();
     const { fields, banEntry } = scoreOf(row, basis, now);
     store.writeTrust(row.id, fields);
-    store.writeSnapshot(row.id, utcDay(now), fields.trust_score);
+    store.writeSnapshot(row.id, utcDay(now), fields.trustScore);
     return this.afterWrite(row, fields, banEntry, now, emit);
   }
 
@@ -199,8 +199,8 @@ export class TrustScores {
     // The caller awaits what is returned inside its transaction: the event (the outbox decides
     // whether it may name the entry: not when the ban runs through a private link) and listeners' work.
     const event = becameBlacklisted ? this.outbox.write("creator.blacklisted", { creator_id: row.id, handle: row.handle, entry_id: banEntry }, now) : undefined;
-    if (this.trustListeners.length === 0 || (!becameBlacklisted && fields.trust_score >= row.trust_score)) return event;
-    const change: TrustChange = { creatorId: row.id, handle: row.handle, before: row.trust_score, after: fields.trust_score, becameBlacklisted, at: now };
+    if (this.trustListeners.length === 0 || (!becameBlacklisted && fields.trustScore >= row.trustScore)) return event;
+    const change: TrustChange = { creatorId: row.id, handle: row.handle, before: row.trustScore, after: fields.trustScore, becameBlacklisted, at: now };
     return (async () => {
       await event;
       for (const listener of this.trustListeners) await listener(change);
@@ -227,7 +227,7 @@ export class TrustScores {
 
   async trend(row: CreatorRow): Promise<TrustTrend> {
     const windowStart = utcDay(this.clock.now() - 30 * DAY_MS);
-    return trustTrend(row.trust_score, await this.store.trendFrom(row.id, windowStart));
+    return trustTrend(row.trustScore, await this.store.trendFrom(row.id, windowStart));
   }
 
   /** Defers recomputation until `endBulk`, so an import computes each creator once. */

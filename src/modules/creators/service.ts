@@ -10,7 +10,17 @@ import { cleanText, isHttpUrl, normalizeHandle, parseTime, requireHandle } from 
 import { type BlacklistService, isProvider, normalizeAccountId } from "../blacklist/service";
 import type * as Model from "./model";
 import { accountAgeDays, type TrustChangeListener, TrustScores } from "./score";
-import { type ConnectionRow, type CreatorRow, type CreatorsStore, type CreatorsSyncStore, createCreatorsStore, type NewConnection } from "./store";
+import {
+  type ConnectionFields,
+  type ConnectionRow,
+  type CreatorRow,
+  type CreatorsStore,
+  type CreatorsSyncStore,
+  createCreatorsStore,
+  type NewConnection,
+  type NewCreator,
+  type ProfileFields,
+} from "./store";
 import { type TrustTrend, verificationLabel } from "./trust";
 
 export type { ConnectionRow, CreatorRow } from "./store";
@@ -73,7 +83,7 @@ export class CreatorsService {
 
   /** The ids of a creator's public linked accounts on one platform. */
   async publicAccountIds(creatorId: string, provider: string): Promise<string[]> {
-    return (await this.store.connectionsOf(creatorId)).filter((c) => c.public && c.provider === provider).map((c) => c.provider_user_id);
+    return (await this.store.connectionsOf(creatorId)).filter((c) => c.public && c.provider === provider).map((c) => c.providerUserId);
   }
 
   private syncStore(): CreatorsSyncStore {
@@ -111,17 +121,17 @@ export class CreatorsService {
   toProfile(row: CreatorRow): CreatorProfile {
     return {
       handle: row.handle,
-      display_name: row.display_name,
-      verification_level: row.verification_level,
-      verification_label: verificationLabel(row.verification_level),
+      display_name: row.displayName,
+      verification_level: row.verificationLevel,
+      verification_label: verificationLabel(row.verificationLevel),
       karma: row.karma,
-      trust_score: row.trust_score,
-      trust_band: row.trust_band,
-      reviews: reviewsSummary(row.review_count, row.review_sum),
-      completed_deals: row.deal_count,
-      linked_accounts: row.linked_accounts,
+      trust_score: row.trustScore,
+      trust_band: row.trustBand,
+      reviews: reviewsSummary(row.reviewCount, row.reviewSum),
+      completed_deals: row.dealCount,
+      linked_accounts: row.linkedAccounts,
       blacklisted: !!row.blacklisted,
-      joined_at: iso(row.joined_at),
+      joined_at: iso(row.joinedAt),
       profile_url: this.profileUrl(row.handle),
     };
   }
@@ -134,20 +144,20 @@ export class CreatorsService {
     const row = await this.require(rawHandle);
     return {
       handle: row.handle,
-      trust_score: row.trust_score,
-      band: row.trust_band,
+      trust_score: row.trustScore,
+      band: row.trustBand,
       trend: await this.trend(row),
       blacklisted: !!row.blacklisted,
       basis: {
-        verification_level: row.verification_level,
-        verification_label: verificationLabel(row.verification_level),
+        verification_level: row.verificationLevel,
+        verification_label: verificationLabel(row.verificationLevel),
         // As of the computation, so the basis is exactly what produced the score.
-        account_age_days: accountAgeDays(row.joined_at, row.trust_computed_at),
-        linked_accounts: row.linked_accounts,
-        completed_deals: row.deal_count,
-        reviews: reviewsSummary(row.review_count, row.review_sum),
+        account_age_days: accountAgeDays(row.joinedAt, row.trustComputedAt),
+        linked_accounts: row.linkedAccounts,
+        completed_deals: row.dealCount,
+        reviews: reviewsSummary(row.reviewCount, row.reviewSum),
       },
-      computed_at: iso(row.trust_computed_at),
+      computed_at: iso(row.trustComputedAt),
     };
   }
 
@@ -162,9 +172,9 @@ export class CreatorsService {
       .filter((c) => c.public)
       .map((c) => ({
         provider: c.provider,
-        provider_username: c.provider_username,
-        provider_url: c.provider_url,
-        verified_at: iso(c.verified_at),
+        provider_username: c.providerUsername,
+        provider_url: c.providerUrl,
+        verified_at: iso(c.verifiedAt),
       }));
   }
 
@@ -239,11 +249,11 @@ export class CreatorsService {
       // The insert comes first and yields to a stored link: a new account costs one statement.
       const existing = (await this.store.insertConnection(link))
         ? null
-        : await this.store.connectionByAccount(link.provider, link.provider_user_id);
-      if (existing && existing.creator_id !== creator.id) throw accountTaken(link.provider);
+        : await this.store.connectionByAccount(link.provider, link.providerUserId);
+      if (existing && existing.creatorId !== creator.id) throw accountTaken(link.provider);
       if (existing) await this.store.updateConnection(existing.id, updatedConnection(existing, input, link));
       await this.scores.recompute(creator.id, now, true);
-      const connection = (await this.store.connectionByAccount(link.provider, link.provider_user_id))!;
+      const connection = (await this.store.connectionByAccount(link.provider, link.providerUserId))!;
       if (!existing) for (const listener of this.connectionListeners) await listener(creator, connection, now);
       return { created: !existing, connection };
     });
@@ -256,18 +266,18 @@ export class CreatorsService {
   linkNow(creator: Pick<CreatorRow, "id">, input: ConnectionInput, now: number): { created: boolean; accountId: string } {
     const store = this.syncStore();
     const link = checkedConnection(creator, input, now);
-    const existing = store.insertConnection(link) ? null : store.connectionByAccount(link.provider, link.provider_user_id);
-    if (existing && existing.creator_id !== creator.id) throw accountTaken(link.provider);
+    const existing = store.insertConnection(link) ? null : store.connectionByAccount(link.provider, link.providerUserId);
+    if (existing && existing.creatorId !== creator.id) throw accountTaken(link.provider);
     if (existing) store.updateConnection(existing.id, updatedConnection(existing, input, link));
     this.scores.recomputeNow(creator.id, now, true);
-    return { created: !existing, accountId: link.provider_user_id };
+    return { created: !existing, accountId: link.providerUserId };
   }
 
   /** `linkNow` awaiting its store: the import on PostgreSQL, inside its transaction. */
   async linkImported(creator: Pick<CreatorRow, "id">, input: ConnectionInput, now: number): Promise<void> {
     const link = checkedConnection(creator, input, now);
-    const existing = (await this.store.insertConnection(link)) ? null : await this.store.connectionByAccount(link.provider, link.provider_user_id);
-    if (existing && existing.creator_id !== creator.id) throw accountTaken(link.provider);
+    const existing = (await this.store.insertConnection(link)) ? null : await this.store.connectionByAccount(link.provider, link.providerUserId);
+    if (existing && existing.creatorId !== creator.id) throw accountTaken(link.provider);
     if (existing) await this.store.updateConnection(existing.id, updatedConnection(existing, input, link));
     await this.scores.recompute(creator.id, now, true);
   }
@@ -280,7 +290,7 @@ export class CreatorsService {
       if (!creator) throw creatorNotFound(rawHandle);
       const accountId = isProvider(provider) ? normalizeAccountId(provider, rawAccountId) : null;
       const existing = accountId === null ? null : await this.store.connectionByAccount(provider, accountId);
-      if (!existing || existing.creator_id !== creator.id) throw notFound(`${creator.handle} has no such linked ${provider} account.`);
+      if (!existing || existing.creatorId !== creator.id) throw notFound(`${creator.handle} has no such linked ${provider} account.`);
       await this.store.deleteConnection(existing.id);
       await this.scores.recompute(creator.id, now, true);
       return existing;
@@ -341,27 +351,27 @@ function checkedJoinedAt(input: CreatorInput, now: number): number | undefined {
   return joinedAt;
 }
 
-function newCreator(id: string, handle: string, input: CreatorInput, joinedAt: number | undefined, now: number) {
+function newCreator(id: string, handle: string, input: CreatorInput, joinedAt: number | undefined, now: number): NewCreator {
   return {
     id,
     handle,
-    display_name: cleanText(input.display_name),
-    verification_level: input.verification_level ?? 0,
+    displayName: cleanText(input.display_name),
+    verificationLevel: input.verification_level ?? 0,
     karma: input.karma ?? 0,
-    joined_at: joinedAt ?? now,
-    avatar_r2_key: input.avatar_r2_key ?? null,
-    created_at: now,
+    joinedAt: joinedAt ?? now,
+    avatarR2Key: input.avatar_r2_key ?? null,
+    createdAt: now,
   };
 }
 
 /** The profile after `input`: fields left out keep their value. */
-function profileFields(existing: CreatorRow, input: CreatorInput, joinedAt: number | undefined) {
+function profileFields(existing: CreatorRow, input: CreatorInput, joinedAt: number | undefined): ProfileFields {
   return {
-    display_name: input.display_name !== undefined ? cleanText(input.display_name) : existing.display_name,
-    verification_level: input.verification_level ?? existing.verification_level,
+    displayName: input.display_name !== undefined ? cleanText(input.display_name) : existing.displayName,
+    verificationLevel: input.verification_level ?? existing.verificationLevel,
     karma: input.karma ?? existing.karma,
-    joined_at: joinedAt ?? existing.joined_at,
-    avatar_r2_key: input.avatar_r2_key !== undefined ? input.avatar_r2_key : existing.avatar_r2_key,
+    joinedAt: joinedAt ?? existing.joinedAt,
+    avatarR2Key: input.avatar_r2_key !== undefined ? input.avatar_r2_key : existing.avatarR2Key,
   };
 }
 
@@ -375,23 +385,23 @@ function checkedConnection(creator: Pick<CreatorRow, "id">, input: ConnectionInp
   const verifiedAt = input.verified_at != null ? parseTime(input.verified_at, "verified_at") : null;
   if (input.provider_url != null && !isHttpUrl(input.provider_url)) throw unprocessable("provider_url must be an http(s) URL.");
   return {
-    creator_id: creator.id,
+    creatorId: creator.id,
     provider: input.provider,
-    provider_user_id: accountId,
-    provider_username: cleanText(input.provider_username),
-    provider_url: input.provider_url ?? null,
-    verified_at: verifiedAt,
-    public: input.public === false ? 0 : 1,
-    created_at: now,
+    providerUserId: accountId,
+    providerUsername: cleanText(input.provider_username),
+    providerUrl: input.provider_url ?? null,
+    verifiedAt,
+    public: input.public !== false,
+    createdAt: now,
   };
 }
 
 /** A stored link after `input`: fields left out keep their value. */
-function updatedConnection(existing: ConnectionRow, input: ConnectionInput, link: NewConnection) {
+function updatedConnection(existing: ConnectionRow, input: ConnectionInput, link: NewConnection): ConnectionFields {
   return {
-    provider_username: input.provider_username !== undefined ? link.provider_username : existing.provider_username,
-    provider_url: input.provider_url !== undefined ? link.provider_url : existing.provider_url,
-    verified_at: input.verified_at !== undefined ? link.verified_at : existing.verified_at,
+    providerUsername: input.provider_username !== undefined ? link.providerUsername : existing.providerUsername,
+    providerUrl: input.provider_url !== undefined ? link.providerUrl : existing.providerUrl,
+    verifiedAt: input.verified_at !== undefined ? link.verifiedAt : existing.verifiedAt,
     public: input.public !== undefined ? link.public : existing.public,
   };
 }

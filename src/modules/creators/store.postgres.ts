@@ -1,9 +1,12 @@
-// The creators' tables on PostgreSQL through Bun.SQL (the contract: store.ts). Every statement runs on `database.sql()`, so
-// it joins the caller's transaction. int8 columns arrive as strings and flags as booleans: the
-// row mappers give the service the same shapes as SQLite. Every write to creators is noted under
-// CREATORS_NOTE for the other instances' directory indexes.
+// The creators' tables on PostgreSQL through Bun.SQL (the contract: store.ts). Every statement runs
+// on `database.sql()`, so it joins the caller's transaction. Rows are read under their tables'
+// field names and go through the tables' readers (int8 columns arrive as strings); `seq`, read as
+// `rowid`, is made a number beside them. Every write to creators is noted under CREATORS_NOTE for
+// the other instances' directory indexes.
 import { asUniqueViolation } from "../../db/errors";
 import type { PostgresDatabase } from "../../db/postgres";
+import { columnsOf, rowReader } from "../../db/rows";
+import { blacklistEntries } from "../blacklist/tables";
 import type {
   ConnectionFields,
   ConnectionRow,
@@ -12,72 +15,39 @@ import type {
   CreatorScan,
   CreatorsStore,
   DirectoryIndexRow,
+  DirectoryListRow,
   NewConnection,
   NewCreator,
-  PenaltyRow,
   ProfileFields,
+  Rowid,
   ScoreBasis,
   TrustFields,
 } from "./store";
-import { CREATORS_NOTE } from "./store.shared";
+import { CREATORS_NOTE, DIRECTORY_INDEX_FIELDS, DIRECTORY_LIST_FIELDS, PENALTY_FIELDS } from "./store.shared";
+import { connections, creators } from "./tables";
 
 // biome-ignore lint/suspicious/noExplicitAny: driver rows are untyped
 type Raw = any;
 
-function creatorRow(r: Raw): CreatorRow {
-  return {
-    rowid: Number(r.seq),
-    id: r.id,
-    handle: r.handle,
-    display_name: r.display_name,
-    verification_level: r.verification_level,
-    karma: r.karma,
-    joined_at: Number(r.joined_at),
-    avatar_r2_key: r.avatar_r2_key,
-    created_at: Number(r.created_at),
-    updated_at: Number(r.updated_at),
-    trust_score: r.trust_score,
-    trust_band: r.trust_band,
-    blacklisted: r.blacklisted ? 1 : 0,
-    trust_computed_at: Number(r.trust_computed_at),
-    linked_accounts: r.linked_accounts,
-    verified_connections: r.verified_connections,
-    vouch_count: r.vouch_count,
-    deal_count: r.deal_count,
-    review_count: r.review_count,
-    review_sum: r.review_sum,
-    courses_passed: r.courses_passed,
-    search_text: r.search_text,
-    platforms: r.platforms,
+/** `read`, with the creator's `seq` (an int8, read as `rowid`) made a number. */
+function withRowid<R>(read: (raw: Raw) => R): (raw: Raw) => R & Rowid {
+  return (raw) => {
+    raw.rowid = Number(raw.rowid);
+    return read(raw) as R & Rowid;
   };
 }
 
-function connectionRow(r: Raw): ConnectionRow {
-  return {
-    id: Number(r.id),
-    creator_id: r.creator_id,
-    provider: r.provider,
-    provider_user_id: r.provider_user_id,
-    provider_username: r.provider_username,
-    provider_url: r.provider_url,
-    verified_at: r.verified_at === null ? null : Number(r.verified_at),
-    public: r.public ? 1 : 0,
-    created_at: Number(r.created_at),
-  };
-}
-
-function indexRow(r: Raw): DirectoryIndexRow {
-  return {
-    rowid: Number(r.seq),
-    id: r.id,
-    search_text: r.search_text,
-    created_at: Number(r.created_at),
-    trust_score: r.trust_score,
-    vouch_count: r.vouch_count,
-    deal_count: r.deal_count,
-    platforms: r.platforms,
-  };
-}
+const CREATOR_COLUMNS = `seq AS rowid, ${columnsOf(creators)}`;
+const readCreator: (raw: Raw) => CreatorRow = withRowid(rowReader(creators));
+const CONNECTION_COLUMNS = columnsOf(connections);
+const readConnection = rowReader(connections);
+const PENALTY_COLUMNS = columnsOf(blacklistEntries, PENALTY_FIELDS);
+const PENALTY_COLUMNS_OF_E = columnsOf(blacklistEntries, PENALTY_FIELDS, "e");
+const readPenalty = rowReader(blacklistEntries, PENALTY_FIELDS);
+const INDEX_COLUMNS = `seq AS rowid, ${columnsOf(creators, DIRECTORY_INDEX_FIELDS)}`;
+const readIndexRow: (raw: Raw) => DirectoryIndexRow = withRowid(rowReader(creators, DIRECTORY_INDEX_FIELDS));
+const LIST_COLUMNS = `seq AS rowid, ${columnsOf(creators, DIRECTORY_LIST_FIELDS)}`;
+const readListRow: (raw: Raw) => DirectoryListRow = withRowid(rowReader(creators, DIRECTORY_LIST_FIELDS));
 
 /** A LIKE pattern for strings starting with `prefix` (its wildcards and the escape taken literally). */
 function startsWith(prefix: string): string {
@@ -105,13 +75,13 @@ export class PostgresCreatorsStore implements CreatorsStore {
   }
 
   async byHandle(handle: string): Promise<CreatorRow | null> {
-    const [row] = await this.sql`SELECT * FROM creators WHERE handle = ${handle}`;
-    return row ? creatorRow(row) : null;
+    const [row] = await this.sql`SELECT ${this.sql.unsafe(CREATOR_COLUMNS)} FROM creators WHERE handle = ${handle}`;
+    return row ? readCreator(row) : null;
   }
 
   async byId(id: string): Promise<CreatorRow | null> {
-    const [row] = await this.sql`SELECT * FROM creators WHERE id = ${id}`;
-    return row ? creatorRow(row) : null;
+    const [row] = await this.sql`SELECT ${this.sql.unsafe(CREATOR_COLUMNS)} FROM creators WHERE id = ${id}`;
+    return row ? readCreator(row) : null;
   }
 
   async insertCreator(c: NewCreator): Promise<void> {
@@ -119,8 +89,8 @@ export class PostgresCreatorsStore implements CreatorsStore {
       await this.sql`
         INSERT INTO creators (id, handle, display_name, verification_level, karma, joined_at, avatar_r2_key, created_at,
           updated_at, trust_computed_at, search_text)
-        VALUES (${c.id}, ${c.handle}, ${c.display_name}, ${c.verification_level}, ${c.karma}, ${c.joined_at}, ${c.avatar_r2_key},
-          ${c.created_at}, ${c.created_at}, ${c.created_at}, ${c.handle})`;
+        VALUES (${c.id}, ${c.handle}, ${c.displayName}, ${c.verificationLevel}, ${c.karma}, ${c.joinedAt}, ${c.avatarR2Key},
+          ${c.createdAt}, ${c.createdAt}, ${c.createdAt}, ${c.handle})`;
     } catch (error) {
       throw asUniqueViolation(error) ?? error;
     }
@@ -129,27 +99,28 @@ export class PostgresCreatorsStore implements CreatorsStore {
 
   async updateProfile(id: string, f: ProfileFields, now: number): Promise<void> {
     await this.sql`
-      UPDATE creators SET display_name = ${f.display_name}, verification_level = ${f.verification_level}, karma = ${f.karma},
-        joined_at = ${f.joined_at}, avatar_r2_key = ${f.avatar_r2_key}, updated_at = ${now}
+      UPDATE creators SET display_name = ${f.displayName}, verification_level = ${f.verificationLevel}, karma = ${f.karma},
+        joined_at = ${f.joinedAt}, avatar_r2_key = ${f.avatarR2Key}, updated_at = ${now}
       WHERE id = ${id}`;
     this.database.note(CREATORS_NOTE, id);
   }
 
   async connectionByAccount(provider: string, accountId: string): Promise<ConnectionRow | null> {
-    const [row] = await this.sql`SELECT * FROM connections WHERE provider = ${provider} AND provider_user_id = ${accountId}`;
-    return row ? connectionRow(row) : null;
+    const [row] = await this.sql`
+      SELECT ${this.sql.unsafe(CONNECTION_COLUMNS)} FROM connections WHERE provider = ${provider} AND provider_user_id = ${accountId}`;
+    return row ? readConnection(row) : null;
   }
 
   async connectionsOf(creatorId: string): Promise<ConnectionRow[]> {
-    const rows = await this.sql`SELECT * FROM connections WHERE creator_id = ${creatorId} ORDER BY created_at, id`;
-    return rows.map(connectionRow);
+    const rows = await this.sql`SELECT ${this.sql.unsafe(CONNECTION_COLUMNS)} FROM connections WHERE creator_id = ${creatorId} ORDER BY created_at, id`;
+    return rows.map(readConnection);
   }
 
   async insertConnection(c: NewConnection): Promise<boolean> {
     const rows = await this.sql`
       INSERT INTO connections (creator_id, provider, provider_user_id, provider_username, provider_url, verified_at, public, created_at)
-      VALUES (${c.creator_id}, ${c.provider}, ${c.provider_user_id}, ${c.provider_username}, ${c.provider_url}, ${c.verified_at},
-        ${c.public === 1}, ${c.created_at})
+      VALUES (${c.creatorId}, ${c.provider}, ${c.providerUserId}, ${c.providerUsername}, ${c.providerUrl}, ${c.verifiedAt},
+        ${c.public}, ${c.createdAt})
       ON CONFLICT (provider, provider_user_id) DO NOTHING
       RETURNING id`;
     return rows.length > 0;
@@ -157,8 +128,8 @@ export class PostgresCreatorsStore implements CreatorsStore {
 
   async updateConnection(id: number, f: ConnectionFields): Promise<void> {
     await this.sql`
-      UPDATE connections SET provider_username = ${f.provider_username}, provider_url = ${f.provider_url},
-        verified_at = ${f.verified_at}, public = ${f.public === 1}
+      UPDATE connections SET provider_username = ${f.providerUsername}, provider_url = ${f.providerUrl},
+        verified_at = ${f.verifiedAt}, public = ${f.public}
       WHERE id = ${id}`;
   }
 
@@ -176,10 +147,10 @@ export class PostgresCreatorsStore implements CreatorsStore {
              (SELECT count(*)::int FROM reviews WHERE to_creator_id = ${creator.id}) AS review_count,
              (SELECT sum(rating)::int FROM reviews WHERE to_creator_id = ${creator.id}) AS review_sum`;
     const penalties = await sql`
-      SELECT id, severity, high_risk, watchlist FROM blacklist_entries
+      SELECT ${sql.unsafe(PENALTY_COLUMNS)} FROM blacklist_entries
       WHERE creator_handle = ${creator.handle} AND status = 'active' AND (expires_at IS NULL OR expires_at > ${now})
       UNION
-      SELECT e.id, e.severity, e.high_risk, e.watchlist
+      SELECT ${sql.unsafe(PENALTY_COLUMNS_OF_E)}
       FROM connections c JOIN blacklist_entries e ON e.provider = c.provider AND e.provider_user_id = c.provider_user_id
       WHERE c.creator_id = ${creator.id} AND e.status = 'active' AND (e.expires_at IS NULL OR e.expires_at > ${now})`;
     return {
@@ -187,9 +158,7 @@ export class PostgresCreatorsStore implements CreatorsStore {
       vouches: counts.vouches,
       deals: counts.deals,
       reviews: { n: counts.review_count, sum: counts.review_sum },
-      penalties: penalties.map(
-        (p: Raw): PenaltyRow => ({ id: p.id, severity: p.severity, high_risk: p.high_risk ? 1 : 0, watchlist: p.watchlist ? 1 : 0 }),
-      ),
+      penalties: penalties.map(readPenalty),
     };
   }
 
@@ -202,10 +171,10 @@ export class PostgresCreatorsStore implements CreatorsStore {
 
   async writeTrust(id: string, t: TrustFields): Promise<void> {
     await this.sql`
-      UPDATE creators SET trust_score = ${t.trust_score}, trust_band = ${t.trust_band}, blacklisted = ${t.blacklisted === 1},
-        trust_computed_at = ${t.trust_computed_at}, linked_accounts = ${t.linked_accounts},
-        verified_connections = ${t.verified_connections}, vouch_count = ${t.vouch_count}, deal_count = ${t.deal_count},
-        review_count = ${t.review_count}, review_sum = ${t.review_sum}, search_text = ${t.search_text}, platforms = ${t.platforms}
+      UPDATE creators SET trust_score = ${t.trustScore}, trust_band = ${t.trustBand}, blacklisted = ${t.blacklisted},
+        trust_computed_at = ${t.trustComputedAt}, linked_accounts = ${t.linkedAccounts},
+        verified_connections = ${t.verifiedConnections}, vouch_count = ${t.vouchCount}, deal_count = ${t.dealCount},
+        review_count = ${t.reviewCount}, review_sum = ${t.reviewSum}, search_text = ${t.searchText}, platforms = ${t.platforms}
       WHERE id = ${id}`;
     this.database.note(CREATORS_NOTE, id);
   }
@@ -233,20 +202,21 @@ export class PostgresCreatorsStore implements CreatorsStore {
     return rows.map((row: Raw) => row.id as string);
   }
 
-  async creatorsInOrder(order: CreatorOrder, limit: number, offset: number): Promise<CreatorRow[]> {
+  async creatorsInOrder(order: CreatorOrder, limit: number, offset: number): Promise<DirectoryListRow[]> {
     const sql = this.sql;
+    const columns = sql.unsafe(LIST_COLUMNS);
     const rows =
       order === "newest"
-        ? await sql`SELECT * FROM creators ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`
+        ? await sql`SELECT ${columns} FROM creators ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`
         : order === "trust"
-          ? await sql`SELECT * FROM creators ORDER BY trust_score DESC, id LIMIT ${limit} OFFSET ${offset}`
+          ? await sql`SELECT ${columns} FROM creators ORDER BY trust_score DESC, id LIMIT ${limit} OFFSET ${offset}`
           : order === "vouches"
-            ? await sql`SELECT * FROM creators ORDER BY vouch_count DESC, id LIMIT ${limit} OFFSET ${offset}`
-            : await sql`SELECT * FROM creators ORDER BY deal_count DESC, id LIMIT ${limit} OFFSET ${offset}`;
-    return rows.map(creatorRow);
+            ? await sql`SELECT ${columns} FROM creators ORDER BY vouch_count DESC, id LIMIT ${limit} OFFSET ${offset}`
+            : await sql`SELECT ${columns} FROM creators ORDER BY deal_count DESC, id LIMIT ${limit} OFFSET ${offset}`;
+    return rows.map(readListRow);
   }
 
-  async scanCreators(scan: CreatorScan, order: CreatorOrder, limit: number, offset: number): Promise<{ total: number; rows: CreatorRow[] }> {
+  async scanCreators(scan: CreatorScan, order: CreatorOrder, limit: number, offset: number): Promise<{ total: number; rows: DirectoryListRow[] }> {
     const sql = this.sql;
     const where = sql`
       (${scan.text}::text IS NULL OR strpos(search_text, ${scan.text}::text) > 0)
@@ -255,15 +225,16 @@ export class PostgresCreatorsStore implements CreatorsStore {
       AND (${scan.platform}::text IS NULL OR strpos(',' || platforms || ',', ',' || ${scan.platform}::text || ',') > 0)`;
     const [{ n: total }] = await sql`SELECT count(*)::int AS n FROM creators WHERE ${where}`;
     if (offset >= total) return { total, rows: [] };
+    const columns = sql.unsafe(LIST_COLUMNS);
     const rows =
       order === "newest"
-        ? await sql`SELECT * FROM creators WHERE ${where} ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`
+        ? await sql`SELECT ${columns} FROM creators WHERE ${where} ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`
         : order === "trust"
-          ? await sql`SELECT * FROM creators WHERE ${where} ORDER BY trust_score DESC, id LIMIT ${limit} OFFSET ${offset}`
+          ? await sql`SELECT ${columns} FROM creators WHERE ${where} ORDER BY trust_score DESC, id LIMIT ${limit} OFFSET ${offset}`
           : order === "vouches"
-            ? await sql`SELECT * FROM creators WHERE ${where} ORDER BY vouch_count DESC, id LIMIT ${limit} OFFSET ${offset}`
-            : await sql`SELECT * FROM creators WHERE ${where} ORDER BY deal_count DESC, id LIMIT ${limit} OFFSET ${offset}`;
-    return { total, rows: rows.map(creatorRow) };
+            ? await sql`SELECT ${columns} FROM creators WHERE ${where} ORDER BY vouch_count DESC, id LIMIT ${limit} OFFSET ${offset}`
+            : await sql`SELECT ${columns} FROM creators WHERE ${where} ORDER BY deal_count DESC, id LIMIT ${limit} OFFSET ${offset}`;
+    return { total, rows: rows.map(readListRow) };
   }
 
   async countCreators(): Promise<number> {
@@ -278,17 +249,15 @@ export class PostgresCreatorsStore implements CreatorsStore {
 
   async indexRowsAfter(rowid: number, limit: number): Promise<DirectoryIndexRow[]> {
     const rows = await this.sql`
-      SELECT seq, id, search_text, created_at, trust_score, vouch_count, deal_count, platforms
-      FROM creators WHERE seq > ${rowid} ORDER BY seq LIMIT ${limit}`;
-    return rows.map(indexRow);
+      SELECT ${this.sql.unsafe(INDEX_COLUMNS)} FROM creators WHERE seq > ${rowid} ORDER BY seq LIMIT ${limit}`;
+    return rows.map(readIndexRow);
   }
 
   async indexRowsByIds(ids: string[]): Promise<DirectoryIndexRow[]> {
     if (ids.length === 0) return [];
     const rows = await this.sql`
-      SELECT seq, id, search_text, created_at, trust_score, vouch_count, deal_count, platforms
-      FROM creators WHERE id = ANY(${ids}::text[])`;
-    return rows.map(indexRow);
+      SELECT ${this.sql.unsafe(INDEX_COLUMNS)} FROM creators WHERE id = ANY(${ids}::text[])`;
+    return rows.map(readIndexRow);
   }
 
   /** LIKE on the handle's text_pattern_ops index: a prefix range whatever the database's collation. */
@@ -297,15 +266,16 @@ export class PostgresCreatorsStore implements CreatorsStore {
     return rows.map((row: Raw) => Number(row.seq));
   }
 
-  async creatorsByRowids(rowids: number[]): Promise<CreatorRow[]> {
+  async creatorsByRowids(rowids: number[]): Promise<DirectoryListRow[]> {
     if (rowids.length === 0) return [];
-    const rows = await this.sql`SELECT * FROM creators WHERE seq = ANY(${rowids}::bigint[])`;
-    return rows.map(creatorRow);
+    const rows = await this.sql`SELECT ${this.sql.unsafe(LIST_COLUMNS)} FROM creators WHERE seq = ANY(${rowids}::bigint[])`;
+    return rows.map(readListRow);
   }
 
   async publicConnectionsByUsername(lowerUsername: string, limit: number): Promise<ConnectionRow[]> {
     const rows = await this.sql`
-      SELECT * FROM connections WHERE lower(provider_username) = ${lowerUsername} AND public ORDER BY id LIMIT ${limit}`;
-    return rows.map(connectionRow);
+      SELECT ${this.sql.unsafe(CONNECTION_COLUMNS)} FROM connections
+      WHERE lower(provider_username) = ${lowerUsername} AND public ORDER BY id LIMIT ${limit}`;
+    return rows.map(readConnection);
   }
 }

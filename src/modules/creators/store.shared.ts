@@ -8,6 +8,28 @@ import type { ScoreBasis } from "./store";
  */
 export const CREATORS_NOTE = "creators.changed";
 
+/** The creator fields the in-memory directory index holds (besides the `rowid` it is keyed by). */
+export const DIRECTORY_INDEX_FIELDS = ["id", "searchText", "createdAt", "trustScore", "vouchCount", "dealCount", "platforms"] as const;
+
+/** The creator fields a directory item shows (besides its `rowid`). */
+export const DIRECTORY_LIST_FIELDS = [
+  "id",
+  "handle",
+  "displayName",
+  "verificationLevel",
+  "karma",
+  "avatarR2Key",
+  "createdAt",
+  "trustScore",
+  "vouchCount",
+  "dealCount",
+  "platforms",
+  "searchText",
+] as const;
+
+/** The fields of an active blacklist entry that a creator's score weighs. */
+export const PENALTY_FIELDS = ["id", "severity", "highRisk", "watchlist"] as const;
+
 export function emptyScoreBasis(): ScoreBasis {
   return { connections: [], vouches: 0, deals: 0, reviews: { n: 0, sum: null }, penalties: [] };
 }

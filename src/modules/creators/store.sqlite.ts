@@ -1,10 +1,15 @@
 // The creators' tables on SQLite (the contract: store.ts): prepared statements that answer
-// synchronously, so the store also offers the contract's `sync` capability.
+// synchronously, so the store also offers the contract's `sync` capability. Rows come back under
+// their tables' field names (the aliases are in the prepared SQL); only rows holding a flag
+// (`blacklisted`, a connection's `public`, a penalty's `highRisk` and `watchlist`: 0 or 1 here)
+// go through their table's reader. The directory's rows hold none and are handed on as read.
 import type { Database, Statement } from "bun:sqlite";
 import type { Store } from "../../db/client";
 import { countInSlices } from "../../db/count-slices";
 import { asUniqueViolation } from "../../db/errors";
+import { columnsOf, rowReader } from "../../db/rows";
 import { suspendTriggers } from "../../db/search-index";
+import { blacklistEntries } from "../blacklist/tables";
 import type {
   ConnectionFields,
   ConnectionRow,
@@ -22,11 +27,21 @@ import type {
   ScoreBasis,
   TrustFields,
 } from "./store";
-import { emptyScoreBasis } from "./store.shared";
+import { DIRECTORY_INDEX_FIELDS, DIRECTORY_LIST_FIELDS, emptyScoreBasis, PENALTY_FIELDS } from "./store.shared";
+import { connections, creators } from "./tables";
 
-/** The columns of a `DirectoryListRow`. */
-const LIST_COLUMNS =
-  "rowid, id, handle, display_name, verification_level, karma, avatar_r2_key, created_at, trust_score, vouch_count, deal_count, platforms, search_text";
+// biome-ignore lint/suspicious/noExplicitAny: driver rows are untyped until read
+type Raw = any;
+
+const CREATOR_COLUMNS = `rowid, ${columnsOf(creators)}`;
+/** The table's reader, with the `rowid` beside its columns (an integer already). */
+const readCreator = rowReader(creators) as (raw: Raw) => CreatorRow;
+const CONNECTION_COLUMNS = columnsOf(connections);
+const readConnection = rowReader(connections);
+const PENALTY_COLUMNS_OF_E = columnsOf(blacklistEntries, PENALTY_FIELDS, "e");
+const readPenalty = rowReader(blacklistEntries, PENALTY_FIELDS);
+const INDEX_COLUMNS = `rowid, ${columnsOf(creators, DIRECTORY_INDEX_FIELDS)}`;
+const LIST_COLUMNS = `rowid, ${columnsOf(creators, DIRECTORY_LIST_FIELDS)}`;
 
 /** Each order's ORDER BY, and the index that holds it. */
 const ORDER_SQL: Record<CreatorOrder, string> = {
@@ -59,19 +74,19 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
   private scanCount: Statement<{ n: number }, ScanParams> | null = null;
   private readonly scanStatements: Partial<Record<CreatorOrder, Statement<DirectoryListRow, [...ScanParams, number, number]>>> = {};
   private readonly inOrderStatements: Partial<Record<CreatorOrder, Statement<DirectoryListRow, [number, number]>>> = {};
-  private readonly byHandleStatement: Statement<CreatorRow, [string]>;
-  private readonly byIdStatement: Statement<CreatorRow, [string]>;
+  private readonly byHandleStatement: Statement<Raw, [string]>;
+  private readonly byIdStatement: Statement<Raw, [string]>;
   private readonly insertCreatorStatement: Statement;
   private readonly updateProfileStatement: Statement;
-  private readonly connectionByAccountStatement: Statement<ConnectionRow, [string, string]>;
-  private readonly connectionsOfStatement: Statement<ConnectionRow, [string]>;
+  private readonly connectionByAccountStatement: Statement<Raw, [string, string]>;
+  private readonly connectionsOfStatement: Statement<Raw, [string]>;
   private readonly insertConnectionStatement: Statement;
   private readonly updateConnectionStatement: Statement;
   private readonly deleteConnectionStatement: Statement;
   private readonly countVouches: Statement<{ n: number }, [string]>;
   private readonly countDeals: Statement<{ n: number }, [string]>;
   private readonly reviewTotals: Statement<{ n: number; sum: number | null }, [string]>;
-  private readonly penaltyRows: Statement<PenaltyRow, [string, string, number]>;
+  private readonly penaltyRows: Statement<Raw, [string, string, number]>;
   private readonly creatorsNamedByStatement: Statement<{ id: string }, [string, string, string]>;
   private readonly creatorsNamedSinceStatement: Statement<{ id: string }, [number]>;
   private readonly writeTrustStatement: Statement;
@@ -83,12 +98,12 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
   private readonly indexRowsByIdsStatement: Statement<DirectoryIndexRow, [string]>;
   private readonly rowidsByHandlePrefixStatement: Statement<{ rowid: number }, [string, string]>;
   private readonly creatorsByRowidsStatement: Statement<DirectoryListRow, [string]>;
-  private readonly publicConnectionsByUsernameStatement: Statement<ConnectionRow, [string, number]>;
+  private readonly publicConnectionsByUsernameStatement: Statement<Raw, [string, number]>;
 
   constructor(private readonly store: Store) {
     const db = (this.sqlite = store.sqlite);
-    this.byHandleStatement = db.prepare("SELECT rowid, * FROM creators WHERE handle = ?");
-    this.byIdStatement = db.prepare("SELECT rowid, * FROM creators WHERE id = ?");
+    this.byHandleStatement = db.prepare(`SELECT ${CREATOR_COLUMNS} FROM creators WHERE handle = ?`);
+    this.byIdStatement = db.prepare(`SELECT ${CREATOR_COLUMNS} FROM creators WHERE id = ?`);
     this.insertCreatorStatement = db.prepare(
       `INSERT INTO creators (id, handle, display_name, verification_level, karma, joined_at, avatar_r2_key, created_at,
          updated_at, trust_computed_at, search_text)
@@ -98,8 +113,8 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
       `UPDATE creators SET display_name = ?2, verification_level = ?3, karma = ?4, joined_at = ?5, avatar_r2_key = ?6,
          updated_at = ?7 WHERE id = ?1`,
     );
-    this.connectionByAccountStatement = db.prepare("SELECT * FROM connections WHERE provider = ? AND provider_user_id = ?");
-    this.connectionsOfStatement = db.prepare("SELECT * FROM connections WHERE creator_id = ? ORDER BY created_at, id");
+    this.connectionByAccountStatement = db.prepare(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE provider = ? AND provider_user_id = ?`);
+    this.connectionsOfStatement = db.prepare(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE creator_id = ? ORDER BY created_at, id`);
     this.insertConnectionStatement = db.prepare(
       `INSERT INTO connections (creator_id, provider, provider_user_id, provider_username, provider_url, verified_at, public, created_at)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (provider, provider_user_id) DO NOTHING`,
@@ -116,10 +131,10 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
     this.reviewTotals = db.prepare("SELECT count(*) AS n, sum(rating) AS sum FROM reviews WHERE to_creator_id = ?");
     // Active rows naming the creator directly or through any of its connections, each row once.
     this.penaltyRows = db.prepare(
-      `SELECT id, severity, high_risk, watchlist FROM blacklist_entries INDEXED BY blacklist_creator_idx
+      `SELECT ${columnsOf(blacklistEntries, PENALTY_FIELDS)} FROM blacklist_entries INDEXED BY blacklist_creator_idx
        WHERE creator_handle = ?1 AND status = 'active' AND (expires_at IS NULL OR expires_at > ?3)
        UNION
-       SELECT e.id, e.severity, e.high_risk, e.watchlist
+       SELECT ${PENALTY_COLUMNS_OF_E}
        FROM connections c JOIN blacklist_entries e ON e.provider = c.provider AND e.provider_user_id = c.provider_user_id
        WHERE c.creator_id = ?2 AND e.status = 'active' AND (e.expires_at IS NULL OR e.expires_at > ?3)`,
     );
@@ -151,14 +166,13 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
     );
     this.oldestSnapshot = db.prepare("SELECT score FROM trust_snapshots WHERE creator_id = ? ORDER BY day LIMIT 1");
     this.idsAfter = db.prepare("SELECT id FROM creators WHERE id > ? ORDER BY id LIMIT ?");
-    const indexColumns = "rowid, id, search_text, created_at, trust_score, vouch_count, deal_count, platforms";
-    this.indexRowsAfterStatement = db.prepare(`SELECT ${indexColumns} FROM creators WHERE rowid > ? ORDER BY rowid LIMIT ?`);
-    this.indexRowsByIdsStatement = db.prepare(`SELECT ${indexColumns} FROM creators WHERE id IN (SELECT value FROM json_each(?))`);
+    this.indexRowsAfterStatement = db.prepare(`SELECT ${INDEX_COLUMNS} FROM creators WHERE rowid > ? ORDER BY rowid LIMIT ?`);
+    this.indexRowsByIdsStatement = db.prepare(`SELECT ${INDEX_COLUMNS} FROM creators WHERE id IN (SELECT value FROM json_each(?))`);
     // '~' sorts after every character a handle may hold.
     this.rowidsByHandlePrefixStatement = db.prepare("SELECT rowid FROM creators WHERE handle >= ?1 AND handle < ?2");
     this.creatorsByRowidsStatement = db.prepare(`SELECT ${LIST_COLUMNS} FROM creators WHERE rowid IN (SELECT value FROM json_each(?))`);
     this.publicConnectionsByUsernameStatement = db.prepare(
-      `SELECT * FROM connections INDEXED BY connections_username_idx
+      `SELECT ${CONNECTION_COLUMNS} FROM connections INDEXED BY connections_username_idx
        WHERE lower(provider_username) = ? AND public ORDER BY id LIMIT ?`,
     );
   }
@@ -177,49 +191,52 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
   }
 
   byHandle(handle: string): CreatorRow | null {
-    return this.byHandleStatement.get(handle);
+    const row = this.byHandleStatement.get(handle);
+    return row && readCreator(row);
   }
 
   byId(id: string): CreatorRow | null {
-    return this.byIdStatement.get(id);
+    const row = this.byIdStatement.get(id);
+    return row && readCreator(row);
   }
 
   insertCreator(c: NewCreator): void {
     try {
-      this.insertCreatorStatement.run(c.id, c.handle, c.display_name, c.verification_level, c.karma, c.joined_at, c.avatar_r2_key, c.created_at);
+      this.insertCreatorStatement.run(c.id, c.handle, c.displayName, c.verificationLevel, c.karma, c.joinedAt, c.avatarR2Key, c.createdAt);
     } catch (error) {
       throw asUniqueViolation(error) ?? error;
     }
   }
 
   updateProfile(id: string, f: ProfileFields, now: number): void {
-    this.updateProfileStatement.run(id, f.display_name, f.verification_level, f.karma, f.joined_at, f.avatar_r2_key, now);
+    this.updateProfileStatement.run(id, f.displayName, f.verificationLevel, f.karma, f.joinedAt, f.avatarR2Key, now);
   }
 
   connectionByAccount(provider: string, accountId: string): ConnectionRow | null {
-    return this.connectionByAccountStatement.get(provider, accountId);
+    const row = this.connectionByAccountStatement.get(provider, accountId);
+    return row && readConnection(row);
   }
 
   connectionsOf(creatorId: string): ConnectionRow[] {
-    return this.connectionsOfStatement.all(creatorId);
+    return this.connectionsOfStatement.all(creatorId).map(readConnection);
   }
 
   insertConnection(c: NewConnection): boolean {
     const result = this.insertConnectionStatement.run(
-      c.creator_id,
+      c.creatorId,
       c.provider,
-      c.provider_user_id,
-      c.provider_username,
-      c.provider_url,
-      c.verified_at,
+      c.providerUserId,
+      c.providerUsername,
+      c.providerUrl,
+      c.verifiedAt,
       c.public,
-      c.created_at,
+      c.createdAt,
     );
     return result.changes > 0;
   }
 
   updateConnection(id: number, f: ConnectionFields): void {
-    this.updateConnectionStatement.run(id, f.provider_username, f.provider_url, f.verified_at, f.public);
+    this.updateConnectionStatement.run(id, f.providerUsername, f.providerUrl, f.verifiedAt, f.public);
   }
 
   deleteConnection(id: number): void {
@@ -228,11 +245,11 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
 
   scoreBasis(creator: Pick<CreatorRow, "id" | "handle">, now: number): ScoreBasis {
     return {
-      connections: this.connectionsOfStatement.all(creator.id),
+      connections: this.connectionsOf(creator.id),
       vouches: this.countVouches.get(creator.id)!.n,
       deals: this.countDeals.get(creator.id)!.n,
       reviews: this.reviewTotals.get(creator.id)!,
-      penalties: this.penaltyRows.all(creator.handle, creator.id, now),
+      penalties: this.penaltyRows.all(creator.handle, creator.id, now).map(readPenalty),
     };
   }
 
@@ -248,17 +265,17 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
   writeTrust(id: string, t: TrustFields): void {
     this.writeTrustStatement.run(
       id,
-      t.trust_score,
-      t.trust_band,
+      t.trustScore,
+      t.trustBand,
       t.blacklisted,
-      t.trust_computed_at,
-      t.linked_accounts,
-      t.verified_connections,
-      t.vouch_count,
-      t.deal_count,
-      t.review_count,
-      t.review_sum,
-      t.search_text,
+      t.trustComputedAt,
+      t.linkedAccounts,
+      t.verifiedConnections,
+      t.vouchCount,
+      t.dealCount,
+      t.reviewCount,
+      t.reviewSum,
+      t.searchText,
       t.platforms,
     );
   }
@@ -281,7 +298,7 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
 
   /** Every creator row, read whole (the caller writes to the table afterwards). */
   allCreators(): CreatorRow[] {
-    return this.sqlite.query<CreatorRow, []>("SELECT rowid, * FROM creators").all();
+    return this.sqlite.query<Raw, []>(`SELECT ${CREATOR_COLUMNS} FROM creators`).all().map(readCreator);
   }
 
   /**
@@ -296,8 +313,9 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
       return basis;
     };
     const db = this.sqlite;
-    for (const c of db.query<ConnectionRow, []>("SELECT * FROM connections ORDER BY creator_id, created_at, id").iterate()) {
-      of(c.creator_id).connections.push(c);
+    for (const raw of db.query<Raw, []>(`SELECT ${CONNECTION_COLUMNS} FROM connections ORDER BY creator_id, created_at, id`).iterate()) {
+      const c = readConnection(raw);
+      of(c.creatorId).connections.push(c);
     }
     for (const v of db.query<{ id: string; n: number }, []>("SELECT to_creator_id AS id, count(*) AS n FROM vouches GROUP BY to_creator_id").iterate()) {
       of(v.id).vouches = v.n;
@@ -324,20 +342,20 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
     // only the named entries of the creator index are read (the NULLs sort first): 0.2 s. The
     // connections are walked in account order, the subject index's own, so one look-up lands
     // next to the last: 0.17 s for 300k connections against 0.7 s in creator order.
-    const penalties = this.sqlite.query<PenaltyRow & { creator_id: string }, [number]>(
-      `SELECT c.id AS creator_id, e.id, e.severity, e.high_risk, e.watchlist
+    const penalties = this.sqlite.query<Raw, [number]>(
+      `SELECT c.id AS "creatorId", ${PENALTY_COLUMNS_OF_E}
        FROM creators c JOIN blacklist_entries e INDEXED BY blacklist_creator_idx ON e.creator_handle = c.handle
        WHERE e.creator_handle IS NOT NULL AND e.status = 'active' AND (e.expires_at IS NULL OR e.expires_at > ?1)
        UNION
-       SELECT c.creator_id, e.id, e.severity, e.high_risk, e.watchlist
+       SELECT c.creator_id, ${PENALTY_COLUMNS_OF_E}
        FROM connections c INDEXED BY connections_account_idx CROSS JOIN blacklist_entries e INDEXED BY blacklist_subject_idx
          ON e.provider = c.provider AND e.provider_user_id = c.provider_user_id
        WHERE e.status = 'active' AND (e.expires_at IS NULL OR e.expires_at > ?1)`,
     );
-    for (const { creator_id, ...penalty } of penalties.iterate(now)) {
-      const found = all.get(creator_id);
-      if (found) found.push(penalty);
-      else all.set(creator_id, [penalty]);
+    for (const { creatorId, ...penalty } of penalties.iterate(now)) {
+      const found = all.get(creatorId);
+      if (found) found.push(readPenalty(penalty));
+      else all.set(creatorId, [readPenalty(penalty)]);
     }
     return all;
   }
@@ -392,6 +410,6 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
   }
 
   publicConnectionsByUsername(lowerUsername: string, limit: number): ConnectionRow[] {
-    return this.publicConnectionsByUsernameStatement.all(lowerUsername, limit);
+    return this.publicConnectionsByUsernameStatement.all(lowerUsername, limit).map(readConnection);
   }
 }

@@ -5,90 +5,53 @@
 // synchronous on SQLite (the import, the badge, a blacklist write's recomputation) use the
 // optional `sync` capability, which only the SQLite store offers.
 import type { Database } from "../../db/database";
-import { type ReadSnapshot, snapshotRows } from "../../db/snapshot";
-import type { Provider } from "../../domain";
-import type { EntryRow } from "../blacklist/service";
+import type { RowOf } from "../../db/rows";
+import type { blacklistEntries } from "../blacklist/tables";
 import { PostgresCreatorsStore } from "./store.postgres";
+import type { DIRECTORY_INDEX_FIELDS, DIRECTORY_LIST_FIELDS, PENALTY_FIELDS } from "./store.shared";
 import { SqliteCreatorsStore } from "./store.sqlite";
-import type { TrustBand } from "./trust";
+import type { connections, creators } from "./tables";
 
 export type Awaitable<T> = T | Promise<T>;
 
-export interface CreatorRow {
-  /** The directory index's key: SQLite's rowid, PostgreSQL's `seq` (both dense, in insertion order). */
-  rowid: number;
-  id: string;
-  handle: string;
-  display_name: string | null;
-  verification_level: number;
-  karma: number;
-  joined_at: number;
-  avatar_r2_key: string | null;
-  created_at: number;
-  updated_at: number;
-  trust_score: number;
-  trust_band: TrustBand;
-  /** 0 or 1 on both databases. */
-  blacklisted: number;
-  trust_computed_at: number;
-  linked_accounts: number;
-  verified_connections: number;
-  vouch_count: number;
-  deal_count: number;
-  review_count: number;
-  review_sum: number;
-  courses_passed: number;
-  search_text: string;
-  platforms: string;
-}
+/**
+ * The directory index's key, which no column declares on both databases: SQLite's implicit rowid,
+ * PostgreSQL's `seq` (both dense, in insertion order). Rows that carry it read it as `rowid`.
+ */
+export type Rowid = { rowid: number };
 
-export interface ConnectionRow {
-  id: number;
-  creator_id: string;
-  provider: Provider;
-  provider_user_id: string;
-  provider_username: string | null;
-  provider_url: string | null;
-  verified_at: number | null;
-  /** 0 or 1 on both databases. */
-  public: number;
-  created_at: number;
-}
+/** A creator's whole row, with its `rowid`. */
+export type CreatorRow = RowOf<typeof creators> & Rowid;
 
-export type NewCreator = Pick<
-  CreatorRow,
-  "id" | "handle" | "display_name" | "verification_level" | "karma" | "joined_at" | "avatar_r2_key" | "created_at"
->;
+export type ConnectionRow = RowOf<typeof connections>;
 
-export type ProfileFields = Pick<CreatorRow, "display_name" | "verification_level" | "karma" | "joined_at" | "avatar_r2_key">;
+export type NewCreator = RowOf<typeof creators, "id" | "handle" | "displayName" | "verificationLevel" | "karma" | "joinedAt" | "avatarR2Key" | "createdAt">;
+
+export type ProfileFields = RowOf<typeof creators, "displayName" | "verificationLevel" | "karma" | "joinedAt" | "avatarR2Key">;
 
 export type NewConnection = Omit<ConnectionRow, "id">;
 
-export type ConnectionFields = Pick<ConnectionRow, "provider_username" | "provider_url" | "verified_at" | "public">;
+export type ConnectionFields = RowOf<typeof connections, "providerUsername" | "providerUrl" | "verifiedAt" | "public">;
 
 /** What a recomputation writes on the creator row. */
-export type TrustFields = Pick<
-  CreatorRow,
-  | "trust_score"
-  | "trust_band"
+export type TrustFields = RowOf<
+  typeof creators,
+  | "trustScore"
+  | "trustBand"
   | "blacklisted"
-  | "trust_computed_at"
-  | "linked_accounts"
-  | "verified_connections"
-  | "vouch_count"
-  | "deal_count"
-  | "review_count"
-  | "review_sum"
-  | "search_text"
+  | "trustComputedAt"
+  | "linkedAccounts"
+  | "verifiedConnections"
+  | "vouchCount"
+  | "dealCount"
+  | "reviewCount"
+  | "reviewSum"
+  | "searchText"
   | "platforms"
 >;
 
-export interface PenaltyRow {
-  id: string;
-  severity: EntryRow["severity"];
-  high_risk: number;
-  watchlist: number;
-}
+/** An active blacklist entry naming a creator, as much of it as the score weighs. */
+export type PenaltyRow = RowOf<typeof blacklistEntries, (typeof PENALTY_FIELDS)[number]>;
 
 /** The stored rows a creator's score is computed from, besides the creator row itself. */
 export interface ScoreBasis {
@@ -106,7 +69,7 @@ export type CreatorOrder = "newest" | "trust" | "vouches" | "deals";
 
 /**
  * Which creators a directory scan keeps; each filter is off when null. `text`: the haystack
- * (search_text) holds it; `words`: holds every one; `handlePrefix`: the handle starts with it;
+ * (`searchText`) holds it; `words`: holds every one; `handlePrefix`: the handle starts with it;
  * `platform`: one name of the comma-separated platform list.
  */
 export interface CreatorScan {
@@ -117,31 +80,13 @@ export interface CreatorScan {
 }
 
 /** What the in-memory directory index holds of one creator, keyed by `rowid`. */
-export type DirectoryIndexRow = Pick<
-  CreatorRow,
-  "rowid" | "id" | "search_text" | "created_at" | "trust_score" | "vouch_count" | "deal_count" | "platforms"
->;
+export type DirectoryIndexRow = RowOf<typeof creators, (typeof DIRECTORY_INDEX_FIELDS)[number]> & Rowid;
 
 /**
  * What a directory item shows of one creator (public/directory.ts), with its `rowid`: the pages of
  * the directory read only these columns (a 100-row page of whole rows read 20-70 µs more).
  */
-export type DirectoryListRow = Pick<
-  CreatorRow,
-  | "rowid"
-  | "id"
-  | "handle"
-  | "display_name"
-  | "verification_level"
-  | "karma"
-  | "avatar_r2_key"
-  | "created_at"
-  | "trust_score"
-  | "vouch_count"
-  | "deal_count"
-  | "platforms"
-  | "search_text"
->;
+export type DirectoryListRow = RowOf<typeof creators, (typeof DIRECTORY_LIST_FIELDS)[number]> & Rowid;
 
 export interface CreatorsStore {
   /** One transaction (joins the caller's when inside one). */
@@ -242,30 +187,4 @@ export interface CreatorsSyncStore {
 
 export function createCreatorsStore(database: Database): CreatorsStore {
   return database.dialect === "sqlite" ? new SqliteCreatorsStore(database) : new PostgresCreatorsStore(database);
-}
-
-export type CreatorExportRow = Pick<CreatorRow, "id" | "handle" | "display_name" | "verification_level" | "karma" | "joined_at" | "avatar_r2_key">;
-
-/** Every creator's profile, oldest first, as of the export's snapshot. */
-export async function* creatorsForExport(snapshot: ReadSnapshot): AsyncGenerator<CreatorExportRow> {
-  const rows = snapshotRows<CreatorExportRow>(
-    snapshot,
-    "SELECT id, handle, display_name, verification_level, karma, joined_at, avatar_r2_key FROM creators ORDER BY created_at, id",
-  );
-  for await (const row of rows) yield { ...row, verification_level: Number(row.verification_level), karma: Number(row.karma), joined_at: Number(row.joined_at) };
-}
-
-export type ConnectionExportRow = Pick<ConnectionRow, "provider" | "provider_user_id" | "provider_username" | "provider_url" | "verified_at"> & {
-  handle: string;
-  public: boolean;
-};
-
-/** Every link with its creator's handle (joined here rather than held in memory), as of the export's snapshot. */
-export async function* connectionsForExport(snapshot: ReadSnapshot): AsyncGenerator<ConnectionExportRow> {
-  const rows = snapshotRows<ConnectionExportRow>(
-    snapshot,
-    `SELECT c.provider, c.provider_user_id, c.provider_username, c.provider_url, c.verified_at, c.public, cr.handle
-     FROM connections c JOIN creators cr ON cr.id = c.creator_id ORDER BY c.id`,
-  );
-  for await (const row of rows) yield { ...row, verified_at: row.verified_at === null ? null : Number(row.verified_at), public: !!row.public };
 }

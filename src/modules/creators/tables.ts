@@ -5,6 +5,7 @@ import { sql } from "drizzle-orm";
 import * as pg from "drizzle-orm/pg-core";
 import * as sqlite from "drizzle-orm/sqlite-core";
 import { PROVIDERS } from "../../domain";
+import { TRUST_BANDS } from "./trust";
 
 // SQLite
 
@@ -26,7 +27,7 @@ export const creators = sqlite.sqliteTable(
     createdAt: sqlite.integer("created_at").notNull(),
     updatedAt: sqlite.integer("updated_at").notNull(),
     trustScore: sqlite.integer("trust_score").notNull().default(100),
-    trustBand: sqlite.text("trust_band").notNull().default("average"),
+    trustBand: sqlite.text("trust_band", { enum: TRUST_BANDS }).notNull().default("average"),
     blacklisted: sqlite.integer("blacklisted", { mode: "boolean" }).notNull().default(false),
     trustComputedAt: sqlite.integer("trust_computed_at").notNull(),
     /** Public connections. */
@@ -110,10 +111,10 @@ export const creatorsPg = pg.pgTable(
     createdAt: pg.bigint("created_at", { mode: "number" }).notNull(),
     updatedAt: pg.bigint("updated_at", { mode: "number" }).notNull(),
     trustScore: pg.integer("trust_score").notNull().default(100),
-    trustBand: pg.text("trust_band").notNull().default("average"),
+    trustBand: pg.text("trust_band", { enum: TRUST_BANDS }).notNull().default("average"),
     blacklisted: pg.boolean("blacklisted").notNull().default(false),
     trustComputedAt: pg.bigint("trust_computed_at", { mode: "number" }).notNull(),
-    /** Public connectionsPg. */
+    /** Public connections. */
     linkedAccounts: pg.integer("linked_accounts").notNull().default(0),
     /** Public connections that carry `verified_at`: the score's L term. */
     verifiedConnections: pg.integer("verified_connections").notNull().default(0),

@@ -616,7 +616,7 @@ export class DirectoryIndex {
     const stored = row.rowid < this.slotByRowid.length ? this.slotByRowid[row.rowid]! : 0;
     const known = stored > 0;
     let slot = stored - 1;
-    const changed = !known || this.haystackOf(slot) !== row.search_text;
+    const changed = !known || this.haystackOf(slot) !== row.searchText;
     this.own(known ? this.count : this.count + 1, row.rowid);
     if (!known) {
       slot = this.count++;
@@ -627,11 +627,11 @@ export class DirectoryIndex {
       this.addedIds.push(row.id);
       this.allIds = null;
     }
-    if (changed) this.changedHaystacks.set(slot, row.search_text);
-    this.keys.newest[slot] = row.created_at;
-    this.keys.trust[slot] = row.trust_score;
-    this.keys.vouches[slot] = row.vouch_count;
-    this.keys.deals[slot] = row.deal_count;
+    if (changed) this.changedHaystacks.set(slot, row.searchText);
+    this.keys.newest[slot] = row.createdAt;
+    this.keys.trust[slot] = row.trustScore;
+    this.keys.vouches[slot] = row.vouchCount;
+    this.keys.deals[slot] = row.dealCount;
     let platformId = this.platformIdOf.get(row.platforms);
     if (platformId === undefined) {
       platformId = this.platformLists.push(row.platforms) - 1;

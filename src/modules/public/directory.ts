@@ -120,15 +120,15 @@ function directoryItem(row: DirectoryListRow): DirectoryItem {
   return {
     id: row.id,
     handle: row.handle,
-    display_name: row.display_name,
-    verification_level: row.verification_level,
+    display_name: row.displayName,
+    verification_level: row.verificationLevel,
     karma: row.karma,
-    avatar_r2_key: row.avatar_r2_key,
-    created_at: iso(row.created_at),
-    trust_score: row.trust_score,
-    vouch_count: row.vouch_count,
-    deal_count: row.deal_count,
+    avatar_r2_key: row.avatarR2Key,
+    created_at: iso(row.createdAt),
+    trust_score: row.trustScore,
+    vouch_count: row.vouchCount,
+    deal_count: row.dealCount,
     platforms: row.platforms === "" ? [] : row.platforms.split(","),
-    match: row.search_text,
+    match: row.searchText,
   };
 }

@@ -75,7 +75,7 @@ export class PublicAccounts {
     const lower = query.toLowerCase();
     const accounts = new Map<string, Account>();
     const links = creator ? await this.creators.connectionsOf(creator.id) : [];
-    const hidden = new Set(links.filter((c) => !c.public).map((c) => `${c.provider}\u0000${c.provider_user_id}`));
+    const hidden = new Set(links.filter((c) => !c.public).map((c) => `${c.provider}\u0000${c.providerUserId}`));
     const add = (provider: Provider, id: string, username: string | null) => {
       if (accounts.size >= MAX_HITS) return;
       const key = `${provider}\u0000${id}`;
@@ -84,14 +84,14 @@ export class PublicAccounts {
       if (!known) accounts.set(key, { provider, id, username });
       else if (known.username === null && username !== null) known.username = username;
     };
-    for (const c of links) if (c.public) add(c.provider, c.provider_user_id, c.provider_username);
-    for (const c of await this.creators.publicConnectionsByUsername(lower, MAX_HITS)) add(c.provider, c.provider_user_id, c.provider_username);
+    for (const c of links) if (c.public) add(c.provider, c.providerUserId, c.providerUsername);
+    for (const c of await this.creators.publicConnectionsByUsername(lower, MAX_HITS)) add(c.provider, c.providerUserId, c.providerUsername);
     for (const s of await this.entries.subjectsByUsername(lower, now, MAX_HITS)) add(s.provider, s.providerUserId, s.username);
     for (const provider of PROVIDERS) {
       const id = normalizeAccountId(provider, query);
       if (id === null) continue;
       const link = await this.publicLinkByAccount(provider, id);
-      if (link) add(provider, id, link.provider_username);
+      if (link) add(provider, id, link.providerUsername);
       if (this.blacklist.subjects.mightContain(provider, id)) {
         const subject = await this.entries.subjectName(provider, id, now);
         if (subject) add(provider, id, subject.username);
@@ -143,12 +143,12 @@ export class PublicAccounts {
   async linkedAccounts(creatorId: string): Promise<PublicLinkedAccount[]> {
     return (await this.creators.connectionsOf(creatorId))
       .filter((c) => c.public)
-      .map(({ provider, provider_user_id, provider_username, provider_url, verified_at }) => ({
-        provider,
-        provider_user_id,
-        provider_username,
-        provider_url,
-        verified_at,
+      .map((c) => ({
+        provider: c.provider,
+        provider_user_id: c.providerUserId,
+        provider_username: c.providerUsername,
+        provider_url: c.providerUrl,
+        verified_at: c.verifiedAt,
       }));
   }
 
@@ -159,12 +159,12 @@ export class PublicAccounts {
       for (const p of provider ? [provider] : PROVIDERS) {
         const normalized = normalizeAccountId(p, id);
         const link = normalized === null ? null : await this.publicLinkByAccount(p, normalized);
-        if (link) return link.creator_id;
+        if (link) return link.creatorId;
       }
       return null;
     }
     if (!username) return null;
     const links = await this.creators.publicConnectionsByUsername(username, 50);
-    return links.find((c) => !provider || c.provider === provider)?.creator_id ?? null;
+    return links.find((c) => !provider || c.provider === provider)?.creatorId ?? null;
   }
 }

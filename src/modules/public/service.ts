@@ -66,13 +66,13 @@ export class PublicService {
     const result: PublicTrust = {
       handle: row.handle,
       found: true,
-      band: row.trust_band,
-      tier: tierLabel(row.trust_band),
-      tier_color: TIER_COLORS[row.trust_band],
+      band: row.trustBand,
+      tier: tierLabel(row.trustBand),
+      tier_color: TIER_COLORS[row.trustBand],
       blacklisted: !!row.blacklisted,
       checked_at: iso(this.clock.now()),
     };
-    if (showsTrustScore(viewer)) result.trust_score = row.trust_score;
+    if (showsTrustScore(viewer)) result.trust_score = row.trustScore;
     return result;
   }
 
@@ -89,8 +89,8 @@ export class PublicService {
     return {
       found: true,
       handle: creator.handle,
-      trust_score: creator.trust_score,
-      band: creator.trust_band,
+      trust_score: creator.trustScore,
+      band: creator.trustBand,
       blacklisted: !!creator.blacklisted,
       profile_url: this.creators.profileUrl(creator.handle),
     };
@@ -167,7 +167,7 @@ export class PublicService {
     const limit = options.limit ?? 20;
     const offset = options.offset ?? 0;
     return {
-      count: creator.vouch_count,
+      count: creator.vouchCount,
       limit,
       offset,
       vouches: (await this.network.vouchesReceived(creator.id, limit, offset)).map((v) => ({

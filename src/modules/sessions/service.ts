@@ -89,7 +89,7 @@ export class SessionsService {
     const row = await this.store.sessionByHash(hashToken(session), this.clock.now());
     if (!row) return null;
     const creator = await this.creators.findById(row.creatorId);
-    return creator ? { creatorId: creator.id, handle: creator.handle, displayName: creator.display_name } : null;
+    return creator ? { creatorId: creator.id, handle: creator.handle, displayName: creator.displayName } : null;
   }
 
   /** Ends a session; false when there was none to end. */

@@ -8,7 +8,7 @@ import type { Database } from "../../db/database";
 import { withReadSnapshot } from "../../db/snapshot";
 import { accountsForExport } from "../accounts/export";
 import { type EntryRow, entriesForExport } from "../blacklist/store";
-import { connectionsForExport, creatorsForExport } from "../creators/store";
+import { connectionsForExport, creatorsForExport } from "../creators/export";
 import { dealsForExport, referralsForExport, reviewsForExport, serversForExport, vouchesForExport } from "../network/store";
 
 /** Writes every line through `write`; returns the line count. */
@@ -25,16 +25,16 @@ export async function exportAll(database: Database, write: (line: string) => voi
     for await (const row of creatorsForExport(snapshot)) {
       await emit(
         withOptional(
-          { type: "creator", id: row.id, handle: row.handle, verification_level: row.verification_level, karma: row.karma, joined_at: iso(row.joined_at) },
-          { display_name: row.display_name, avatar_r2_key: row.avatar_r2_key },
+          { type: "creator", id: row.id, handle: row.handle, verification_level: row.verificationLevel, karma: row.karma, joined_at: iso(row.joinedAt) },
+          { display_name: row.displayName, avatar_r2_key: row.avatarR2Key },
         ),
       );
     }
     for await (const row of connectionsForExport(snapshot)) {
       await emit(
         withOptional(
-          { type: "connection", creator: row.handle, provider: row.provider, provider_user_id: row.provider_user_id, public: row.public },
-          { provider_username: row.provider_username, provider_url: row.provider_url, verified_at: iso(row.verified_at) },
+          { type: "connection", creator: row.handle, provider: row.provider, provider_user_id: row.providerUserId, public: row.public },
+          { provider_username: row.providerUsername, provider_url: row.providerUrl, verified_at: iso(row.verifiedAt) },
         ),
       );
     }

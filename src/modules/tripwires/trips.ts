@@ -85,8 +85,8 @@ export class TripwireTrips {
     if (connection.provider === "discord") {
       await this.trip({
         target: "discord",
-        watched: connection.provider_user_id,
-        messages: { new_connection: `Tripwire: Discord account ${connection.provider_user_id} was linked to ${handle}.` },
+        watched: connection.providerUserId,
+        messages: { new_connection: `Tripwire: Discord account ${connection.providerUserId} was linked to ${handle}.` },
         at,
       });
     }
