@@ -1,8 +1,8 @@
 // Keeping the Trust Score on each creator row: every change to a score input recomputes it in the
-// same transaction (SPEC section 5), with the counters, the directory's search text and today's
-// snapshot, so a directory sort, a badge or a profile read is one row and never disagrees with
-// the basis. Also the daily refresh (account age moves the score without any write) and the
-// bulk mode an import uses to compute each creator once.
+// same transaction, with the counters, the directory's search text and today's snapshot, so a
+// directory sort, a badge or a profile read is one row and never disagrees with the basis. Also
+// the daily refresh (account age moves the score without any write) and the bulk mode an import
+// uses to compute each creator once.
 import { type Clock, utcDay } from "../../clock";
 import type { Outbox } from "../outbox/service";
 import { yieldToRequests } from "../../yield";

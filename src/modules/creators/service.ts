@@ -1,5 +1,6 @@
 // Creators and their linked platform accounts. The Trust Score kept on each creator row is
-// score.ts's: every write here recomputes it in the same transaction (SPEC section 5).
+// score.ts's: every write here recomputes it in the same transaction, so no read sees a score
+// that disagrees with its basis.
 import { type Clock, iso } from "../../clock";
 import type { Database } from "../../db/database";
 import { UniqueViolation } from "../../db/errors";

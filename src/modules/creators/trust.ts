@@ -1,6 +1,6 @@
-// The Trust Score (SPEC section 5): a pure function from a creator's basis to score and band, so it
-// can be table-tested and recomputed anywhere an input changes. Penalties feed the score but are
-// never part of any response.
+// The Trust Score (its terms: docs/api.md, "Trust Score"): a pure function from a creator's basis
+// to score and band, so it can be table-tested and recomputed anywhere an input changes.
+// Penalties feed the score but are never part of any response.
 
 export const TRUST_BANDS = ["banned", "terrible", "bad", "average", "good", "great", "excellent"] as const;
 export type TrustBand = (typeof TRUST_BANDS)[number];
