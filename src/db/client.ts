@@ -7,7 +7,7 @@ import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
-import { ExternalChanges } from "./changes";
+import { ExternalChanges } from "./changes.sqlite";
 import type { OpenOptions } from "./database";
 import { StoreOpenError } from "./errors";
 import { embeddedMigrations } from "./migrations.generated";

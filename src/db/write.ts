@@ -14,7 +14,7 @@
 // Reads need none of this: in WAL mode they never wait for a writer.
 import type { Database, Statement } from "bun:sqlite";
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { ExternalChanges } from "./changes";
+import type { ExternalChanges } from "./changes.sqlite";
 import { DatabaseBusy } from "./errors";
 import { recordInTransaction } from "./idempotency";
 

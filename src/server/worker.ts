@@ -4,7 +4,7 @@
 // in the shared memory, the fleet jobs and the WAL checkpoints run in the supervisor, a manual run
 // of a fleet job takes the job's lock in the shared memory, and /metrics asks every worker.
 // Another worker's commits reach this one's caches the way another process's always have: the
-// `data_version` check at the start of every request (db/changes.ts).
+// `data_version` check at the start of every request (db/changes.sqlite.ts).
 import { writeSync } from "node:fs";
 import { buildApp } from "../app";
 import type { Config } from "../config";
