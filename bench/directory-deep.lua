@@ -1,5 +1,5 @@
--- wrk script for deep pages of the keyless creator directory GET /v1/public/directory (SPEC
--- section 5): the last pages a query may ask for (page x limit up to 1000, the directory's bound),
+-- wrk script for deep pages of the keyless creator directory GET /v1/public/directory (docs/api.md):
+-- the last pages a query may ask for (page x limit up to 1000, the directory's bound),
 -- built from bench/data/directory.txt. Line i is, by i mod 4: the whole list; one platform; a
 -- 1-2 character handle prefix (the first two characters of the line's fragment); the fragment
 -- itself. Its sort is the line's; limit 24, 50 or 100 and the page one to three before the bound.

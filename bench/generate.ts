@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
-// Writes the benchmark data set, deterministically (seeded PRNG), in the import format of SPEC
-// section 9, plus the request lists the wrk scripts cycle through:
+// Writes the benchmark data set, deterministically (seeded PRNG), in the import format of docs/cli.md,
+// plus the request lists the wrk scripts cycle through:
 //   <out>/dataset.jsonl   in an order `trustlist import` accepts: every creator followed by its
 //                         connections, then deals (each completed one followed by its reviews),
 //                         vouches and referrals, then the N blacklist entries; a few thousand

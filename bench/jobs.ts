@@ -1,5 +1,5 @@
 #!/usr/bin/env bun
-// The worst request wait behind each periodic job (SPEC section 2, Availability: at most 100 ms at
+// The worst request wait behind each periodic job (docs/api.md, "Conventions", Availability: at most 100 ms at
 // any data size). On its own copy of an imported database it serves trustlist, keeps a steady
 // stream of cheap requests going (GET /healthz, the keyed check, a directory query), and:
 //   1. times the start: the warm-ups (subject filter, directory index, trigram counts) run while

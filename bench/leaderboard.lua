@@ -1,5 +1,5 @@
--- wrk script for the keyless referral leaderboard GET /referrals/leaderboard?period= (SPEC
--- section 5), `all` and `month` in turn. The lines of bench/data/badge.txt only give each request
+-- wrk script for the keyless referral leaderboard GET /referrals/leaderboard?period= (docs/api.md)
+--, `all` and `month` in turn. The lines of bench/data/badge.txt only give each request
 -- its own X-Forwarded-For (the leaderboard's bucket is 2/s per address); see cycle.lua.
 --   wrk -t2 -c16 -d10s -s bench/leaderboard.lua http://127.0.0.1:18080 -- 2 [bench/data/badge.txt]
 route = {

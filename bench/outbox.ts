@@ -1,5 +1,5 @@
 #!/usr/bin/env bun
-// Webhook outbox throughput (SPEC section 8). Serves trustlist on a fresh database with
+// Webhook outbox throughput (docs/webhooks.md). Serves trustlist on a fresh database with
 // --allow-private-webhooks and a receiver on loopback, then:
 //   1. baseline: the keyed check's throughput for --check-s seconds with the outbox idle;
 //   2. backlog: --events `blacklist.added` events committed in one transaction from a second

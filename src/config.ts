@@ -31,7 +31,7 @@ export interface Config {
   maxBodyBytes: number;
   /** `serve --workers N|auto`: processes serving the one port and database (1: no supervisor). */
   workers: number;
-  /** `--course-submissions`: grade quizzes (off: submissions answer 410, SPEC section 6). */
+  /** `--course-submissions`: grade quizzes (off: submissions answer 410, docs/api.md, "Sign-in, courses and tripwires"). */
   courseSubmissions: boolean;
   /**
    * `--allow-private-webhooks`: webhooks may go to private, loopback and link-local addresses,
@@ -39,7 +39,7 @@ export interface Config {
    * the server call into the operator's own network.
    */
   allowPrivateWebhooks: boolean;
-  /** Pauses before the 2nd..8th delivery attempt, in ms (SPEC section 8); tests shorten them. */
+  /** Pauses before the 2nd..8th delivery attempt, in ms (docs/webhooks.md); tests shorten them. */
   webhookRetryDelaysMs: number[];
   /**
    * How long a claim holds its webhook deliveries, in ms: an instance that dies mid-delivery lets
@@ -54,7 +54,7 @@ export interface Config {
   adminKeyFile: string | null;
 }
 
-/** SPEC section 8: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery failed. */
+/** docs/webhooks.md: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery failed. */
 export const WEBHOOK_RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
 /** A claim's lease: six attempt time limits, room for a row to wait in its endpoint's queue. */

@@ -1,5 +1,5 @@
 // A writer's issued_at may be backdated but may run at most 60 s ahead of the server's clock
-// (SPEC section 4): one entry dated minutes ahead would move every mirror's `since` high-water mark
+// (docs/api.md, "Blacklist rules"): one entry dated minutes ahead would move every mirror's `since` high-water mark
 // past the entries added in those minutes. The API and import share the rule.
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";

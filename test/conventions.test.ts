@@ -1,4 +1,4 @@
-// Conventions every route shares (SPEC section 2): the error envelope for every kind of failure,
+// Conventions every route shares (docs/api.md, "Conventions"): the error envelope for every kind of failure,
 // 400 versus 422, 404/405/413/500, X-Request-Id, the rate-limit headers and CORS.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Logger } from "../src/logger";

@@ -1,4 +1,4 @@
-// Export reads one snapshot (SPEC section 9): whatever the server writes while the file is being
+// Export reads one snapshot (docs/cli.md, "Import format"): whatever the server writes while the file is being
 // written, the file imports cleanly into an empty database. Writes land through the real partner
 // routes on the server's connection, beside the export's own read transaction.
 import { afterEach, beforeEach, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// Several `trustlist serve` processes on one PostgreSQL database are one service (SPEC section 10):
+// Several `trustlist serve` processes on one PostgreSQL database are one service (docs/scaling.md):
 // what one instance writes, revokes or suspends, the other answers from the next request; a fleet
 // job runs once; the daily quota is shared within the README's bound; a SIGKILL loses no write an
 // instance acknowledged. Real processes on a real PostgreSQL database (skipped on SQLite, where

@@ -1,4 +1,4 @@
-// Idempotency-Key on keyed writes (SPEC section 2), as a client retrying over a flaky network
+// Idempotency-Key on keyed writes (docs/api.md, "Conventions"), as a client retrying over a flaky network
 // meets it: a repeat gets the first answer and changes nothing; a reuse for another request, a
 // repeat racing the first, a malformed key each get their own clear answer.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
@@ -60,7 +60,7 @@ describe("a repeat of the same request", () => {
     expect(replayed.headers.get("idempotent-replayed")).toBe("true");
   });
 
-  test("is metered like any admitted call (SPEC section 3 counts every keyed request past auth)", async () => {
+  test("is metered like any admitted call (docs/api.md: every keyed request past auth counts)", async () => {
     const first = await addEntry("metered-1");
     const again = await addEntry("metered-1");
     expect(Number(again.headers.get("x-ratelimit-remaining"))).toBe(Number(first.headers.get("x-ratelimit-remaining")) - 1);

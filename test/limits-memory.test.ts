@@ -1,4 +1,4 @@
-// The limiters' memory stays bounded by size whatever the number of clients (SPEC section 3), and
+// The limiters' memory stays bounded by size whatever the number of clients (docs/api.md, "Plans and limits"), and
 // the bound cannot be used to reset a busy client's bucket or an account's daily count.
 import { afterEach, expect, test } from "bun:test";
 import { LEADERBOARD_IP_RULE, MAX_CLIENT_BUCKETS, PUBLIC_IP_RULE, QuotaCounter, TokenBuckets } from "../src/http/limits";

@@ -1,6 +1,6 @@
 // What creators do with each other, as a partner writes it and a caller reads the effect: vouches,
 // deals and their state machine, reviews of completed deals, referrals and the leaderboard, and
-// the community servers counted in the public stats (SPEC sections 2, 5, 7, 8; seed section 6).
+// the community servers counted in the public stats (docs/api.md, docs/webhooks.md).
 // Creators are made through `PUT /v1/partner/creators/{handle}` and read back through
 // `GET /v1/users/{handle}`; nothing is written straight into the tables.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
@@ -8,7 +8,7 @@ import { Logger } from "../src/logger";
 import { createTestApp, expectEnvelope, type TestApp } from "./helpers";
 
 const T0 = "2026-11-21T10:00:00.000Z";
-/** The event names of seed section 6: the only ones the outbox may carry. */
+/** The event names of docs/webhooks.md: the only ones the outbox may carry. */
 const SEED_EVENTS = ["blacklist.added", "blacklist.overturned", "deal.confirmed", "deal.declined", "creator.blacklisted"];
 const DEAL_KEYS = ["created_at", "from", "id", "status", "to", "updated_at"];
 const PUBLIC_VOUCH_KEYS = ["created_at", "from_avatar_url", "from_display_name", "from_username", "from_verification_level", "id", "message"];
@@ -499,7 +499,7 @@ describe("POST /v1/partner/reviews", () => {
     ["0", 0],
     ["6", 6],
     ["4.5", 4.5],
-    ['"5" (a JSON string, the wrong type per SPEC section 2)', "5"],
+    ['"5" (a JSON string, the wrong type per docs/api.md, "Conventions")', "5"],
     ["null", null],
     ["-1", -1],
   ])("rating %s is 422 and changes nothing", async (_label, rating) => {

@@ -1,7 +1,7 @@
 // /openapi.json as a client author meets it: Redocly's recommended rules pass, OpenAPI 3.1 types
 // (no `nullable`, no coercion branches), readable and unique operationIds, named component schemas
 // behind every JSON body, keyless routes marked keyless, `servers` from --base-url, the request-id
-// and rate-limit headers on every response, examples that validate and agree with SPEC section 4,
+// and rate-limit headers on every response, examples that validate and agree with docs/api.md, "Blacklist rules",
 // and openapi-typescript types with named schemas.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";

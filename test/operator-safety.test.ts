@@ -1,4 +1,4 @@
-// An operator cannot hurt themselves (SPEC section 1, "Operator safety"): one server per port, no
+// An operator cannot hurt themselves (docs/cli.md, "Operator safety"): one server per port, no
 // database made by a typo, no database used or migrated by the wrong binary, files owner-only.
 // Real processes on real files.
 import { describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// The public pages keep the keyless rules (SPEC section 4, "Privacy of keyless answers"): a
+// The public pages keep the keyless rules (docs/api.md, "Privacy of keyless answers"): a
 // privately linked account and an unconfirmed report's username never show unless the visitor
 // typed them; hostile names and summaries render as text; and pages spend the same per-IP bucket
 // as /v1/public/*.

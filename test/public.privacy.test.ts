@@ -1,4 +1,4 @@
-// Privacy of keyless answers (SPEC section 4): a privately linked account never shows in any
+// Privacy of keyless answers (docs/api.md, "Blacklist rules"): a privately linked account never shows in any
 // keyless route's answer, even when an entry names its creator, and suggestions draw only on public
 // creator names, public linked usernames and confirmed entries' usernames.
 import { beforeEach, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// Sign-in (SPEC section 6) as a browser and a bot meet it: a partner's bot asks for a one-time
+// Sign-in (docs/api.md, "Sign-in, courses and tripwires") as a browser and a bot meet it: a partner's bot asks for a one-time
 // link, the creator opens it once, the cookie opens `/v1/me`, sign-out ends it. A key never opens
 // a session route and a session never opens a keyed one.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

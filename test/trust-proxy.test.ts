@@ -1,4 +1,4 @@
-// Which client a keyless request counts against (SPEC section 3, `--trust-proxy [N]`): the
+// Which client a keyless request counts against (docs/api.md, "Plans and limits", `--trust-proxy [N]`): the
 // X-Forwarded-For entry N hops from the right, never the entries the client wrote to its left;
 // the socket address when the header does not hold that entry; IPv6 by /64.
 import { afterAll, afterEach, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// The pure Trust Score engine against SPEC section 5: each term at zero and around its cap, the
+// The pure Trust Score engine against docs/api.md, "Trust Score": each term at zero and around its cap, the
 // review term's rounding, penalties, clamping, the blacklist override, band edges, tier labels and
 // colours, verification labels and the 30-day trend. Expected values come from the spec.
 import { describe, expect, test } from "bun:test";

@@ -194,7 +194,7 @@ describe("configuration", () => {
     expect(() => loadConfig({}, { TRUSTLIST_ALLOW_PRIVATE_WEBHOOKS: "maybe" })).toThrow(ConfigError);
   });
 
-  test("retry pauses: the SPEC schedule by default; shorter ones only with the same count", () => {
+  test("retry pauses: the documented schedule by default; shorter ones only with the same count", () => {
     expect(loadConfig({}, {}).webhookRetryDelaysMs).toEqual(WEBHOOK_RETRY_DELAYS_MS);
     expect(WEBHOOK_RETRY_DELAYS_MS).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
     expect(loadConfig({ "webhook-retry-delays": "1,2,3,4,5,6,7" }, {}).webhookRetryDelaysMs).toEqual([1, 2, 3, 4, 5, 6, 7]);

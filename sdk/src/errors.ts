@@ -2,7 +2,7 @@
 // with the API's envelope `{error: {code, message, request_id}}`, or no answer at all (status 0).
 // The code list mirrors the server's (src/http/errors.ts) because this package ships alone.
 
-/** The codes the API answers with (SPEC section 2), plus `network_error` and `timeout` for calls that got no answer. */
+/** The codes the API answers with (docs/api.md, "Conventions"), plus `network_error` and `timeout` for calls that got no answer. */
 export type TrustlistErrorCode =
   | "invalid_request"
   | "invalid_cursor"

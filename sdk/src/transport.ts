@@ -1,7 +1,7 @@
 // The fetch the typed client goes through: it makes every call safe to repeat and repeats it when
 // repeating can help. Writes carry an `Idempotency-Key` that stays the same across the attempts of
-// one call, so the server answers a repeat from its record instead of writing twice (SPEC
-// section 2); 429 waits the `Retry-After` the server named; 5xx, lost answers and timeouts back
+// one call, so the server answers a repeat from its record instead of writing twice (docs/api.md);
+// 429 waits the `Retry-After` the server named; 5xx, lost answers and timeouts back
 // off exponentially with jitter. Attempts are bounded; the last answer is returned as it is.
 import { retryAfterSeconds, TrustlistError } from "./errors.js";
 

@@ -2,7 +2,7 @@
 // What the bot does about one check result, and what it tells the moderators: a pure function of
 // the answer and the server owner's settings, so it is tested without Discord.
 //
-// The four states a trustlist answer can be in (SPEC section 4):
+// The four states a trustlist answer can be in (docs/api.md, "Blacklist rules"):
 //   banned      an active, confirmed entry of severity `ban`; `banned: true`.
 //   restricted  an active, confirmed entry of severity `restrict`; `banned: false`, `severity: "restrict"`.
 //   warned      an active, confirmed entry of severity `warn`; `banned: false`, `severity: "warn"`.

@@ -1,4 +1,4 @@
-// Course controllers (seed section 4): keyless reads that a session adds the viewer's progress
+// Course controllers (docs/api.md): keyless reads that a session adds the viewer's progress
 // to, and the submission, which takes a session (401 without one comes before the 410 of a
 // server that does not grade).
 import { Elysia } from "elysia";

@@ -1,4 +1,4 @@
-// Schemas of the course routes (seed sections 2-4): summaries, the detail a reader sees (options
+// Schemas of the course routes (docs/api.md): summaries, the detail a reader sees (options
 // shuffled, no answers), the submission and its grade.
 import { t } from "elysia";
 import { JsonInteger, DateTime, literals } from "../../http/model";

@@ -1,4 +1,4 @@
-// What a keyless answer may reveal about platform accounts (SPEC section 4, "Privacy of keyless
+// What a keyless answer may reveal about platform accounts (docs/api.md, "Privacy of keyless
 // answers"): an account's platform, id or username only when the query itself names it (its id,
 // or the username an entry or a public link gives it), or when it is a creator's public linked
 // account. Every account a keyless route shows comes from this file: it alone asks the owning stores
@@ -18,7 +18,7 @@ import type { ConnectionRow, CreatorsStore } from "../creators/store";
 import type { PublicCheckHit as PublicCheckHitSchema } from "./model";
 
 /**
- * The keyless trust tier gives the exact Trust Score to a signed-in caller only (SPEC section 5);
+ * The keyless trust tier gives the exact Trust Score to a signed-in caller only (docs/api.md, "Trust Score");
  * anyone else sees the band and its label. Every keyless answer that could carry it asks here.
  */
 export function showsTrustScore(viewer: Viewer | null): boolean {

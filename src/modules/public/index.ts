@@ -1,5 +1,5 @@
 // Keyless controllers. Every /v1/public/* route and the public counters share one bucket per client
-// IP; the referral leaderboard has its own, smaller one (SPEC section 3).
+// IP; the referral leaderboard has its own, smaller one (docs/api.md, "Plans and limits").
 import { Elysia } from "elysia";
 import type { SessionLookup } from "../../http/session-cookie";
 import { limitByIp, optionalSession } from "../../http/guards";

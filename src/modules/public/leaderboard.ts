@@ -17,12 +17,12 @@ export const LEADERBOARD_PERIODS = ["all", "month"] as const;
 export type LeaderboardPeriod = (typeof LEADERBOARD_PERIODS)[number];
 export type ReferralLeaderboard = typeof ReferralLeaderboardSchema.static;
 
-/** Leaders shown (SPEC section 5). */
+/** Leaders shown (docs/api.md). */
 const TOP = 25;
 /** Referrals read per slice when catching up (the first call, or after an import). */
 const CATCH_UP_SLICE = 5_000;
 
-/** Referral badge tiers, highest first (SPEC section 5). */
+/** Referral badge tiers, highest first (docs/api.md). */
 const REFERRAL_TIERS = [
   { at: 100, tier: "gold", name: "Legend" },
   { at: 25, tier: "silver", name: "Ambassador" },

@@ -1,4 +1,4 @@
-// Sign-in controllers (SPEC section 6): the one-time link a partner's bot asks for, the link
+// Sign-in controllers (docs/api.md, "Sign-in, courses and tripwires"): the one-time link a partner's bot asks for, the link
 // itself (`/auth/magic`), sign-out, and the signed-in creator's own reads under `/v1/me`.
 import { Elysia, t } from "elysia";
 import { sessionCookie, sessionOf, sessionsAreSecure } from "../../http/session-cookie";

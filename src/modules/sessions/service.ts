@@ -1,4 +1,4 @@
-// Sign-in without passwords (SPEC section 6): a one-time link (CLI or partner route) becomes a
+// Sign-in without passwords (docs/api.md, "Sign-in, courses and tripwires"): a one-time link (CLI or partner route) becomes a
 // session cookie; the cookie's value is a random secret of which only the SHA-256 is stored.
 // Also the signed-in creator's own reads (`/v1/me`, the vouches they gave).
 import { type Clock, iso } from "../../clock";

@@ -8,7 +8,7 @@ import { creators, creatorsPg } from "../creators/tables";
 // SQLite
 
 /**
- * One-time sign-in links (SPEC section 6): only the SHA-256 of the token is kept; a link is used
+ * One-time sign-in links (docs/api.md, "Sign-in, courses and tripwires"): only the SHA-256 of the token is kept; a link is used
  * once (`used_at`) and lapses after 15 minutes.
  */
 export const loginLinks = sqlite.sqliteTable(
@@ -42,7 +42,7 @@ export const sessions = sqlite.sqliteTable(
 // PostgreSQL
 
 /**
- * One-time sign-in links (SPEC section 6): only the SHA-256 of the token is kept; a link is used
+ * One-time sign-in links (docs/api.md, "Sign-in, courses and tripwires"): only the SHA-256 of the token is kept; a link is used
  * once (`used_at`) and lapses after 15 minutes.
  */
 export const loginLinksPg = pg.pgTable(
