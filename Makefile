@@ -34,11 +34,11 @@ test: deps sdk $(CHROMIUM) postgres-server
 
 build: dist/trustlist
 
-# The fuzzer (test/fuzz.test.ts) at 300 requests per operation under five seeds, on SQLite then on
+# The fuzzer (test/http/fuzz.test.ts) at 300 requests per operation under five seeds, on SQLite then on
 # PostgreSQL; `make test` runs it at 40 under one. TRUSTLIST_FUZZ_SEEDS and TRUSTLIST_FUZZ_RUNS override.
 fuzz: deps postgres-server
-	TRUSTLIST_FUZZ_SEEDS=$${TRUSTLIST_FUZZ_SEEDS:-1,2,3,4,5} TRUSTLIST_FUZZ_RUNS=$${TRUSTLIST_FUZZ_RUNS:-300} $(BUN) test --timeout 600000 test/fuzz.test.ts
-	TRUSTLIST_FUZZ_SEEDS=$${TRUSTLIST_FUZZ_SEEDS:-1,2,3,4,5} TRUSTLIST_FUZZ_RUNS=$${TRUSTLIST_FUZZ_RUNS:-300} scripts/with-postgres.sh $(BUN) test --timeout 600000 test/fuzz.test.ts
+	TRUSTLIST_FUZZ_SEEDS=$${TRUSTLIST_FUZZ_SEEDS:-1,2,3,4,5} TRUSTLIST_FUZZ_RUNS=$${TRUSTLIST_FUZZ_RUNS:-300} $(BUN) test --timeout 600000 test/http/fuzz.test.ts
+	TRUSTLIST_FUZZ_SEEDS=$${TRUSTLIST_FUZZ_SEEDS:-1,2,3,4,5} TRUSTLIST_FUZZ_RUNS=$${TRUSTLIST_FUZZ_RUNS:-300} scripts/with-postgres.sh $(BUN) test --timeout 600000 test/http/fuzz.test.ts
 
 deps: node_modules/.installed
 

@@ -3,7 +3,7 @@
 # unprivileged `postgres` user when run as root, since PostgreSQL refuses to run as root), start it
 # on a free loopback port with fsync off, export TRUSTLIST_TEST_DB=postgres and
 # TRUSTLIST_TEST_POSTGRES_URL, run the command, then stop the cluster and delete it whatever happened.
-#   scripts/with-postgres.sh bun test test/postgres.test.ts
+#   scripts/with-postgres.sh bun test test/db/database.test.ts
 set -euo pipefail
 bin=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
 if [ -z "$bin" ] || [ ! -x "$bin/initdb" ]; then

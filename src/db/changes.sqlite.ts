@@ -68,7 +68,7 @@ export class ExternalChanges implements ChangeNotifier {
    * answered in a turn only once it has arrived, and the turn's first request reads
    * `data_version` after every request of the turn arrived: a commit that ended before a request
    * was sent is seen by that read. The immediate that ends the turn runs before the loop polls
-   * for the next requests (test/external-changes.test.ts revokes from the CLI between requests).
+   * for the next requests (test/db/external-changes.test.ts revokes from the CLI between requests).
    * Under load a turn answers several requests, which then share the one read.
    */
   checkAtRequest(): boolean {

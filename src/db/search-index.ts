@@ -35,7 +35,7 @@ const NAME_TRIGGERS = [
 ];
 /**
  * Every name those triggers count, by source (public names, confirmed entries, private links):
- * migration 0007's own recount. It must say exactly what the triggers do (test/transfer.test.ts
+ * migration 0007's own recount. It must say exactly what the triggers do (test/transfer/transfer.test.ts
  * compares a rebuilt search_names with one the triggers kept). The entries are read in table
  * order: through the partial username index each row was a look-up out of order (1.8 s against
  * 1.3 s for the whole recount at 1M entries).
