@@ -80,7 +80,7 @@ sdk/node_modules/.installed: sdk/package.json sdk/package-lock.json
 sdk/dist/index.js: $(SOURCES) $(SDK_SOURCES) | deps sdk/node_modules/.installed
 	$(BUN) sdk/scripts/build.ts
 
-# After changing src/db/schema.ts: generate the SQL migration and embed it in the build.
+# After changing a module's tables.ts: generate the SQL migrations (both databases) and embed them.
 migrations: deps
 	$(BUN) x drizzle-kit generate
 	$(BUN) x drizzle-kit generate --config drizzle.postgres.config.ts
