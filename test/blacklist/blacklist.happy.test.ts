@@ -1,73 +1,15 @@
-// The blacklist routes as a caller sees them: the keyed reads (list, single and batch checks, one
-// entry, the change feed) and the partner write path (add, overturn). Seed data goes through the
-// real partner route or the blacklist service, never straight into the tables.
+// The blacklist routes doing what they are for: the partner write path (add, overturn) with its
+// change row and outbox event, and the keyed reads (list with paging and filters, single and batch
+// checks, one entry, the change feed) answering what was written. Seed data goes through the real
+// partner route or the blacklist service, never straight into the tables. Refusals are in
+// blacklist.error.test.ts, auth, plan, privacy and hostile input in blacklist.security.test.ts.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { Logger } from "../../src/logger";
-import { createTestApp, type TestApp, expectEnvelope } from "../helpers";
+import { expectEnvelope } from "../helpers";
+import { add, check, expectPublicEntry, get, type Json, outboxTypes, post, PRIVATE_FIELDS, PUBLIC_ENTRY_KEYS, setup, t, T0, teardown, writer } from "./kit";
 
-const T0 = "2026-11-21T10:00:00.000Z";
-
-/** The nine fields of the seed's BlacklistEntry, and nothing else. */
-const PUBLIC_ENTRY_KEYS = ["appealable", "expires_at", "id", "issued_at", "reason_code", "scope", "severity", "summary", "vertical"];
-/** Fields that must never leave the server through a read. */
-const PRIVATE_FIELDS = [
-  "provider",
-  "provider_user_id",
-  "username",
-  "evidence",
-  "reporter",
-  "status",
-  "watchlist",
-  "high_risk",
-  "creator",
-  "creator_handle",
-  "overturned_at",
-  "overturn_reason",
-  "created_at",
-];
 const HIT_SUMMARY_KEYS = ["id", "reason_code", "scope", "severity", "summary", "vertical"];
+
 const CLEAN_CHECK_KEYS = ["banned", "checked_at", "id", "provider"];
-
-let t: TestApp;
-let reader: { key: string; accountId: string; keyId: string };
-let writer: { key: string; accountId: string; keyId: string };
-
-beforeEach(async () => {
-  t = await createTestApp();
-  // The 500s provoked below are logged; keep them out of the test output.
-  t.runtime.log = new Logger({ access: false }, () => {});
-  reader = await t.account({ tier: "pro", burst: 10_000, dailyQuota: 100_000 });
-  writer = await t.account({ tier: "pro", scope: "write", burst: 10_000, dailyQuota: 100_000 });
-});
-
-afterEach(() => t.close());
-
-type Json = Record<string, any>;
-
-/** Adds an entry through the partner route and returns the 201 body. */
-async function add(fields: Json = {}): Promise<Json> {
-  const res = await t.json("POST", "/v1/partner/blacklist", {
-    key: writer.key,
-    body: { provider: "discord", provider_user_id: "100000000000000001", severity: "ban", reason_code: "scam_trade", ...fields },
-  });
-  if (res.status !== 201) throw new Error(`add failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-const get = (path: string, key: string | null = reader.key) => t.json("GET", path, { key });
-const post = (path: string, body: unknown, key: string | null = reader.key) => t.json("POST", path, { key, body });
-
-const check = (provider: string, id: string, vertical?: string) =>
-  get(`/v1/blacklist/check?provider=${encodeURIComponent(provider)}&id=${encodeURIComponent(id)}${vertical ? `&vertical=${vertical}` : ""}`);
-
-
-function expectPublicEntry(entry: Json) {
-  expect(Object.keys(entry).sort()).toEqual(PUBLIC_ENTRY_KEYS);
-  for (const field of PRIVATE_FIELDS) expect(entry).not.toHaveProperty(field);
-}
-
-const outboxTypes = async () =>
-  (await t.rows<{ type: string }>("SELECT type FROM outbox_events ORDER BY id")).map((r) => r.type);
 
 /** Walks the list with `limit` and returns every page. */
 async function walk(query = "", limit = 2, between?: (page: number) => Promise<void>) {
@@ -88,12 +30,8 @@ async function walk(query = "", limit = 2, between?: (page: number) => Promise<v
   throw new Error("walk did not end");
 }
 
-/** Replaces the character at `index` with a different one from the same alphabet. */
-function flip(text: string, index: number): string {
-  const c = text[index]!;
-  const replacement = c === "A" ? "B" : "A";
-  return text.slice(0, index) + replacement + text.slice(index + 1);
-}
+beforeEach(setup);
+afterEach(teardown);
 
 describe("POST /v1/partner/blacklist", () => {
   test("201 answers the public-safe entry plus the subject the writer already knows, field by field", async () => {
@@ -180,56 +118,6 @@ describe("POST /v1/partner/blacklist", () => {
     const feed = await get("/v1/blacklist/changes");
     expect(feed.body.data).toEqual([]);
   });
-
-  test("the entry, its change row and its outbox event are one transaction: a failing outbox write stores nothing", async () => {
-    const restore = await t.failWrites("outbox_events", "INSERT");
-    const res = await t.json("POST", "/v1/partner/blacklist", {
-      key: writer.key,
-      body: { provider: "discord", provider_user_id: "42", severity: "ban", reason_code: "scam_trade" },
-    });
-    expectEnvelope(res, 500, "internal");
-    await restore();
-    expect((await check("discord", "42")).body.banned).toBe(false);
-    expect((await get("/v1/blacklist")).body.data).toEqual([]);
-    expect((await get("/v1/blacklist/changes")).body.data).toEqual([]);
-    expect(await outboxTypes()).toEqual([]);
-  });
-
-  test.each([
-    ["unknown body field", { provider: "discord", provider_user_id: "1", severity: "ban", reason_code: "x", colour: "red" }, 422, "unprocessable"],
-    ["unknown provider", { provider: "myspace", provider_user_id: "1", severity: "ban", reason_code: "x" }, 422, "unprocessable"],
-    ["unknown severity", { provider: "discord", provider_user_id: "1", severity: "nuke", reason_code: "x" }, 422, "unprocessable"],
-    ["unknown vertical", { provider: "discord", provider_user_id: "1", severity: "ban", reason_code: "x", vertical: "fortnite" }, 422, "unprocessable"],
-    ["non-digit discord id", { provider: "discord", provider_user_id: "abc", severity: "ban", reason_code: "x" }, 422, "unprocessable"],
-    ["global scope on one vertical", { provider: "discord", provider_user_id: "1", severity: "ban", reason_code: "x", scope: "global", vertical: "roblox" }, 422, "unprocessable"],
-    ["vertical scope without a vertical", { provider: "discord", provider_user_id: "1", severity: "ban", reason_code: "x", scope: "vertical" }, 422, "unprocessable"],
-    ["expires_at in the past", { provider: "discord", provider_user_id: "1", severity: "ban", reason_code: "x", expires_at: "2026-11-20T00:00:00.000Z", issued_at: "2026-11-01T00:00:00.000Z" }, 422, "unprocessable"],
-    ["expires_at before issued_at", { provider: "discord", provider_user_id: "1", severity: "ban", reason_code: "x", issued_at: "2026-11-10T00:00:00.000Z", expires_at: "2026-11-09T00:00:00.000Z" }, 422, "unprocessable"],
-    ["issued_at in the future", { provider: "discord", provider_user_id: "1", severity: "ban", reason_code: "x", issued_at: "2027-01-01T00:00:00.000Z" }, 422, "unprocessable"],
-    ["a date that is not a date", { provider: "discord", provider_user_id: "1", severity: "ban", reason_code: "x", expires_at: "next tuesday" }, 422, "unprocessable"],
-    ["SQL in reason_code", { provider: "discord", provider_user_id: "1", severity: "ban", reason_code: "1' OR '1'='1" }, 422, "unprocessable"],
-    ["a malformed creator handle", { provider: "discord", provider_user_id: "1", severity: "ban", reason_code: "x", creator: "not a handle!" }, 422, "unprocessable"],
-    ["a control character in the id", { provider: "github", provider_user_id: "ab\u0000c", severity: "ban", reason_code: "x" }, 422, "unprocessable"],
-    ["a wrong-typed field", { provider: "discord", provider_user_id: 1, severity: "ban", reason_code: "x" }, 422, "unprocessable"],
-    ["missing provider_user_id", { provider: "discord", severity: "ban", reason_code: "x" }, 400, "invalid_request"],
-    ["missing provider", { provider_user_id: "1", severity: "ban", reason_code: "x" }, 400, "invalid_request"],
-  ] as const)("%s is refused and stores nothing", async (_name, body, status, code) => {
-    const res = await t.json("POST", "/v1/partner/blacklist", { key: writer.key, body });
-    expectEnvelope(res, status, code);
-    expect((await get("/v1/blacklist")).body.data).toEqual([]);
-    expect(await outboxTypes()).toEqual([]);
-  });
-
-  test("auth: no key is 401, a read-scoped key is 403 forbidden, an admin key may write", async () => {
-    const body = { provider: "discord", provider_user_id: "7", severity: "ban", reason_code: "x" };
-    expectEnvelope(await t.json("POST", "/v1/partner/blacklist", { body }), 401, "unauthorized");
-    expectEnvelope(await t.json("POST", "/v1/partner/blacklist", { key: reader.key, body }), 403, "forbidden");
-    expect((await check("discord", "7")).body.banned).toBe(false);
-    const admin = await t.account({ tier: "enterprise", scope: "admin" });
-    const res = await t.json("POST", "/v1/partner/blacklist", { key: admin.key, body });
-    expect(res.status).toBe(201);
-    expect((await check("discord", "7")).body.banned).toBe(true);
-  });
 });
 
 describe("POST /v1/partner/blacklist/:id/overturn", () => {
@@ -278,32 +166,12 @@ describe("POST /v1/partner/blacklist/:id/overturn", () => {
     expect(await outboxTypes()).toEqual(["blacklist.added", "blacklist.overturned"]);
   });
 
-  test("the overturn and its event are one transaction: a failing outbox write leaves the entry active", async () => {
-    const entry = await add({ provider_user_id: "777" });
-    const restore = await t.failWrites("outbox_events", "INSERT");
-    expectEnvelope(await t.json("POST", `/v1/partner/blacklist/${entry.id}/overturn`, { key: writer.key, body: {} }), 500, "internal");
-    await restore();
-    expect((await check("discord", "777")).body.banned).toBe(true);
-    expect((await get("/v1/blacklist/changes")).body.data.map((c: Json) => c.type)).toEqual(["added"]);
-    const retry = await t.json("POST", `/v1/partner/blacklist/${entry.id}/overturn`, { key: writer.key, body: {} });
-    expect(retry.status).toBe(200);
-  });
-
   test("overturning a watchlist row emits neither a change row nor an event", async () => {
     const entry = await add({ watchlist: true });
     const res = await t.json("POST", `/v1/partner/blacklist/${entry.id}/overturn`, { key: writer.key, body: {} });
     expect(res.status).toBe(200);
     expect((await get("/v1/blacklist/changes")).body.data).toEqual([]);
     expect(await outboxTypes()).toEqual([]);
-  });
-
-  test("errors: unknown id 404, read key 403, unknown body field 422, no key 401; none of them overturns", async () => {
-    const entry = await add({ provider_user_id: "888" });
-    expectEnvelope(await t.json("POST", "/v1/partner/blacklist/bl_doesnotexist/overturn", { key: writer.key, body: {} }), 404, "not_found");
-    expectEnvelope(await t.json("POST", `/v1/partner/blacklist/${entry.id}/overturn`, { key: reader.key, body: {} }), 403, "forbidden");
-    expectEnvelope(await t.json("POST", `/v1/partner/blacklist/${entry.id}/overturn`, { key: writer.key, body: { because: "x" } }), 422, "unprocessable");
-    expectEnvelope(await t.json("POST", `/v1/partner/blacklist/${entry.id}/overturn`, { body: {} }), 401, "unauthorized");
-    expect((await check("discord", "888")).body.banned).toBe(true);
   });
 });
 
@@ -312,35 +180,6 @@ describe("GET /v1/blacklist", () => {
     const res = await get("/v1/blacklist");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ data: [], next_cursor: null, has_more: false });
-  });
-
-  test("entries are public-safe views, field by field", async () => {
-    const entry = await add({
-      username: "secret_name",
-      evidence: "secret evidence",
-      high_risk: true,
-      creator: "somecreator",
-      summary: "Chargeback scam",
-      expires_at: "2027-11-21T10:00:00.000Z",
-      appealable: false,
-    });
-    const res = await get("/v1/blacklist");
-    expect(res.body.data).toHaveLength(1);
-    const item = res.body.data[0];
-    expectPublicEntry(item);
-    expect(item).toEqual({
-      id: entry.id,
-      severity: "ban",
-      scope: "global",
-      vertical: "all",
-      reason_code: "scam_trade",
-      summary: "Chargeback scam",
-      issued_at: T0,
-      expires_at: "2027-11-21T10:00:00.000Z",
-      appealable: false,
-    });
-    const text = JSON.stringify(res.body);
-    for (const secret of ["secret_name", "secret evidence", "somecreator", "100000000000000001"]) expect(text).not.toContain(secret);
   });
 
   test("ordered by issued_at, then id", async () => {
@@ -410,40 +249,6 @@ describe("GET /v1/blacklist", () => {
     expect(order).toEqual([...order].sort());
   });
 
-  test("a tampered, foreign or malformed cursor is 400 invalid_cursor", async () => {
-    for (let i = 0; i < 3; i++) await add({ provider_user_id: String(10 + i) });
-    const page = await get("/v1/blacklist?limit=1");
-    const cursor: string = page.body.next_cursor;
-    const dot = cursor.indexOf(".");
-    expect(dot).toBeGreaterThan(0);
-    const bodyPart = cursor.slice(0, dot);
-    const signature = cursor.slice(dot + 1);
-
-    const ok = await get(`/v1/blacklist?limit=1&cursor=${encodeURIComponent(cursor)}`);
-    expect(ok.status).toBe(200);
-
-    const forged = Buffer.from(JSON.stringify({ k: "list", t: 0, i: "" })).toString("base64url");
-    const changesCursor = (await get("/v1/blacklist/changes")).body.next_cursor;
-    const bad = [
-      `${bodyPart}.${flip(signature, signature.length - 1)}`,
-      `${bodyPart}.${flip(signature, 0)}`,
-      `${flip(bodyPart, Math.floor(bodyPart.length / 2))}.${signature}`,
-      `${forged}.${signature}`,
-      `${forged}.`,
-      changesCursor,
-      "abc",
-      "a.b",
-      ".",
-      "",
-      "x".repeat(600),
-      `${cursor}x`,
-    ];
-    for (const c of bad) {
-      const res = await get(`/v1/blacklist?cursor=${encodeURIComponent(c)}`);
-      expectEnvelope(res, 400, "invalid_cursor");
-    }
-  });
-
   test("since keeps entries issued strictly after it", async () => {
     const a = await add({ provider_user_id: "1", issued_at: "2026-11-21T09:00:00.000Z" });
     const b = await add({ provider_user_id: "2", issued_at: "2026-11-21T09:30:00.000Z" });
@@ -493,15 +298,6 @@ describe("GET /v1/blacklist", () => {
     expect(await ids()).toEqual([confirmed.id, highRisk.id].sort());
     await t.services.blacklist.expireDue();
     expect(await ids()).toEqual([confirmed.id, highRisk.id].sort());
-  });
-
-  test("unknown query parameters are ignored; no key is 401", async () => {
-    await add();
-    const res = await get("/v1/blacklist?colour=blue&page=9");
-    expect(res.status).toBe(200);
-    expect(res.body.data).toHaveLength(1);
-    expectEnvelope(await get("/v1/blacklist", null), 401, "unauthorized");
-    expectEnvelope(await get("/v1/blacklist", "tl_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), 401, "unauthorized");
   });
 });
 
@@ -634,25 +430,6 @@ describe("GET /v1/blacklist/check", () => {
     const trimmed = await check("discord", "  70 ");
     expect(trimmed.body).toMatchObject({ id: "70", banned: true });
   });
-
-  test.each([
-    ["missing provider", "/v1/blacklist/check?id=1", 400, "invalid_request"],
-    ["missing id", "/v1/blacklist/check?provider=discord", 400, "invalid_request"],
-    ["empty id", "/v1/blacklist/check?provider=discord&id=", 400, "invalid_request"],
-    ["blank id", "/v1/blacklist/check?provider=discord&id=%20%20", 400, "invalid_request"],
-    ["unknown provider", "/v1/blacklist/check?provider=myspace&id=1", 400, "invalid_request"],
-    ["provider in the wrong case", "/v1/blacklist/check?provider=Discord&id=1", 400, "invalid_request"],
-    ["non-digit discord id", "/v1/blacklist/check?provider=discord&id=abc", 400, "invalid_request"],
-    ["non-digit roblox id", "/v1/blacklist/check?provider=roblox&id=12a", 400, "invalid_request"],
-    ["unknown vertical", "/v1/blacklist/check?provider=discord&id=1&vertical=fortnite", 422, "unprocessable"],
-    ["an over-long id", `/v1/blacklist/check?provider=github&id=${"9".repeat(500)}`, 422, "unprocessable"],
-  ] as const)("%s answers the envelope error", async (_name, path, status, code) => {
-    expectEnvelope(await get(path), status, code);
-  });
-
-  test("no key is 401", async () => {
-    expectEnvelope(await get("/v1/blacklist/check?provider=discord&id=1", null), 401, "unauthorized");
-  });
 });
 
 describe.each([
@@ -715,32 +492,6 @@ describe.each([
     expect((await batch(rows)).body.results.map((r: Json) => r.banned)).toEqual([true, true]);
     expectEnvelope(await batch(rows, { vertical: "fortnite" }), 422, "unprocessable");
   });
-
-  test("50 rows pass, 51 are 422, none or a missing array is 400", async () => {
-    const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ provider: "discord", id: String(i + 1) }));
-    const fifty = await batch(rows(50));
-    expect(fifty.status).toBe(200);
-    expect(fifty.body.results).toHaveLength(50);
-    expect(fifty.body.results.map((r: Json) => r.id)).toEqual(rows(50).map((r) => r.id));
-    expectEnvelope(await batch(rows(51)), 422, "unprocessable");
-    expectEnvelope(await batch([]), 400, "invalid_request");
-    expectEnvelope(await post(path, {}), 400, "invalid_request");
-    expectEnvelope(await post(path, { vertical: "all" }), 400, "invalid_request");
-  });
-
-  test("unknown fields, wrong types and bad JSON are refused with the envelope", async () => {
-    expectEnvelope(await batch([{ provider: "discord", id: "1" }], { dry_run: true }), 422, "unprocessable");
-    const unknownInRow = await batch([{ provider: "discord", id: "1", name: "x" }]);
-    expectEnvelope(unknownInRow, 422, "unprocessable");
-    expect(unknownInRow.body.error.message).toBe(`Unknown body field '${field}.0.name'.`);
-    expectEnvelope(await batch([{ provider: "discord", id: 1 }]), 422, "unprocessable");
-    expectEnvelope(await batch("discord:1"), 422, "unprocessable");
-    expectEnvelope(await post(path, '{"' + field + '": [{"provider": "discord", "id": "1"}'), 400, "invalid_request");
-  });
-
-  test("no key is 401", async () => {
-    expectEnvelope(await post(path, { [field]: [{ provider: "discord", id: "1" }] }, null), 401, "unauthorized");
-  });
 });
 
 describe("GET /v1/blacklist/entries/:id", () => {
@@ -761,24 +512,6 @@ describe("GET /v1/blacklist/entries/:id", () => {
       appealable: true,
     });
     expect((await get("/v1/blacklist")).body.data[0]).toEqual(res.body);
-  });
-
-  test("404 for unknown, overturned, expired and watchlist entries", async () => {
-    expectEnvelope(await get("/v1/blacklist/entries/bl_00000000000000000000000000"), 404, "not_found");
-    const overturned = await add({ provider_user_id: "1" });
-    await t.json("POST", `/v1/partner/blacklist/${overturned.id}/overturn`, { key: writer.key, body: {} });
-    expectEnvelope(await get(`/v1/blacklist/entries/${overturned.id}`), 404, "not_found");
-    const watch = await add({ provider_user_id: "2", watchlist: true });
-    expectEnvelope(await get(`/v1/blacklist/entries/${watch.id}`), 404, "not_found");
-    const expiring = await add({ provider_user_id: "3", expires_at: "2026-11-21T10:00:01.000Z" });
-    expect((await get(`/v1/blacklist/entries/${expiring.id}`)).status).toBe(200);
-    t.clock.advance(1_000);
-    expectEnvelope(await get(`/v1/blacklist/entries/${expiring.id}`), 404, "not_found");
-  });
-
-  test("no key is 401", async () => {
-    const entry = await add();
-    expectEnvelope(await get(`/v1/blacklist/entries/${entry.id}`, null), 401, "unauthorized");
   });
 });
 
@@ -842,146 +575,5 @@ describe("GET /v1/blacklist/changes", () => {
     const tail = await get(`/v1/blacklist/changes?cursor=${encodeURIComponent(cursor)}`);
     expect(tail.body).toMatchObject({ data: [], has_more: false });
     expect(tail.body.next_cursor).toBe(cursor);
-  });
-
-  test("limit 1-1000; foreign or tampered cursors are 400 invalid_cursor", async () => {
-    await add();
-    await add({ provider_user_id: "2" });
-    expect((await get("/v1/blacklist/changes?limit=1000")).status).toBe(200);
-    expectEnvelope(await get("/v1/blacklist/changes?limit=0"), 422, "unprocessable");
-    expectEnvelope(await get("/v1/blacklist/changes?limit=1001"), 422, "unprocessable");
-    const cursor: string = (await get("/v1/blacklist/changes?limit=1")).body.next_cursor;
-    const listCursor: string = (await get("/v1/blacklist?limit=1")).body.next_cursor;
-    const dot = cursor.indexOf(".");
-    for (const bad of [flip(cursor, cursor.length - 1), `${flip(cursor.slice(0, dot), 3)}${cursor.slice(dot)}`, listCursor, "garbage", "x".repeat(2000)]) {
-      expectEnvelope(await get(`/v1/blacklist/changes?cursor=${encodeURIComponent(bad)}`), 400, "invalid_cursor");
-    }
-    expectEnvelope(await get(`/v1/blacklist?cursor=${encodeURIComponent(cursor)}`), 400, "invalid_cursor");
-  });
-
-  test("no key is 401", async () => {
-    expectEnvelope(await get("/v1/blacklist/changes", null), 401, "unauthorized");
-  });
-});
-
-describe("every keyed blacklist route", () => {
-  const ROUTES: Array<[string, string, unknown?]> = [
-    ["GET", "/v1/blacklist"],
-    ["GET", "/v1/blacklist/check?provider=discord&id=1"],
-    ["POST", "/v1/blacklist/check/batch", { accounts: [{ provider: "discord", id: "1" }] }],
-    ["POST", "/v1/blacklist/batch", { items: [{ provider: "discord", id: "1" }] }],
-    ["GET", "/v1/blacklist/entries/bl_x"],
-    ["GET", "/v1/blacklist/changes"],
-    ["POST", "/v1/partner/blacklist", { provider: "discord", provider_user_id: "1", severity: "ban", reason_code: "x" }],
-    ["POST", "/v1/partner/blacklist/bl_x/overturn", {}],
-  ];
-
-  test("answers 401 without a key or with a malformed, unknown or non-bearer one", async () => {
-    for (const [method, path, body] of ROUTES) {
-      expectEnvelope(await t.json(method, path, { body }), 401, "unauthorized");
-      expectEnvelope(await t.json(method, path, { key: "not-a-key", body }), 401, "unauthorized");
-      expectEnvelope(await t.json(method, path, { key: "tl_live_0000000000000000000000000000000Z", body }), 401, "unauthorized");
-      expectEnvelope(await t.json(method, path, { body, headers: { authorization: `Basic ${writer.key}` } }), 401, "unauthorized");
-    }
-  });
-
-  test("answers 402 subscription_required for a suspended account", async () => {
-    const k = await t.account({ tier: "pro", scope: "write", burst: 10_000 });
-    await t.services.accounts.updateAccount(k.accountId, { status: "suspended" });
-    for (const [method, path, body] of ROUTES) expectEnvelope(await t.json(method, path, { key: k.key, body }), 402, "subscription_required");
-  });
-
-  test("answers 429 with Retry-After once the daily quota is used", async () => {
-    const k = await t.account({ tier: "pro", scope: "write", burst: 10_000, dailyQuota: 1 });
-    expect((await get("/v1/blacklist", k.key)).status).toBe(200);
-    for (const [method, path, body] of ROUTES) {
-      const res = await t.json(method, path, { key: k.key, body });
-      expectEnvelope(res, 429, "quota_exceeded");
-      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
-      expect(res.headers.get("x-ratelimit-remaining")).toBe("0");
-    }
-  });
-});
-
-describe("hostile input", () => {
-  const HOSTILE = [
-    "1' OR '1'='1",
-    "'; DROP TABLE blacklist_entries; --",
-    "\" OR \"\"=\"",
-    "x".repeat(10_000),
-    "9".repeat(10_000),
-    "😀ñ中文\u202e",
-    "\u0000\u0001\u001f\u007f",
-    "line\r\nbreak",
-    "%00%25",
-    "../../etc/passwd",
-    "<script>alert(1)</script>",
-    "{\"$ne\":null}",
-  ];
-
-  function expectClean(res: { status: number; body: any; headers: Headers }) {
-    expect(res.status).toBeLessThan(500);
-    if (res.status >= 400) {
-      expect(Object.keys(res.body)).toEqual(["error"]);
-      expect(res.body.error.request_id).toBe(res.headers.get("x-request-id")!);
-      expect(res.body.error.code).not.toBe("internal");
-    }
-  }
-
-  test("every read answers a clean envelope error or a clean miss, never a 500", async () => {
-    const victim = await add({ provider_user_id: "31337" });
-    const victimGithub = await add({ provider: "github", provider_user_id: "octocat" });
-    for (const value of HOSTILE) {
-      const q = encodeURIComponent(value);
-      for (const provider of ["discord", "github", "minecraft", "epic"]) {
-        const res = await get(`/v1/blacklist/check?provider=${provider}&id=${q}`);
-        expectClean(res);
-        if (res.status === 200) expect(res.body.banned).toBe(false);
-        else expect([400, 422]).toContain(res.status);
-      }
-      expectClean(await get(`/v1/blacklist/check?provider=${q}&id=1`));
-      expectClean(await get(`/v1/blacklist/check?provider=discord&id=1&vertical=${q}`));
-      // A control character is refused before the route reads the value (src/http/url-text.ts).
-      const unreadable = /[\u0000-\u001f\u007f-\u009f]/.test(value);
-      const entry = await get(`/v1/blacklist/entries/${q}`);
-      expectClean(entry);
-      expect(unreadable ? [400] : [404, 422]).toContain(entry.status);
-      expectEnvelope(await get(`/v1/blacklist?cursor=${q}`), 400, unreadable ? "invalid_request" : "invalid_cursor");
-      expectEnvelope(await get(`/v1/blacklist/changes?cursor=${q}`), 400, unreadable ? "invalid_request" : "invalid_cursor");
-      expectClean(await get(`/v1/blacklist?since=${q}`));
-      expectClean(await get(`/v1/blacklist?limit=${q}`));
-      const rows = await post("/v1/blacklist/check/batch", { accounts: [{ provider: "github", id: value }, { provider: value, id: "1" }, { provider: "discord", id: value }] });
-      expectClean(rows);
-      expect(rows.status).toBe(200);
-      expect(rows.body.results.map((r: Json) => r.banned)).toEqual([false, false, false]);
-      expect(rows.body.results[1].error).toBe("invalid_account");
-      expect(rows.body.results[2].error).toBe("invalid_account");
-    }
-    // The table is intact and the victims are still found.
-    expect((await check("discord", "31337")).body.entry.id).toBe(victim.id);
-    expect((await check("github", "octocat")).body.entry.id).toBe(victimGithub.id);
-    expect((await get("/v1/blacklist")).body.data).toHaveLength(2);
-  });
-
-  test("writes refuse or store hostile text verbatim, never a 500", async () => {
-    for (const value of HOSTILE) {
-      for (const body of [
-        { provider: "github", provider_user_id: value, severity: "ban", reason_code: "x" },
-        { provider: "github", provider_user_id: "ok", username: value, severity: "ban", reason_code: "x" },
-        { provider: "github", provider_user_id: "ok", summary: value, severity: "ban", reason_code: "x" },
-        { provider: "github", provider_user_id: "ok", severity: value, reason_code: "x" },
-        { provider: "github", provider_user_id: "ok", severity: "ban", reason_code: "x", creator: value },
-      ]) {
-        const res = await t.json("POST", "/v1/partner/blacklist", { key: writer.key, body });
-        expectClean(res);
-        expect([201, 400, 422]).toContain(res.status);
-        if (res.status === 201 && body.summary === value) expect(res.body.summary).toBe(value);
-      }
-      expectClean(await t.json("POST", `/v1/partner/blacklist/${encodeURIComponent(value)}/overturn`, { key: writer.key, body: {} }));
-    }
-    // A stored unicode id is matched exactly.
-    await add({ provider: "github", provider_user_id: "😀ñ中文" });
-    expect((await check("github", "😀ñ中文")).body.banned).toBe(true);
-    expect((await check("github", "😀ñ")).body.banned).toBe(false);
   });
 });
