@@ -1,4 +1,4 @@
--- wrk script for the badge GET /badge/{handle}?theme= (docs/api.md, "Trust Score"; no IP limit, always 200):
+-- wrk script for the badge GET /badge/{handle}?theme= (docs/api.md; no IP limit, always 200):
 -- cycles through bench/data/badge.txt (`kind<TAB>handle<TAB>theme`: 90% known handles, 10%
 -- unknown; half theme=light, half dark). Sends X-Forwarded-For like the other keyless scripts, so
 -- the three differ only in the route; see cycle.lua.

@@ -1,4 +1,4 @@
--- wrk script for the keyless GET /v1/public/resolve (docs/api.md, "Trust Score"): the `username` lines of
+-- wrk script for the keyless GET /v1/public/resolve (docs/api.md): the `username` lines of
 -- bench/data/search.txt as `?username=` and its `id_connection` lines (linked accounts' numeric
 -- ids, private ones included, which resolve to nothing) as `?id=`. One X-Forwarded-For per
 -- request; see cycle.lua.

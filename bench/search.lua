@@ -1,4 +1,4 @@
--- wrk script for the keyless search GET /v1/public/blacklist/check?q= (docs/api.md, "Trust Score"): cycles
+-- wrk script for the keyless search GET /v1/public/blacklist/check?q= (docs/api.md): cycles
 -- through bench/data/search.txt (`kind<TAB>q`: creator handles, connection usernames, numeric ids
 -- of connections and blacklist subjects, typos and unknown names that take the suggestion path).
 -- One X-Forwarded-For per request; see cycle.lua.

@@ -1,4 +1,4 @@
--- wrk script for the keyless public counters GET /v1/stats/public (docs/api.md, "Trust Score"). The lines of
+-- wrk script for the keyless public counters GET /v1/stats/public (docs/api.md). The lines of
 -- bench/data/badge.txt only give each request its own X-Forwarded-For; see cycle.lua.
 --   wrk -t2 -c16 -d10s -s bench/stats.lua http://127.0.0.1:18080 -- 2 [bench/data/badge.txt]
 route = {

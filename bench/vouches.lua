@@ -1,4 +1,4 @@
--- wrk script for the keyless GET /v1/public/users/{handle}/vouches (docs/api.md, "Trust Score"): the known
+-- wrk script for the keyless GET /v1/public/users/{handle}/vouches (docs/api.md): the known
 -- handles of bench/data/badge.txt (an unknown one is 404), limit 20 or 100 in turn. One
 -- X-Forwarded-For per request; see cycle.lua.
 --   wrk -t2 -c16 -d10s -s bench/vouches.lua http://127.0.0.1:18080 -- 2 [bench/data/badge.txt]

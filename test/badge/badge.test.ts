@@ -1,6 +1,6 @@
 // The badge's memory stays bounded whatever is requested: its cache is keyed by the normalised
 // handle, and text that cannot be a handle gets the neutral badge without reaching the cache or
-// the database (docs/api.md, "Trust Score": the badge is always a 200 SVG).
+// the database (docs/embeds.md: the badge is always a 200 SVG).
 import { afterEach, expect, test } from "bun:test";
 import { BADGE_CACHE_LIMIT, BadgeService } from "../../src/modules/badge/service";
 import { createTestApp, type TestApp } from "../helpers";

@@ -1,4 +1,4 @@
-// Schemas of sign-in and of the signed-in creator's own reads (docs/api.md, "Trust Score"; docs/api.md, "Sign-in, courses and tripwires").
+// Schemas of sign-in and of the signed-in creator's own reads (docs/api.md, "Sign-in, courses and tripwires").
 import { t } from "elysia";
 import { DateTime, JsonInteger } from "../../http/model";
 
