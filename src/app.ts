@@ -17,6 +17,7 @@ import { jobRoutes } from "./modules/jobs";
 import { healthRoutes, metricsRoutes } from "./modules/ops";
 import { pageRoutes } from "./modules/pages";
 import { authRoutes, meRoutes, partnerLoginLinkRoutes } from "./modules/sessions";
+import { staffRoutes } from "./modules/staff";
 import { tripwireRoutes } from "./modules/tripwires";
 import { webhookRoutes } from "./modules/webhooks";
 import { widgetRoutes } from "./modules/widgets";
@@ -90,6 +91,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(webhookRoutes(runtime, services.webhooks))
     .use(usageRoutes(runtime, services.usage))
     .use(adminRoutes(runtime, services.accounts))
+    .use(staffRoutes(runtime, services.sessions, services.staff))
     .use(jobRoutes(runtime, jobs));
 
   if (options.jobs) app.use(scheduler(jobs, options.jobs === true ? undefined : options.jobs));

@@ -24,6 +24,24 @@ export const CHANGE_TYPES = ["added", "overturned", "expired"] as const;
 export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
 export const DEAL_STATUSES = ["pending", "confirmed", "declined", "completed"] as const;
 export const TRIPWIRE_TARGETS = ["handle", "discord"] as const;
+/** Staff roles, each allowed what the one before it is and more (docs/moderation.md). */
+export const STAFF_ROLES = ["triage", "moderator", "admin"] as const;
+/** Who an audit event says acted: a staff member, an API key, the operator's CLI, a followed source, a job. */
+export const AUDIT_ACTOR_KINDS = ["staff", "key", "cli", "source", "job"] as const;
+export const CASE_STATUSES = ["open", "escalated", "closed"] as const;
+/** How a case closed: a decision (an entry), a watchlist row, dismissed, or every report muted. */
+export const CASE_OUTCOMES = ["decided", "watchlisted", "dismissed", "muted"] as const;
+/** Who filed a report: a signed-in creator, a platform member a bot relays for, or a bot's key itself. */
+export const REPORTER_KINDS = ["creator", "member", "key"] as const;
+export const REPORT_STATUSES = ["open", "closed"] as const;
+/** A closed report's outcome; `muted` is staff-only (its reporter reads it as open). */
+export const REPORT_OUTCOMES = ["upheld", "watchlisted", "dismissed", "muted"] as const;
+/** File types evidence may have, recognised by their leading bytes. */
+export const EVIDENCE_TYPES = ["image/png", "image/jpeg", "image/webp", "image/gif", "application/pdf", "text/plain"] as const;
+export const APPEAL_STATUSES = ["open", "decided"] as const;
+export const APPEAL_OUTCOMES = ["upheld", "downgraded", "removed"] as const;
+/** Who filed an appeal: a bot's key for the account it talks to, or a signed-in creator. */
+export const APPELLANT_KINDS = ["key", "creator"] as const;
 
 export type ApiTier = (typeof API_TIERS)[number];
 export type RateTier = (typeof RATE_TIERS)[number];
@@ -38,3 +56,14 @@ export type ChangeType = (typeof CHANGE_TYPES)[number];
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export type DealStatus = (typeof DEAL_STATUSES)[number];
 export type TripwireTarget = (typeof TRIPWIRE_TARGETS)[number];
+export type StaffRole = (typeof STAFF_ROLES)[number];
+export type AuditActorKind = (typeof AUDIT_ACTOR_KINDS)[number];
+export type CaseStatus = (typeof CASE_STATUSES)[number];
+export type CaseOutcome = (typeof CASE_OUTCOMES)[number];
+export type ReporterKind = (typeof REPORTER_KINDS)[number];
+export type ReportStatus = (typeof REPORT_STATUSES)[number];
+export type ReportOutcome = (typeof REPORT_OUTCOMES)[number];
+export type EvidenceType = (typeof EVIDENCE_TYPES)[number];
+export type AppealStatus = (typeof APPEAL_STATUSES)[number];
+export type AppealOutcome = (typeof APPEAL_OUTCOMES)[number];
+export type AppellantKind = (typeof APPELLANT_KINDS)[number];

@@ -1,5 +1,6 @@
 // The services of one runtime, built once and shared by the HTTP app, the jobs and the CLI.
 import { AccountsService, UsageService } from "./modules/accounts/service";
+import { AuditLog } from "./modules/audit/service";
 import { BadgeService } from "./modules/badge/service";
 import { BlacklistService } from "./modules/blacklist/service";
 import { CoursesService } from "./modules/courses/service";
@@ -7,6 +8,7 @@ import { CreatorsService } from "./modules/creators/service";
 import { NetworkService } from "./modules/network/service";
 import { PublicService } from "./modules/public/service";
 import { SessionsService } from "./modules/sessions/service";
+import { StaffService } from "./modules/staff/service";
 import { TripwiresService } from "./modules/tripwires/service";
 import { WebhooksService } from "./modules/webhooks/service";
 import { Outbox } from "./modules/outbox/service";
@@ -14,12 +16,14 @@ import type { Runtime } from "./runtime";
 
 export interface Services {
   accounts: AccountsService;
+  audit: AuditLog;
   usage: UsageService;
   blacklist: BlacklistService;
   creators: CreatorsService;
   network: NetworkService;
   public: PublicService;
   sessions: SessionsService;
+  staff: StaffService;
   courses: CoursesService;
   tripwires: TripwiresService;
   badges: BadgeService;
@@ -30,7 +34,8 @@ export interface Services {
 export function createServices(runtime: Runtime): Services {
   const { store, clock } = runtime;
   const outbox = new Outbox(store);
-  const blacklist = new BlacklistService(store, clock, runtime.cursors, outbox);
+  const audit = new AuditLog(store, runtime.cursors);
+  const blacklist = new BlacklistService(store, clock, runtime.cursors, outbox, audit);
   const creators = new CreatorsService(store, clock, outbox, blacklist, runtime.config.baseUrl);
   const network = new NetworkService(store, clock, outbox, creators);
   const webhooks = new WebhooksService(store, clock, runtime.cursors, {
@@ -39,12 +44,14 @@ export function createServices(runtime: Runtime): Services {
   });
   return {
     accounts: new AccountsService(runtime.accountsStore, clock, () => runtime.keys.changed()),
+    audit,
     usage: new UsageService(runtime.accountsStore, clock, runtime.meter, runtime.quota),
     blacklist,
     creators,
     network,
     public: new PublicService(store, clock, blacklist, creators),
     sessions: new SessionsService(store, clock, creators, network, runtime.cursors, runtime.config.baseUrl),
+    staff: new StaffService(store, clock, creators, audit),
     courses: new CoursesService(store, clock, creators, runtime.config.courseSubmissions),
     badges: new BadgeService(creators),
     outbox,

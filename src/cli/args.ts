@@ -5,6 +5,8 @@ import { type Config, resolveDbPath, SETTINGS } from "../config";
 import { type Database, type OpenOptions, openDatabase } from "../db/database";
 import { createRuntime, type Runtime } from "../runtime";
 import { createServices, type Services } from "../services";
+import { userInfo } from "node:os";
+import type { Actor } from "../modules/audit/model";
 
 /** Bad flags or values: the command exits 2 with one line. */
 export class UsageError extends Error {}
@@ -180,6 +182,18 @@ export function helpFor(command: Command): string {
 
 export function print(json: boolean | string | undefined, value: unknown, human: string) {
   console.log(json ? JSON.stringify(value) : human);
+}
+
+/**
+ * The operator at the command line, as the audit log names who acted: the system user running it
+ * (`cli:root`), or `cli:cli` where the system names none.
+ */
+export function cliActor(): Actor {
+  let user = "";
+  try {
+    user = userInfo().username;
+  } catch {}
+  return { kind: "cli", id: user || "cli" };
 }
 
 export interface Opened {

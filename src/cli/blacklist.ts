@@ -1,7 +1,7 @@
 // `trustlist blacklist add|overturn`: the same rules and defaults as the partner API.
 import { ENTRY_SCOPES, PROVIDERS, SEVERITIES, VERTICALS } from "../domain";
 import { toPublicEntry } from "../modules/blacklist/service";
-import { type Command, print, text, UsageError, withDatabase } from "./args";
+import { cliActor, type Command, print, text, UsageError, withDatabase } from "./args";
 
 export const blacklistCommands: Command[] = [
   {
@@ -38,7 +38,7 @@ export const blacklistCommands: Command[] = [
         username: text(values.username),
       };
       if (!/^[a-z0-9_.-]{1,64}$/.test(input.reason_code)) throw new UsageError("--reason-code: use 1-64 of a-z, 0-9, '_', '.', '-'");
-      const row = await withDatabase(values, ({ services }) => services.blacklist.add(input, "cli"));
+      const row = await withDatabase(values, ({ services }) => services.blacklist.add(input, cliActor()));
       const view = { ...toPublicEntry(row), provider: row.provider, provider_user_id: row.providerUserId, username: row.username };
       print(values.json, view, `added ${row.id}  ${row.provider}:${row.providerUserId}  ${row.severity}  ${row.reasonCode}${view.appealable ? "" : "  not appealable"}`);
     },
@@ -51,7 +51,7 @@ export const blacklistCommands: Command[] = [
     examples: [`trustlist blacklist overturn bl_01kdvdna009aqnt2ae7ejrkvaj --reason "appeal upheld"`],
     async run({ values, positionals }) {
       const id = positionals[0]!;
-      const result = await withDatabase(values, ({ services }) => services.blacklist.overturn(id, text(values.reason) ?? null));
+      const result = await withDatabase(values, ({ services }) => services.blacklist.overturn(id, text(values.reason) ?? null, cliActor()));
       print(values.json, result, `overturned ${id}`);
     },
   },

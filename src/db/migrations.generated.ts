@@ -14,6 +14,7 @@ import sqlite11 from "../../migrations/0011_webhook_endpoint_due.sql" with { typ
 import sqlite12 from "../../migrations/0012_outbox_pending_order.sql" with { type: "text" };
 import sqlite13 from "../../migrations/0013_partial_entry_indexes.sql" with { type: "text" };
 import sqlite14 from "../../migrations/0014_feed_without_entry_index.sql" with { type: "text" };
+import sqlite15 from "../../migrations/0015_moderation.sql" with { type: "text" };
 import postgres0 from "../../migrations/postgres/0000_init.sql" with { type: "text" };
 import postgres1 from "../../migrations/postgres/0001_search_names.sql" with { type: "text" };
 import postgres2 from "../../migrations/postgres/0002_row_order.sql" with { type: "text" };
@@ -25,6 +26,7 @@ import postgres7 from "../../migrations/postgres/0007_outbox_pending_order.sql" 
 import postgres8 from "../../migrations/postgres/0008_partial_entry_indexes.sql" with { type: "text" };
 import postgres9 from "../../migrations/postgres/0009_feed_without_entry_index.sql" with { type: "text" };
 import postgres10 from "../../migrations/postgres/0010_keys_version.sql" with { type: "text" };
+import postgres11 from "../../migrations/postgres/0011_moderation.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -49,6 +51,7 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0012_outbox_pending_order", when: 1795486749693, breakpoints: true, sql: sqlite12 },
   { tag: "0013_partial_entry_indexes", when: 1795495739001, breakpoints: true, sql: sqlite13 },
   { tag: "0014_feed_without_entry_index", when: 1795495838826, breakpoints: true, sql: sqlite14 },
+  { tag: "0015_moderation", when: 1795833191563, breakpoints: true, sql: sqlite15 },
 ];
 
 export const embeddedPostgresMigrations: EmbeddedMigration[] = [
@@ -63,4 +66,5 @@ export const embeddedPostgresMigrations: EmbeddedMigration[] = [
   { tag: "0008_partial_entry_indexes", when: 1795495739692, breakpoints: true, sql: postgres8 },
   { tag: "0009_feed_without_entry_index", when: 1795495839398, breakpoints: true, sql: postgres9 },
   { tag: "0010_keys_version", when: 1795822937285, breakpoints: true, sql: postgres10 },
+  { tag: "0011_moderation", when: 1795833192199, breakpoints: true, sql: postgres11 },
 ];

@@ -11,3 +11,13 @@ export { vouchesPg as vouches, dealsPg as deals, reviewsPg as reviews, referrals
 export { loginLinksPg as loginLinks, sessionsPg as sessions } from "../modules/sessions/tables";
 export { courseCompletionsPg as courseCompletions } from "../modules/courses/tables";
 export { tripwiresPg as tripwires, tripwirePreferencesPg as tripwirePreferences } from "../modules/tripwires/tables";
+export { staffPg as staff } from "../modules/staff/tables";
+export { auditEventsPg as auditEvents } from "../modules/audit/tables";
+export {
+  moderationCasesPg as moderationCases,
+  moderationReportsPg as moderationReports,
+  moderationEvidencePg as moderationEvidence,
+  moderationCommentsPg as moderationComments,
+  moderationMutesPg as moderationMutes,
+} from "../modules/moderation/tables";
+export { appealsPg as appeals } from "../modules/appeals/tables";

@@ -10,3 +10,7 @@ export { vouches, deals, reviews, referrals, servers } from "../modules/network/
 export { loginLinks, sessions } from "../modules/sessions/tables";
 export { courseCompletions } from "../modules/courses/tables";
 export { tripwires, tripwirePreferences } from "../modules/tripwires/tables";
+export { staff } from "../modules/staff/tables";
+export { auditEvents } from "../modules/audit/tables";
+export { moderationCases, moderationReports, moderationEvidence, moderationComments, moderationMutes } from "../modules/moderation/tables";
+export { appeals } from "../modules/appeals/tables";

@@ -23,9 +23,27 @@ function hasNoBody(request: Request): boolean {
   return !request.body || request.headers.get("content-length") === "0";
 }
 
-/** The body's text, read within `max` bytes whatever length it declared; 413 past it. */
-export async function readBodyText(request: Request, max: number): Promise<string> {
-  if (hasNoBody(request)) return "";
+/**
+ * Routes whose body is a file (evidence uploads), keyed `METHOD /path/:param` as the router names
+ * them, with the most bytes each takes. Their guards read the body as bytes within that bound and
+ * hand it to the handler unparsed; the handler checks the file's type itself.
+ */
+const RAW_BODY_ROUTES = new Map<string, number>();
+
+/** Declares a route's body a file of at most `maxBytes` (see RAW_BODY_ROUTES); answers the path. */
+export function rawBodyRoute(method: string, path: string, maxBytes: number): string {
+  RAW_BODY_ROUTES.set(`${method} ${path}`, maxBytes);
+  return path;
+}
+
+/** The byte limit of a file route, or undefined for a JSON route. */
+export function rawBodyLimit(method: string, route: string | undefined): number | undefined {
+  return route === undefined ? undefined : RAW_BODY_ROUTES.get(`${method} ${route}`);
+}
+
+/** The body's bytes, read within `max` whatever length it declared; 413 past it. */
+export async function readBodyBytes(request: Request, max: number): Promise<Buffer> {
+  if (hasNoBody(request)) return Buffer.alloc(0);
   const reader = request.body!.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -39,7 +57,28 @@ export async function readBodyText(request: Request, max: number): Promise<strin
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
+}
+
+/** The body's text, read within `max` bytes whatever length it declared; 413 past it. */
+export async function readBodyText(request: Request, max: number): Promise<string> {
+  return (await readBodyBytes(request, max)).toString("utf8");
+}
+
+/**
+ * What a guard hands on as the body of route `route`: a file route's bytes (RAW_BODY_ROUTES), or
+ * the parsed JSON of any other within `maxJson` bytes. `fingerprint` is what an Idempotency-Key
+ * compares: the JSON text, or the file's type and SHA-256.
+ */
+export async function readRouteBody(request: Request, route: string | undefined, maxJson: number): Promise<{ body: unknown; fingerprint: string }> {
+  const rawMax = rawBodyLimit(request.method, route);
+  if (rawMax !== undefined) {
+    const bytes = await readBodyBytes(request, rawMax);
+    const digest = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+    return { body: bytes, fingerprint: `${request.headers.get("content-type") ?? ""} ${digest}` };
+  }
+  const text = await readBodyText(request, maxJson);
+  return { body: parseJsonText(text, request.headers.get("content-type")), fingerprint: text };
 }
 
 /** True for `application/json`, with or without parameters (`; charset=utf-8`). */

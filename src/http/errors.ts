@@ -15,6 +15,7 @@ export type ErrorCode =
   | "not_found"
   | "method_not_allowed"
   | "conflict"
+  | "not_appealable"
   | "gone"
   | "payload_too_large"
   | "unsupported_media_type"
@@ -63,6 +64,11 @@ const SERVICE_ERROR_STATUS: Record<ServiceErrorKind, [number, ErrorCode]> = {
   busy: [503, "busy"],
   unauthorized: [401, "unauthorized"],
   gone: [410, "gone"],
+  forbidden: [403, "forbidden"],
+  rate_limited: [429, "rate_limited"],
+  not_appealable: [409, "not_appealable"],
+  unsupported_media_type: [415, "unsupported_media_type"],
+  too_large: [413, "payload_too_large"],
 };
 
 /** Seconds a client is told to wait after `busy`: the write already waited 5 s for the lock. */
@@ -70,7 +76,12 @@ const BUSY_RETRY_AFTER_S = 1;
 
 export function fromServiceError(error: ServiceError): ApiError {
   const [status, code] = SERVICE_ERROR_STATUS[error.kind];
-  const headers = error.kind === "busy" ? { "retry-after": String(BUSY_RETRY_AFTER_S) } : undefined;
+  const headers =
+    error.kind === "busy"
+      ? { "retry-after": String(BUSY_RETRY_AFTER_S) }
+      : error.retryAfterSeconds !== undefined
+        ? { "retry-after": String(error.retryAfterSeconds) }
+        : undefined;
   return new ApiError(status, code, error.message, headers);
 }
 

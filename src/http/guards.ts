@@ -3,12 +3,13 @@
 // 401 whatever its parameters, and a malformed keyed request still counts against the quota (the
 // quota counts every keyed request that passes authentication).
 import { Elysia } from "elysia";
-import type { ApiTier, KeyScope } from "../domain";
+import { type ApiTier, type KeyScope, STAFF_ROLES, type StaffRole } from "../domain";
 import type { Runtime } from "../runtime";
+import type { Actor } from "../modules/audit/model";
 import { openRequestSlot } from "../db/idempotency";
 import { admitKeyed, type Caller } from "./auth";
 import { admitSession, type SessionLookup, sessionCookieName, sessionOf, sessionsAreSecure, type Viewer } from "./session-cookie";
-import { guardParser, parseJsonText, readBodyText, readJsonBody } from "./body";
+import { guardParser, readRouteBody } from "./body";
 import { MAX_FORWARDED_FOR } from "./client-address";
 import { clientIp } from "./conventions";
 import { ApiError } from "./errors";
@@ -23,7 +24,8 @@ export function isProOrHigher(tier: ApiTier): boolean {
   return PRO_OR_HIGHER.has(tier);
 }
 
-export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
+/** How the keyed guard admits a caller and reads a body; `requireKey` and `keyOrSession` mount them. */
+function keyedStages(runtime: Runtime, scope: KeyScope) {
   const admitNow = (request: Request, route: string, headers: Record<string, string | number>) =>
     admitKeyed(runtime, request.headers.get("authorization"), scope, `${request.method} ${route}`, headers);
   // SQLite answers the key lookup and the daily count at once; PostgreSQL loads them into the
@@ -32,25 +34,28 @@ export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
     if (runtime.keys.answersAtOnce) return admitNow(request, route, headers);
     return loadCaller(runtime, request.headers.get("authorization")).then(() => admitNow(request, route, headers));
   };
+  // Routes with a body: admit before the body is read, so bad JSON without a key is a 401 and bad
+  // JSON with a key is counted like any other malformed request. The body is then read and parsed
+  // within its bounds (body.ts), never by Elysia. Keyed writes (the methods with a body stage)
+  // also pass the Idempotency-Key gate here, which fingerprints the body.
+  const parse = async (ctx: { request: Request; route: string; set: { headers: Record<string, string | number> } }) => {
+    const admitted = admit(ctx.request, ctx.route, ctx.set.headers);
+    // Before any await: the request slot it opens must be the one the handler's writes see.
+    const slot = openRequestSlot();
+    const caller = ((ctx as Admitted).caller = admitted instanceof Promise ? await admitted : admitted);
+    const idempotent = runtime.idempotency.enter(ctx.request, slot);
+    const { body, fingerprint } = await readRouteBody(ctx.request, ctx.route, runtime.config.maxBodyBytes);
+    if (idempotent) await runtime.idempotency.begin(ctx.request, caller.accountId, idempotent, fingerprint);
+    return body;
+  };
+  return { admit, admitNow, parse };
+}
+
+export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
+  const { admit, admitNow, parse } = keyedStages(runtime, scope);
   return (
     new Elysia()
-      // Routes with a body: admit before the body is read, so bad JSON without a key is a 401 and
-      // bad JSON with a key is counted like any other malformed request. The body is then read and
-      // parsed within its bounds (body.ts), never by Elysia. Keyed writes (the methods with a body
-      // stage) also pass the Idempotency-Key gate here, which fingerprints the body's text.
-      .onParse(
-        { as: "scoped" },
-        guardParser(async (ctx: { request: Request; route: string; set: { headers: Record<string, string | number> } }) => {
-          const admitted = admit(ctx.request, ctx.route, ctx.set.headers);
-          // Before any await: the request slot it opens must be the one the handler's writes see.
-          const slot = openRequestSlot();
-          const caller = ((ctx as Admitted).caller = admitted instanceof Promise ? await admitted : admitted);
-          const idempotent = runtime.idempotency.enter(ctx.request, slot);
-          const text = await readBodyText(ctx.request, runtime.config.maxBodyBytes);
-          if (idempotent) await runtime.idempotency.begin(ctx.request, caller.accountId, idempotent, text);
-          return parseJsonText(text, ctx.request.headers.get("content-type"));
-        }),
-      )
+      .onParse({ as: "scoped" }, guardParser(parse))
       // The answer as sent (after schema normalisation, errors included) is what a retry gets.
       // SQLite stores it before `settle` returns; PostgreSQL's store is awaited (an async hook, so
       // Elysia waits for it) before the answer goes out.
@@ -66,7 +71,8 @@ export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
       )
       // Synchronous where the database answers at once: no promise on SQLite's hot path. Elysia
       // awaits a derive only when the function itself is async, so PostgreSQL's is declared so
-      // (a returned promise was otherwise passed on as it was, and `caller` was undefined).
+      // (a returned promise was otherwise passed on as it was, and `caller` was undefined). Each
+      // hook names the context fields it reads: Elysia builds only those for the route.
       .derive(
         { as: "scoped" },
         runtime.keys.answersAtOnce
@@ -74,6 +80,11 @@ export function requireKey(runtime: Runtime, scope: KeyScope = "read") {
           : async (ctx) => ({ caller: (ctx as Admitted).caller ?? (await admit(ctx.request, ctx.route, ctx.set.headers)) }),
       )
   );
+}
+
+/** An API key as the audit log names who acted. */
+export function keyActor(caller: Caller): Actor {
+  return { kind: "key", id: caller.keyId };
 }
 
 /** Where the caches answer only what was loaded (PostgreSQL): the caller's key, then its account's count. */
@@ -181,10 +192,10 @@ export function sessionCookieOf(runtime: Runtime): string {
  * plugin's scoped hook on past the instance that uses it.
  */
 export function cookieWriteParser<A>(runtime: Runtime, admit: (request: Request) => A | Promise<A>, onAdmitted: (ctx: object, admitted: A) => void = () => {}) {
-  return guardParser(async (ctx: { request: Request }) => {
+  return guardParser(async (ctx: { request: Request; route?: string }) => {
     onAdmitted(ctx, await admit(ctx.request));
     requireSameOrigin(runtime, ctx.request);
-    return readJsonBody(ctx.request, runtime.config.maxBodyBytes);
+    return (await readRouteBody(ctx.request, ctx.route, runtime.config.maxBodyBytes)).body;
   });
 }
 
@@ -194,34 +205,99 @@ export function cookieWriteParser<A>(runtime: Runtime, admit: (request: Request)
  * sends; a write from another origin is then 403 (`cookieWrites`).
  */
 export function requireSession(runtime: Runtime, sessions: SessionLookup, rule: BucketRule) {
+  const stages = sessionStages(runtime, sessions, rule);
+  return new Elysia().onParse({ as: "scoped" }, guardParser(stages.parse)).derive({ as: "scoped" }, async (ctx) => ({ viewer: await stages.viewer(ctx) }));
+}
+
+type SessionContext = Charged & SignedIn & { request: Request; route?: string; server: Parameters<typeof clientIp>[2]; set: { headers: Record<string, string | number> } };
+
+/** How the session guard admits a creator and reads a body; `requireSession` and `keyOrSession` mount them. */
+function sessionStages(runtime: Runtime, sessions: SessionLookup, rule: BucketRule) {
   const cookie = sessionCookieOf(runtime);
   const admit = (request: Request) => admitSession(sessions, request, cookie);
-  // Where the parse stage did not run (a read), or ran some other parser: the same checks, in the same order.
-  const admitLate = async (request: Request) => {
-    const viewer = await admit(request);
-    if (isWrite(request.method)) requireSameOrigin(runtime, request);
-    return viewer;
-  };
   // The bucket is charged here, not by a nested `limitByIp`: a scoped hook of a plugin used inside
   // this one stops at this instance and never reached the routes that mount `requireSession`.
   // A write is charged in the parse stage, before its session and body are read; a read in derive.
-  const charge = (ctx: Charged & { request: Request; server: Parameters<typeof clientIp>[2]; set: { headers: Record<string, string | number> } }) => {
+  const charge = (ctx: SessionContext) => {
     if (ctx.ipCharged) return;
     ctx.ipCharged = true;
     chargeIpOrRefuse(runtime, "session", rule, { request: ctx.request, server: ctx.server, set: ctx.set });
   };
   const parseWrite = cookieWriteParser(runtime, admit, (ctx, viewer) => ((ctx as SignedIn).viewer = viewer));
+  return {
+    parse: (ctx: object) => {
+      charge(ctx as SessionContext);
+      return parseWrite(ctx as SessionContext);
+    },
+    // Where the parse stage did not run (a read), or ran some other parser: the same checks, in the same order.
+    viewer: async (ctx: object): Promise<Viewer> => {
+      const context = ctx as SessionContext;
+      charge(context);
+      if (context.viewer) return context.viewer;
+      const viewer = await admit(context.request);
+      if (isWrite(context.request.method)) requireSameOrigin(runtime, context.request);
+      return viewer;
+    },
+  };
+}
+
+/**
+ * Routes that either a bot's API key or a signed-in creator may call (reports, appeals' reads):
+ * with an Authorization header the key guard's rules (scope, quota, Idempotency-Key), else the
+ * session guard's (the per-IP bucket, same-origin writes). Hands on `caller` or `viewer`; the
+ * other is null.
+ */
+export function keyOrSession(runtime: Runtime, sessions: SessionLookup, scope: KeyScope, rule: BucketRule) {
+  return keyOrSessionGuard(runtime, sessions, scope, rule, async (admitted) => admitted);
+}
+
+/**
+ * Staff routes: a staff member's session whose role is at least `least`, or an admin-scoped key
+ * (it may do what a moderator does through the API). 403 `forbidden` for a signed-in creator
+ * without the role. Hands on `actor`, as the audit log names who acted, and `staff` (the signed-in
+ * member and role; null for a key).
+ */
+export function requireStaff(runtime: Runtime, sessions: SessionLookup, roles: StaffRoles, least: StaffRole, rule: BucketRule) {
+  return keyOrSessionGuard(runtime, sessions, "admin", rule, async ({ caller, viewer }) => {
+    if (caller) return { actor: keyActor(caller), staff: null };
+    const role = await roles.roleOf(viewer!.creatorId);
+    if (role === null) throw new ApiError(403, "forbidden", "This route is for staff: ask the operator for a role.");
+    if (STAFF_ROLES.indexOf(role) < STAFF_ROLES.indexOf(least)) {
+      throw new ApiError(403, "forbidden", `This needs the ${least} role or higher; you are ${role}.`);
+    }
+    return { actor: { kind: "staff", id: viewer!.handle } as Actor, staff: { ...viewer!, role } };
+  });
+}
+
+/** The staff roles as a guard reads them (the staff module answers). */
+export interface StaffRoles {
+  roleOf(creatorId: string): Promise<StaffRole | null>;
+}
+
+/** The guard of `keyOrSession` and `requireStaff`; `refine` turns who was admitted into what routes get. */
+function keyOrSessionGuard<R extends Record<string, unknown>>(
+  runtime: Runtime,
+  sessions: SessionLookup,
+  scope: KeyScope,
+  rule: BucketRule,
+  refine: (admitted: { caller: Caller | null; viewer: Viewer | null }) => Promise<R>,
+) {
+  const keyed = keyedStages(runtime, scope);
+  const session = sessionStages(runtime, sessions, rule);
+  const keyedRequest = (request: Request) => request.headers.has("authorization");
   return new Elysia()
     .onParse(
       { as: "scoped" },
-      guardParser((ctx: { request: Request }) => {
-        charge(ctx as Parameters<typeof charge>[0]);
-        return parseWrite(ctx);
-      }),
+      guardParser((ctx: { request: Request; route: string; set: { headers: Record<string, string | number> } }) =>
+        keyedRequest(ctx.request) ? keyed.parse(ctx) : session.parse(ctx),
+      ),
     )
+    .mapResponse({ as: "scoped" }, async ({ request, set, responseValue }) => {
+      if (request.method !== "GET" && keyedRequest(request)) await runtime.idempotency.settle(request, typeof set.status === "number" ? set.status : 200, responseValue);
+    })
     .derive({ as: "scoped" }, async (ctx) => {
-      charge(ctx as Parameters<typeof charge>[0]);
-      return { viewer: (ctx as SignedIn).viewer ?? (await admitLate(ctx.request)) };
+      if (!keyedRequest(ctx.request)) return refine({ caller: null, viewer: await session.viewer(ctx) });
+      return refine({ caller: (ctx as Admitted).caller ?? (await keyed.admit(ctx.request, ctx.route, ctx.set.headers)), viewer: null });
     });
 }
 

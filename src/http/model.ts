@@ -39,3 +39,6 @@ export function errors<const S extends readonly number[]>(...statuses: S) {
 
 /** Errors every keyed route can answer. */
 export const KEYED_ERRORS = [401, 402, 429] as const;
+
+/** OpenAPI security of routes that take an API key or a signed-in session (http/guards.ts `keyOrSession`, `requireStaff`). */
+export const KEY_OR_SESSION: { security: Record<string, string[]>[] } = { security: [{ apiKey: [] }, { session: [] }] };

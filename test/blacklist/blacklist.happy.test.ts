@@ -194,7 +194,7 @@ describe("GET /v1/blacklist", () => {
 
   test("default page size is 50; limit 1-100", async () => {
     for (let i = 0; i < 51; i++) {
-      await t.services.blacklist.add({ provider: "discord", provider_user_id: String(1000 + i), severity: "ban", reason_code: "spam" }, "test");
+      await t.services.blacklist.add({ provider: "discord", provider_user_id: String(1000 + i), severity: "ban", reason_code: "spam" }, { kind: "cli", id: "test" });
       t.clock.advance(1);
     }
     const first = await get("/v1/blacklist");

@@ -10,6 +10,7 @@ import { BlacklistService } from "../../src/modules/blacklist/service";
 import { createBlacklistStore } from "../../src/modules/blacklist/store";
 import { Outbox } from "../../src/modules/outbox/service";
 import { backend, databasesOfThisFile, until } from "../backend";
+import { AuditLog } from "../../src/modules/audit/service";
 
 const databases = databasesOfThisFile();
 const open = (location?: string) => databases.open(location);
@@ -26,7 +27,7 @@ async function twoHandles() {
 }
 
 async function serviceOn(database: Database, clock = new ManualClock()) {
-  const blacklist = new BlacklistService(database, clock, new CursorCodec("test-secret"), new Outbox(database));
+  const blacklist = new BlacklistService(database, clock, new CursorCodec("test-secret"), new Outbox(database), new AuditLog(database, new CursorCodec("test-secret")));
   await blacklist.warm();
   return { blacklist, clock };
 }
@@ -64,7 +65,7 @@ describe(`blacklist store (${backend})`, () => {
   test("an added entry is a hit, an unlisted account a miss, and the entry is in the list, the feed and the outbox", async () => {
     const { database } = await open();
     const { blacklist, clock } = await serviceOn(database);
-    const row = await blacklist.add(ban("100"), "key_1");
+    const row = await blacklist.add(ban("100"), { kind: "cli", id: "key_1" });
 
     // The hot path answers without a promise on SQLite; PostgreSQL awaits only a cache miss.
     if (backend === "sqlite") expect(blacklist.checkNow("discord", "100")).not.toBeInstanceOf(Promise);
@@ -88,7 +89,7 @@ describe(`blacklist store (${backend})`, () => {
     const { blacklist, clock } = await serviceOn(database);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      ids.push((await blacklist.add(ban(String(200 + i)), "key_1")).id);
+      ids.push((await blacklist.add(ban(String(200 + i)), { kind: "cli", id: "key_1" })).id);
       clock.advance(1_000);
     }
     const first = await blacklist.list({ limit: 2 });
@@ -99,7 +100,7 @@ describe(`blacklist store (${backend})`, () => {
     expect([...second.data, ...third.data].map((e) => e.id)).toEqual(ids.slice(2));
     expect(third).toMatchObject({ has_more: false, next_cursor: null });
 
-    await blacklist.overturn(ids[1]!, "appeal upheld");
+    await blacklist.overturn(ids[1]!, "appeal upheld", { kind: "cli", id: "test" });
     const feed = await blacklist.changes({ limit: 3 });
     expect(feed.data.map((c) => c.type)).toEqual(["added", "added", "added"]);
     const rest = await blacklist.changes({ cursor: feed.next_cursor! });
@@ -116,14 +117,14 @@ describe(`blacklist store (${backend})`, () => {
   test("an overturned entry stops matching, and a second overturn is a conflict", async () => {
     const { database } = await open();
     const { blacklist } = await serviceOn(database);
-    const row = await blacklist.add(ban("300"), "key_1");
+    const row = await blacklist.add(ban("300"), { kind: "cli", id: "key_1" });
     expect((await blacklist.checkNow("discord", "300")).banned).toBe(true);
-    const result = await blacklist.overturn(row.id, null);
+    const result = await blacklist.overturn(row.id, null, { kind: "cli", id: "test" });
     expect(result).toMatchObject({ id: row.id, status: "overturned" });
     expect((await blacklist.checkNow("discord", "300")).banned).toBe(false);
     expect(await blacklist.get(row.id)).toBeNull();
-    await expect(blacklist.overturn(row.id, null)).rejects.toMatchObject({ kind: "conflict" });
-    await expect(blacklist.overturn("bl_unknown", null)).rejects.toMatchObject({ kind: "not_found" });
+    await expect(blacklist.overturn(row.id, null, { kind: "cli", id: "test" })).rejects.toMatchObject({ kind: "conflict" });
+    await expect(blacklist.overturn("bl_unknown", null, { kind: "cli", id: "test" })).rejects.toMatchObject({ kind: "not_found" });
     expect(await outboxTypes(database)).toEqual(["blacklist.added", "blacklist.overturned"]);
   });
 
@@ -131,8 +132,8 @@ describe(`blacklist store (${backend})`, () => {
     const { database } = await open();
     const { blacklist, clock } = await serviceOn(database);
     const expiresAt = new Date(clock.now() + 60_000).toISOString();
-    for (let i = 0; i < 5; i++) await blacklist.add(ban(String(400 + i), { expires_at: expiresAt }), "key_1");
-    await blacklist.add(ban("499"), "key_1");
+    for (let i = 0; i < 5; i++) await blacklist.add(ban(String(400 + i), { expires_at: expiresAt }), { kind: "cli", id: "key_1" });
+    await blacklist.add(ban("499"), { kind: "cli", id: "key_1" });
     expect(await blacklist.expireDue(2)).toBe(0);
     clock.advance(60_000);
     // Lapsed but not yet marked: the check compares expires_at with the clock already.
@@ -149,7 +150,7 @@ describe(`blacklist store (${backend})`, () => {
     const { database } = await open();
     const { blacklist } = await serviceOn(database);
     const store = createBlacklistStore(database);
-    const row = await blacklist.add(ban("500"), "key_1");
+    const row = await blacklist.add(ban("500"), { kind: "cli", id: "key_1" });
     const copy = { ...row, providerUserId: "501" };
     await expect(store.transaction(() => store.insertEntry(copy))).rejects.toBeInstanceOf(UniqueViolation);
     expect((await store.byId(row.id))?.providerUserId).toBe("500");
@@ -169,9 +170,9 @@ describe(`blacklist store (${backend})`, () => {
       seen.push(`second ${row.providerUserId}`);
       if (row.providerUserId === "666") throw new Error("listener refused");
     });
-    await blacklist.add(ban("600"), "key_1");
+    await blacklist.add(ban("600"), { kind: "cli", id: "key_1" });
     expect(seen).toEqual(["first added 600", "second 600"]);
-    await expect(blacklist.add(ban("666"), "key_1")).rejects.toThrow("listener refused");
+    await expect(blacklist.add(ban("666"), { kind: "cli", id: "key_1" })).rejects.toThrow("listener refused");
     expect(await count(database, "blacklist_entries")).toBe(1);
     expect(await count(database, "blacklist_changes")).toBe(1);
     expect(await count(database, "outbox_events")).toBe(1);
@@ -192,7 +193,7 @@ describe(`blacklist store (${backend})`, () => {
     const { writer, reader, second, told } = await twoHandles();
 
     expect((await reader.checkNow("discord", "700")).banned).toBe(false);
-    const row = await writer.add(ban("700"), "key_1");
+    const row = await writer.add(ban("700"), { kind: "cli", id: "key_1" });
     await awaitExternalCommit(second.database, () => told() >= 1);
     expect((await reader.checkNow("discord", "700")).banned).toBe(true);
     // Asked again: from the verdict cache on PostgreSQL, so without a promise there too.
@@ -200,14 +201,14 @@ describe(`blacklist store (${backend})`, () => {
     expect(again).not.toBeInstanceOf(Promise);
     expect((await again).banned).toBe(true);
 
-    await writer.overturn(row.id, null);
+    await writer.overturn(row.id, null, { kind: "cli", id: "test" });
     await awaitExternalCommit(second.database, () => told() >= 2);
     expect((await reader.checkNow("discord", "700")).banned).toBe(false);
   });
 
   test("after another handle's add, clean subjects are still answered from memory and the new one is a hit", async () => {
     const { writer, reader, second, told } = await twoHandles();
-    await writer.add(ban("900"), "key_1");
+    await writer.add(ban("900"), { kind: "cli", id: "key_1" });
     await awaitExternalCommit(second.database, () => told() >= 1);
     // No database round trip for a subject nobody listed: the answer is not a promise (on
     // PostgreSQL the notification carried the new subject, so the filter never stopped trusting).
@@ -224,7 +225,7 @@ describe(`blacklist store (${backend})`, () => {
     const { blacklist: a } = await serviceOn(first.database, clock);
     const { blacklist: b } = await serviceOn(second.database, clock);
     const expiresAt = new Date(clock.now() + 60_000).toISOString();
-    for (let i = 0; i < 7; i++) await a.add(ban(String(800 + i), { expires_at: expiresAt }), "key_1");
+    for (let i = 0; i < 7; i++) await a.add(ban(String(800 + i), { expires_at: expiresAt }), { kind: "cli", id: "key_1" });
     clock.advance(60_000);
     const [byA, byB] = await Promise.all([a.expireDue(2), b.expireDue(2)]);
     expect(byA + byB).toBe(7);

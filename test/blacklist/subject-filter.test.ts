@@ -24,7 +24,7 @@ function insertFromOtherProcess(location: string, id: string, providerUserId: st
 test("rows another process writes after the filter is built are found on the very next check", async () => {
   t = await createTestApp({ http: true });
   const { key } = await t.account({ burst: 10_000 });
-  await t.services.blacklist.add({ provider: "discord", provider_user_id: "100", severity: "ban", reason_code: "scam" }, "test");
+  await t.services.blacklist.add({ provider: "discord", provider_user_id: "100", severity: "ban", reason_code: "scam" }, { kind: "cli", id: "test" });
   expect(t.services.blacklist.subjects.ready).toBe(true);
 
   expect((await t.json("GET", "/v1/blacklist/check?provider=discord&id=100", { key })).body.banned).toBe(true);
@@ -69,7 +69,7 @@ test("a built filter says no for almost every unlisted subject and yes for every
 
 test("a filter never asked to fill reads nothing when another process commits; its fill finds every row", async () => {
   t = await createTestApp();
-  await t.services.blacklist.add({ provider: "discord", provider_user_id: "100", severity: "ban", reason_code: "scam" }, "test");
+  await t.services.blacklist.add({ provider: "discord", provider_user_id: "100", severity: "ban", reason_code: "scam" }, { kind: "cli", id: "test" });
   // A process that never checks (the supervisor of `serve --workers N`) holds a filter like this one.
   const filter = new SubjectFilter(createBlacklistStore(t.runtime.store));
   await insertFromOtherProcess(t.dbPath, "bl_other1", "200");
@@ -88,7 +88,7 @@ test("a filter never asked to fill takes no note of its own process's writes; it
   t = await createTestApp();
   // The CLI's import holds a filter like this one: nothing checks against it.
   const filter = new SubjectFilter(createBlacklistStore(t.runtime.store));
-  await t.services.blacklist.add({ provider: "discord", provider_user_id: "100", severity: "ban", reason_code: "scam" }, "test");
+  await t.services.blacklist.add({ provider: "discord", provider_user_id: "100", severity: "ban", reason_code: "scam" }, { kind: "cli", id: "test" });
   filter.add("discord", "100");
   expect(filter.size).toBe(0);
 

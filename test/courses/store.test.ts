@@ -11,6 +11,7 @@ import { CreatorsService } from "../../src/modules/creators/service";
 import type { Viewer } from "../../src/modules/sessions/service";
 import { Outbox } from "../../src/modules/outbox/service";
 import { databasesOfThisFile } from "../backend";
+import { AuditLog } from "../../src/modules/audit/service";
 
 const databases = databasesOfThisFile();
 
@@ -23,7 +24,7 @@ beforeEach(async () => {
   const { database } = await databases.open();
   clock = new ManualClock();
   const outbox = new Outbox(database);
-  const blacklist = new BlacklistService(database, clock, new CursorCodec("courses-store-test"), outbox);
+  const blacklist = new BlacklistService(database, clock, new CursorCodec("courses-store-test"), outbox, new AuditLog(database, new CursorCodec("courses-store-test")));
   creators = new CreatorsService(database, clock, outbox, blacklist, "https://trust.example");
   courses = new CoursesService(database, clock, creators, true);
   await creators.upsert("alicemakes", {});

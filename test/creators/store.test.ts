@@ -14,6 +14,7 @@ import { BlacklistService } from "../../src/modules/blacklist/service";
 import { type ConnectionInput, CreatorsService } from "../../src/modules/creators/service";
 import { NetworkService } from "../../src/modules/network/service";
 import { databasesOfThisFile } from "../backend";
+import { AuditLog } from "../../src/modules/audit/service";
 
 const databases = databasesOfThisFile();
 
@@ -37,7 +38,7 @@ beforeEach(async () => {
   clock = new ManualClock();
   database = fresh.database;
   const outbox = new Outbox(database);
-  blacklist = new BlacklistService(database, clock, new CursorCodec("creators-store-test"), outbox);
+  blacklist = new BlacklistService(database, clock, new CursorCodec("creators-store-test"), outbox, new AuditLog(database, new CursorCodec("creators-store-test")));
   creators = new CreatorsService(fresh.database, clock, outbox, blacklist, "https://trust.example");
   network = new NetworkService(fresh.database, clock, outbox, creators);
 });
@@ -168,7 +169,7 @@ test("a ban on a linked account, told inside its transaction, blacklists the cre
   await creators.upsert("alice", { verification_level: 3 });
   await creators.link("alice", { provider: "github", provider_user_id: "42" });
   const now = clock.now();
-  const ban = await blacklist.add({ provider: "github", provider_user_id: "42", severity: "ban", reason_code: "scam" }, "test");
+  const ban = await blacklist.add({ provider: "github", provider_user_id: "42", severity: "ban", reason_code: "scam" }, { kind: "cli", id: "test" });
   expect(await creators.trust("alice")).toMatchObject({ trust_score: 0, band: "banned", blacklisted: true });
   const alice = (await creators.find("alice"))!;
   const creatorEvents = async () => (await eventsWritten()).filter((event) => event.type === "creator.blacklisted");
@@ -177,7 +178,7 @@ test("a ban on a linked account, told inside its transaction, blacklists the cre
 
   // A second ban of the same account: still banned, no second creator.blacklisted event.
   clock.advance(1_000);
-  await blacklist.add({ provider: "github", provider_user_id: "42", severity: "ban", reason_code: "fraud" }, "test");
+  await blacklist.add({ provider: "github", provider_user_id: "42", severity: "ban", reason_code: "fraud" }, { kind: "cli", id: "test" });
   expect(await creatorEvents()).toHaveLength(1);
   expect((await eventsWritten()).filter((event) => event.type === "blacklist.added")).toHaveLength(2);
 });

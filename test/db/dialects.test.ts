@@ -11,11 +11,19 @@ import * as sqliteSchema from "../../src/db/schema";
 
 type Shape = ReturnType<typeof shapeOf>;
 
+/**
+ * A column's kind as drizzle reads it. PostgreSQL's bytea is a custom column (drizzle has no
+ * builtin for it) holding what SQLite's buffer blob holds.
+ */
+function kindOf(column: { dataType: string; getSQLType(): string }): string {
+  return column.dataType === "custom" && column.getSQLType() === "bytea" ? "buffer" : column.dataType;
+}
+
 function shapeOf(config: ReturnType<typeof sqliteConfig> | ReturnType<typeof pgConfig>) {
   const columns = Object.fromEntries(
     config.columns.map((c) => [
       c.name,
-      { kind: c.dataType, notNull: c.notNull, primary: c.primary, unique: c.isUnique, hasDefault: c.hasDefault, enum: c.enumValues ?? null },
+      { kind: kindOf(c), notNull: c.notNull, primary: c.primary, unique: c.isUnique, hasDefault: c.hasDefault, enum: c.enumValues ?? null },
     ]),
   );
   const indexes = config.indexes

@@ -8,8 +8,8 @@ afterEach(() => t?.close());
 test("requests are counted by method, route pattern and status; gauges read the store", async () => {
   t = await createTestApp();
   const admin = await t.account({ tier: "enterprise", scope: "admin", burst: 10_000 });
-  await t.services.blacklist.add({ provider: "discord", provider_user_id: "1", severity: "ban", reason_code: "scam" }, "test");
-  await t.services.blacklist.add({ provider: "discord", provider_user_id: "2", severity: "warn", reason_code: "spam", watchlist: true }, "test");
+  await t.services.blacklist.add({ provider: "discord", provider_user_id: "1", severity: "ban", reason_code: "scam" }, { kind: "cli", id: "test" });
+  await t.services.blacklist.add({ provider: "discord", provider_user_id: "2", severity: "warn", reason_code: "spam", watchlist: true }, { kind: "cli", id: "test" });
   for (const id of ["1", "2", "3"]) await t.call("GET", `/v1/blacklist/check?provider=discord&id=${id}`, { key: admin.key });
   await t.call("GET", "/v1/blacklist/check?provider=nope&id=1", { key: admin.key });
   await t.call("GET", "/v1/blacklist/entries/bl_missing", { key: admin.key });

@@ -17,13 +17,14 @@ import { Outbox } from "../../src/modules/outbox/service";
 import { createRegion } from "../../src/server/shared-memory";
 import { SharedDirectorySnapshots } from "../../src/server/shared-snapshots";
 import { databasesOfThisFile, eventually } from "../backend";
+import { AuditLog } from "../../src/modules/audit/service";
 
 const databases = databasesOfThisFile();
 
 /** The services one process or instance runs on its handle of the database. */
 function servicesOn(database: Database, clock: ManualClock) {
   const outbox = new Outbox(database);
-  const blacklist = new BlacklistService(database, clock, new CursorCodec("directory-store-test"), outbox);
+  const blacklist = new BlacklistService(database, clock, new CursorCodec("directory-store-test"), outbox, new AuditLog(database, new CursorCodec("directory-store-test")));
   const creators = new CreatorsService(database, clock, outbox, blacklist, "https://trust.example");
   const network = new NetworkService(database, clock, outbox, creators);
   const publicService = new PublicService(database, clock, blacklist, creators);
@@ -105,13 +106,13 @@ test("public connections by username: without case, public ones only, in id orde
 });
 
 test("entry subjects by username and an account's username: active and unexpired only, a named entry first", async () => {
-  await a.blacklist.add({ provider: "github", provider_user_id: "42", severity: "ban", reason_code: "scam", username: "Grifter" }, "test");
-  await a.blacklist.add({ provider: "github", provider_user_id: "42", severity: "warn", reason_code: "spam" }, "test");
-  await a.blacklist.add({ provider: "roblox", provider_user_id: "7", severity: "ban", reason_code: "scam", username: "grifter" }, "test");
+  await a.blacklist.add({ provider: "github", provider_user_id: "42", severity: "ban", reason_code: "scam", username: "Grifter" }, { kind: "cli", id: "test" });
+  await a.blacklist.add({ provider: "github", provider_user_id: "42", severity: "warn", reason_code: "spam" }, { kind: "cli", id: "test" });
+  await a.blacklist.add({ provider: "roblox", provider_user_id: "7", severity: "ban", reason_code: "scam", username: "grifter" }, { kind: "cli", id: "test" });
   const lapsing = iso(clock.now() + 60_000);
-  await a.blacklist.add({ provider: "discord", provider_user_id: "80351110224678913", severity: "ban", reason_code: "scam", username: "GRIFTER", expires_at: lapsing }, "test");
-  const overturned = await a.blacklist.add({ provider: "roblox", provider_user_id: "8", severity: "ban", reason_code: "scam", username: "grifter" }, "test");
-  await a.blacklist.overturn(overturned.id, "mistaken");
+  await a.blacklist.add({ provider: "discord", provider_user_id: "80351110224678913", severity: "ban", reason_code: "scam", username: "GRIFTER", expires_at: lapsing }, { kind: "cli", id: "test" });
+  const overturned = await a.blacklist.add({ provider: "roblox", provider_user_id: "8", severity: "ban", reason_code: "scam", username: "grifter" }, { kind: "cli", id: "test" });
+  await a.blacklist.overturn(overturned.id, "mistaken", { kind: "cli", id: "test" });
 
   const subjects = async (now: number) =>
     (await entries.subjectsByUsername("grifter", now, 10)).map((s) => `${s.provider}:${s.providerUserId}:${s.username}`).sort();
@@ -128,7 +129,7 @@ test("keyless accounts: a creator's private link never shows; only public links 
   await a.creators.upsert("alice", {});
   await a.creators.link("alice", { provider: "github", provider_user_id: "11", provider_username: "alice_gh" });
   await a.creators.link("alice", { provider: "discord", provider_user_id: "80351110224678914", provider_username: "alice", public: false });
-  await a.blacklist.add({ provider: "discord", provider_user_id: "80351110224678914", severity: "ban", reason_code: "scam", username: "alice" }, "test");
+  await a.blacklist.add({ provider: "discord", provider_user_id: "80351110224678914", severity: "ban", reason_code: "scam", username: "alice" }, { kind: "cli", id: "test" });
   const accounts = new PublicAccounts({ creators: a.creators.store, blacklist: entries }, a.blacklist);
   const alice = (await a.creators.find("alice"))!;
 

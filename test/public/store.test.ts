@@ -15,6 +15,7 @@ import { PublicCounters } from "../../src/modules/public/stats";
 import { createSearchNamesStore, type SearchNamesStore } from "../../src/modules/public/store";
 import { Outbox } from "../../src/modules/outbox/service";
 import { backend, databasesOfThisFile, writeAsAnotherProcess } from "../backend";
+import { AuditLog } from "../../src/modules/audit/service";
 
 const databases = databasesOfThisFile();
 
@@ -33,7 +34,7 @@ beforeEach(async () => {
   location = fresh.location;
   clock = new ManualClock();
   const outbox = new Outbox(fresh.database);
-  blacklist = new BlacklistService(fresh.database, clock, new CursorCodec("public-store-test"), outbox);
+  blacklist = new BlacklistService(fresh.database, clock, new CursorCodec("public-store-test"), outbox, new AuditLog(fresh.database, new CursorCodec("public-store-test")));
   creators = new CreatorsService(fresh.database, clock, outbox, blacklist, "https://trust.example");
   network = new NetworkService(fresh.database, clock, outbox, creators);
   names = createSearchNamesStore(fresh.database);
@@ -130,8 +131,8 @@ test("the public counters count verified creators, servers, listed entries and c
   await creators.upsert("bob", { verification_level: 1 });
   await creators.upsert("carol", {});
   await network.registerServer({ platform: "discord", server_id: "123", name: "Builders" }, "key_1");
-  await blacklist.add({ provider: "github", provider_user_id: "42", severity: "ban", reason_code: "scam" }, "test");
-  await blacklist.add({ provider: "github", provider_user_id: "43", severity: "ban", reason_code: "scam", watchlist: true }, "test");
+  await blacklist.add({ provider: "github", provider_user_id: "42", severity: "ban", reason_code: "scam" }, { kind: "cli", id: "test" });
+  await blacklist.add({ provider: "github", provider_user_id: "43", severity: "ban", reason_code: "scam", watchlist: true }, { kind: "cli", id: "test" });
   const deal = await network.openDeal({ from: "alice", to: "bob" });
   await network.transition(deal.id, "confirm");
   await network.transition(deal.id, "complete");

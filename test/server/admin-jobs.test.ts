@@ -17,7 +17,7 @@ async function entriesLapsingAt11(count: number) {
   for (let i = 0; i < count; i++) {
     const row = await t.services.blacklist.add(
       { provider: "discord", provider_user_id: String(5000 + i), severity: "ban", reason_code: "scam", expires_at: "2026-11-21T11:00:00Z" },
-      "test",
+      { kind: "cli", id: "test" },
     );
     ids.push(row.id);
   }

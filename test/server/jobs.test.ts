@@ -18,9 +18,9 @@ test("the expiry job marks lapsed entries expired and records them in the change
   const { key } = await t.account({ tier: "pro", burst: 10_000 });
   const short = await t.services.blacklist.add(
     { provider: "discord", provider_user_id: "1001", severity: "ban", reason_code: "scam", expires_at: "2026-11-21T12:00:00Z" },
-    "test",
+    { kind: "cli", id: "test" },
   );
-  const permanent = await t.services.blacklist.add({ provider: "discord", provider_user_id: "1002", severity: "ban", reason_code: "scam" }, "test");
+  const permanent = await t.services.blacklist.add({ provider: "discord", provider_user_id: "1002", severity: "ban", reason_code: "scam" }, { kind: "cli", id: "test" });
 
   await job("expire-entries").run();
   expect((await t.json("GET", "/v1/blacklist/check?provider=discord&id=1001", { key })).body.banned).toBe(true);
@@ -103,11 +103,11 @@ test("the expiry job gives way to requests between slices, and its result is exa
   for (let i = 0; i < 1_500; i++) {
     const row = await t.services.blacklist.add(
       { provider: "discord", provider_user_id: String(7000 + i), severity: "ban", reason_code: "scam", expires_at: "2026-11-21T11:00:00Z" },
-      "test",
+      { kind: "cli", id: "test" },
     );
     due.push(row.id);
   }
-  const kept = await t.services.blacklist.add({ provider: "discord", provider_user_id: "9", severity: "ban", reason_code: "scam" }, "test");
+  const kept = await t.services.blacklist.add({ provider: "discord", provider_user_id: "9", severity: "ban", reason_code: "scam" }, { kind: "cli", id: "test" });
   expect((await t.services.creators.profile("lapsing")).blacklisted).toBe(true);
   t.clock.set("2026-11-21T11:00:01Z");
 

@@ -12,6 +12,7 @@ import { NetworkService } from "../../src/modules/network/service";
 import { LOGIN_LINK_TTL_MS, SESSION_TTL_MS, SessionsService } from "../../src/modules/sessions/service";
 import { Outbox } from "../../src/modules/outbox/service";
 import { databasesOfThisFile } from "../backend";
+import { AuditLog } from "../../src/modules/audit/service";
 
 const databases = databasesOfThisFile();
 
@@ -26,7 +27,7 @@ beforeEach(async () => {
   clock = new ManualClock();
   const outbox = new Outbox(database);
   const cursors = new CursorCodec("sessions-store-test");
-  const blacklist = new BlacklistService(database, clock, cursors, outbox);
+  const blacklist = new BlacklistService(database, clock, cursors, outbox, new AuditLog(database, cursors));
   creators = new CreatorsService(database, clock, outbox, blacklist, "https://trust.example");
   network = new NetworkService(database, clock, outbox, creators);
   sessions = new SessionsService(database, clock, creators, network, cursors, "https://trust.example");

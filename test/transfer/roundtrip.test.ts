@@ -14,6 +14,7 @@ import { NetworkService } from "../../src/modules/network/service";
 import { TransferService } from "../../src/modules/transfer/service";
 import { Outbox } from "../../src/modules/outbox/service";
 import { databasesOfThisFile } from "../backend";
+import { AuditLog } from "../../src/modules/audit/service";
 
 const databases = databasesOfThisFile();
 const dir = databases.dir;
@@ -22,7 +23,7 @@ async function instance(clock: ManualClock) {
   const fresh = await databases.open();
   const { database } = fresh;
   const outbox = new Outbox(database);
-  const blacklist = new BlacklistService(database, clock, new CursorCodec("roundtrip-test"), outbox);
+  const blacklist = new BlacklistService(database, clock, new CursorCodec("roundtrip-test"), outbox, new AuditLog(database, new CursorCodec("roundtrip-test")));
   const creators = new CreatorsService(database, clock, outbox, blacklist, "https://trust.example");
   const network = new NetworkService(database, clock, outbox, creators);
   const accounts = new AccountsService(createAccountsStore(database), clock, () => {});
@@ -81,11 +82,11 @@ test("export, import into an empty database and export again gives the same line
   await network.registerServer({ platform: "roblox", server_id: "77" }, "test");
 
   // A ban on dave's linked account, a watchlist entry, one overturned and one on a stranger.
-  await blacklist.add({ provider: "roblox", provider_user_id: "4004", username: "DaveAlt", severity: "ban", reason_code: "scam", summary: "Took payment, no delivery.", creator: "dave", evidence: "https://evidence.example/1" }, "test");
-  await blacklist.add({ provider: "discord", provider_user_id: "777888999", severity: "warn", reason_code: "spam", watchlist: true }, "test");
-  const overturned = await blacklist.add({ provider: "twitch", provider_user_id: "bobtv", severity: "restrict", reason_code: "harassment", appealable: true }, "test");
-  await blacklist.overturn(overturned.id, "Appeal upheld.");
-  await blacklist.add({ provider: "discord", provider_user_id: "123123123", severity: "ban", scope: "vertical", vertical: "roblox", reason_code: "fraud", high_risk: true, expires_at: "2027-01-01T00:00:00Z" } as any, "test");
+  await blacklist.add({ provider: "roblox", provider_user_id: "4004", username: "DaveAlt", severity: "ban", reason_code: "scam", summary: "Took payment, no delivery.", creator: "dave", evidence: "https://evidence.example/1" }, { kind: "cli", id: "test" });
+  await blacklist.add({ provider: "discord", provider_user_id: "777888999", severity: "warn", reason_code: "spam", watchlist: true }, { kind: "cli", id: "test" });
+  const overturned = await blacklist.add({ provider: "twitch", provider_user_id: "bobtv", severity: "restrict", reason_code: "harassment", appealable: true }, { kind: "cli", id: "test" });
+  await blacklist.overturn(overturned.id, "Appeal upheld.", { kind: "cli", id: "test" });
+  await blacklist.add({ provider: "discord", provider_user_id: "123123123", severity: "ban", scope: "vertical", vertical: "roblox", reason_code: "fraud", high_risk: true, expires_at: "2027-01-01T00:00:00Z" } as any, { kind: "cli", id: "test" });
 
   const first = await source.exported();
   const kinds = new Set(first.map((line) => JSON.parse(line).type));

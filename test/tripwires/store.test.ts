@@ -15,6 +15,7 @@ import { TripwiresService } from "../../src/modules/tripwires/service";
 import { WebhooksService } from "../../src/modules/webhooks/service";
 import { Outbox } from "../../src/modules/outbox/service";
 import { databasesOfThisFile } from "../backend";
+import { AuditLog } from "../../src/modules/audit/service";
 
 const databases = databasesOfThisFile();
 
@@ -35,7 +36,7 @@ beforeEach(async () => {
   clock = new ManualClock();
   const cursors = new CursorCodec("tripwires-store-test");
   const outbox = new Outbox(database);
-  blacklist = new BlacklistService(database, clock, cursors, outbox);
+  blacklist = new BlacklistService(database, clock, cursors, outbox, new AuditLog(database, cursors));
   creators = new CreatorsService(database, clock, outbox, blacklist, "https://trust.example");
   network = new NetworkService(database, clock, outbox, creators);
   // allowPrivate: a loopback URL stands for Discord's; the guard's refusals are tested over HTTP.
@@ -81,7 +82,7 @@ test("a ban trips the Discord-id and handle wires and queues the owner's alerts 
   await creators.link("shadowbuilds", { provider: "discord", provider_user_id: "80351110224678912" });
   expect(await trips(alice, "80351110224678912")).toBe(1); // new_connection
   expect(await trips(bob, "@shadowbuilds")).toBe(1);
-  await blacklist.add({ provider: "discord", provider_user_id: "80351110224678912", severity: "ban", reason_code: "scam_trade" } as never, "test");
+  await blacklist.add({ provider: "discord", provider_user_id: "80351110224678912", severity: "ban", reason_code: "scam_trade" } as never, { kind: "cli", id: "test" });
   // Two events for the Discord-id wire: the ban on the account, and the score drop of the creator
   // it is publicly linked to. The handle wire matches the ban and the drop of one change: one trip.
   expect(await trips(alice, "80351110224678912")).toBe(3);
@@ -102,7 +103,7 @@ test("a score drop trips trust_drop; a rise does not; watchers of other handles 
   await tripwires.create(alice, { who: "@pixelpete" });
   await network.vouch({ from: "pixelpete", to: "shadowbuilds" });
   expect(await trips(alice, "@shadowbuilds")).toBe(0);
-  await blacklist.add({ provider: "roblox", provider_user_id: "1234567", severity: "warn", reason_code: "spam", creator: "shadowbuilds" } as never, "test");
+  await blacklist.add({ provider: "roblox", provider_user_id: "1234567", severity: "warn", reason_code: "spam", creator: "shadowbuilds" } as never, { kind: "cli", id: "test" });
   expect(await trips(alice, "@shadowbuilds")).toBe(1);
   expect(await trips(alice, "@pixelpete")).toBe(0);
   expect(await discordMessages()).toEqual([]);

@@ -11,8 +11,11 @@ import type { EntryRow } from "./store";
 
 export type PublicEntry = typeof BlacklistEntry.static;
 
-/** A new entry: the partner write's body, plus the id and status an import line may carry. */
-export type NewEntry = typeof NewEntryBody.static & Partial<Pick<EntryRow, "id" | "status">>;
+/**
+ * A new entry: the partner write's body, plus the id and status an import line may carry and the
+ * entry an appeal's downgrade replaces.
+ */
+export type NewEntry = typeof NewEntryBody.static & Partial<Pick<EntryRow, "id" | "status" | "supersedes">>;
 
 /**
  * How far ahead of the server's clock a writer's `issued_at` may be: a future issued_at would
@@ -108,6 +111,7 @@ export function prepareEntryAt(input: NewEntry, reporter: string, now: number, o
     status,
     overturnedAt: status === "overturned" ? now : null,
     overturnReason: null,
+    supersedes: input.supersedes ?? null,
     createdAt: now,
   };
 }

@@ -34,6 +34,7 @@ export async function expireDue(
         checks.forget(row.provider, row.providerUserId);
         if (!row.watchlist) await store.insertChange("expired", row.id, row.expiresAt ?? now);
         await writes.notify({ ...row, status: "expired" }, "expired", true);
+        await writes.recordExpiry(row, now);
       }
       return rows.length;
     });

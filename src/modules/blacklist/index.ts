@@ -1,7 +1,7 @@
 // Blacklist controllers: the keyed reads a bot calls, and the partner write path.
 import { Elysia } from "elysia";
 import { ApiError } from "../../http/errors";
-import { isProOrHigher, requireKey } from "../../http/guards";
+import { isProOrHigher, keyActor, requireKey } from "../../http/guards";
 import { errors, KEYED_ERRORS } from "../../http/model";
 import type { Runtime } from "../../runtime";
 import {
@@ -114,7 +114,7 @@ export function partnerBlacklistRoutes(runtime: Runtime, blacklist: BlacklistSer
     .post(
       "",
       async ({ body, caller, set }) => {
-        const row = await blacklist.add(body, caller.keyId);
+        const row = await blacklist.add(body, keyActor(caller));
         set.status = 201;
         return { ...toPublicEntry(row), provider: row.provider, provider_user_id: row.providerUserId, username: row.username };
       },
@@ -129,7 +129,7 @@ export function partnerBlacklistRoutes(runtime: Runtime, blacklist: BlacklistSer
         },
       },
     )
-    .post("/:id/overturn", ({ params, body }) => blacklist.overturn(params.id, body?.reason ?? null), {
+    .post("/:id/overturn", ({ params, body, caller }) => blacklist.overturn(params.id, body?.reason ?? null, keyActor(caller)), {
       params: EntryParams,
       body: OverturnBody,
       parse: "json",

@@ -6,6 +6,7 @@ import type { Clock } from "../../clock";
 import type { CursorCodec } from "../../cursor";
 import type { Database } from "../../db/database";
 import type { Provider, Vertical } from "../../domain";
+import type { Actor, AuditLog } from "../audit/service";
 import type { Outbox } from "../outbox/service";
 import { BlacklistBulk, type BulkEntriesListener } from "./bulk";
 import { BlacklistChecks, type CheckResult, type CheckVerdict } from "./check";
@@ -38,12 +39,13 @@ export class BlacklistService {
     private readonly clock: Clock,
     cursors: CursorCodec,
     outbox: Outbox,
+    audit: AuditLog,
   ) {
     this.store = createBlacklistStore(database);
     this.subjects = new SubjectFilter(this.store);
     this.checks = new BlacklistChecks(this.store, this.subjects, clock);
     this.feed = new BlacklistFeed(this.store, clock, cursors);
-    this.writes = new BlacklistWrites(this.store, this.checks, this.subjects, outbox, clock);
+    this.writes = new BlacklistWrites(this.store, this.checks, this.subjects, outbox, audit, clock);
     this.bulk = new BlacklistBulk(this.store, this.subjects);
     database.changes.onExternalCommit((notes) => {
       // PostgreSQL says which subjects another instance listed (none when the topic is absent);
@@ -123,13 +125,23 @@ export class BlacklistService {
     return prepareEntryAt(input, reporter, this.clock.now(), options);
   }
 
-  /** Adds one entry: the partner route and `trustlist blacklist add`. */
-  add(input: NewEntry, reporter: string): Promise<EntryRow> {
-    return this.writes.add(input, reporter);
+  /** Adds one entry with its audit event (writes.ts): the partner route, the CLI, decisions and downgrades. */
+  add(input: NewEntry, actor: Actor, refs?: Parameters<BlacklistWrites["add"]>[2]): Promise<EntryRow> {
+    return this.writes.add(input, actor, refs);
   }
 
-  overturn(id: string, reason: string | null) {
-    return this.writes.overturn(id, reason);
+  overturn(id: string, reason: string | null, actor: Actor, refs?: Parameters<BlacklistWrites["overturn"]>[3]) {
+    return this.writes.overturn(id, reason, actor, refs);
+  }
+
+  /** One write transaction that a decision's entry and its case's changes share. */
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.writes.transaction(fn);
+  }
+
+  /** Any entry by id, whatever its status: staff views, appeals and decisions. */
+  entryRow(id: string): Promise<EntryRow | null> {
+    return this.store.byId(id);
   }
 
   /** Stores a prepared entry of an import that awaits each line, inside its transaction: feed row and listeners, no event. */

@@ -13,8 +13,8 @@ import { blacklistChanges, blacklistEntries } from "./tables";
 /** An entry's insert on SQLite, bound by `insertEntryWith`: the table's and an `EntriesFile`'s. */
 export const INSERT_ENTRY = `INSERT INTO blacklist_entries (id, provider, provider_user_id, username, severity, scope, vertical,
     reason_code, summary, issued_at, expires_at, appealable, high_risk, watchlist, creator_handle, evidence, reporter,
-    status, overturned_at, created_at)
-  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)`;
+    status, overturned_at, created_at, supersedes)
+  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)`;
 
 export function insertEntryWith(statement: Statement, row: EntryRow): void {
   statement.run(
@@ -38,6 +38,7 @@ export function insertEntryWith(statement: Statement, row: EntryRow): void {
     row.status,
     row.overturnedAt,
     row.createdAt,
+    row.supersedes,
   );
 }
 

@@ -33,6 +33,8 @@ export const blacklistEntries = sqlite.sqliteTable(
     status: sqlite.text("status", { enum: ENTRY_STATUSES }).notNull().default("active"),
     overturnedAt: sqlite.integer("overturned_at"),
     overturnReason: sqlite.text("overturn_reason"),
+    /** The entry this one replaced (an appeal's downgrade overturns the old one and issues this). */
+    supersedes: sqlite.text("supersedes"),
     createdAt: sqlite.integer("created_at").notNull(),
   },
   (table) => [
@@ -99,6 +101,8 @@ export const blacklistEntriesPg = pg.pgTable(
     status: pg.text("status", { enum: ENTRY_STATUSES }).notNull().default("active"),
     overturnedAt: pg.bigint("overturned_at", { mode: "number" }),
     overturnReason: pg.text("overturn_reason"),
+    /** The entry this one replaced (an appeal's downgrade overturns the old one and issues this). */
+    supersedes: pg.text("supersedes"),
     createdAt: pg.bigint("created_at", { mode: "number" }).notNull(),
   },
   (table) => [

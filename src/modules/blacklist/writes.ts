@@ -5,6 +5,7 @@ import { type Clock, iso } from "../../clock";
 import { UniqueViolation } from "../../db/errors";
 import type { ChangeType } from "../../domain";
 import { conflict, notFound } from "../../errors";
+import { type Actor, type AuditLog, accountSubject, actorText } from "../audit/service";
 import type { Outbox } from "../outbox/service";
 import type { BlacklistChecks } from "./check";
 import { type NewEntry, prepareEntryAt, toPublicEntry } from "./entry";
@@ -27,6 +28,7 @@ export class BlacklistWrites {
     private readonly checks: BlacklistChecks,
     private readonly subjects: SubjectFilter,
     private readonly outbox: Outbox,
+    private readonly audit: AuditLog,
     private readonly clock: Clock,
   ) {}
 
@@ -76,14 +78,22 @@ export class BlacklistWrites {
     return this.writeEntry(row, false);
   }
 
-  /** Adds one entry: the partner route and `trustlist blacklist add`. */
-  async add(input: NewEntry, reporter: string): Promise<EntryRow> {
-    const row = prepareEntryAt({ ...input, id: undefined, status: undefined }, reporter, this.clock.now());
-    await this.transaction(() => this.writeEntry(row, true));
+  /**
+   * Adds one entry: the partner route, `trustlist blacklist add`, a moderator's decision and an
+   * appeal's downgrade, with its audit event. Inside a caller's transaction it joins it (a
+   * decision closes its case in the same one); `refs` names what else the event is about.
+   */
+  async add(input: NewEntry, actor: Actor, refs: { caseId?: string; appealId?: string; details?: object } = {}): Promise<EntryRow> {
+    const row = prepareEntryAt({ ...input, id: undefined, status: undefined }, reporterOf(actor), this.clock.now());
+    await this.transaction(async () => {
+      await this.writeEntry(row, true);
+      await this.audit.record(actor, "entry.added", { entryId: row.id, subject: accountSubject(row.provider, row.providerUserId), ...refs }, { ...entryDetails(row), ...refs.details }, row.createdAt);
+    });
     return row;
   }
 
-  async overturn(id: string, reason: string | null): Promise<typeof OverturnResult.static> {
+  /** Overturns an active entry, with its audit event; inside a caller's transaction it joins it (an appeal's decision). */
+  async overturn(id: string, reason: string | null, actor: Actor, refs: { appealId?: string } = {}): Promise<typeof OverturnResult.static> {
     const now = this.clock.now();
     await this.transaction(async () => {
       const row = await this.store.lockById(id);
@@ -96,7 +106,37 @@ export class BlacklistWrites {
         await this.outbox.write("blacklist.overturned", toPublicEntry(row), now);
       }
       await this.notify({ ...row, status: "overturned" }, "overturned", true);
+      await this.audit.record(actor, "entry.overturned", { entryId: id, subject: accountSubject(row.provider, row.providerUserId), ...refs }, { reason }, now);
     });
     return { id, status: "overturned", overturned_at: iso(now) };
   }
+
+  /** Records the expiry job's change of one entry (expiry.ts), inside its slice's transaction. */
+  recordExpiry(row: EntryRow, at: number): Promise<void> {
+    return this.audit.record(EXPIRY_JOB, "entry.expired", { entryId: row.id, subject: accountSubject(row.provider, row.providerUserId) }, { expires_at: iso(row.expiresAt) }, at);
+  }
+}
+
+/** The expiry job, as the audit log names it. */
+const EXPIRY_JOB: Actor = { kind: "job", id: "expiry" };
+
+/** What an entry's `reporter` column keeps of who filed it: a key id, `cli`, or the actor's `kind:id`. */
+function reporterOf(actor: Actor): string {
+  if (actor.kind === "key") return actor.id;
+  if (actor.kind === "cli") return "cli";
+  return actorText(actor);
+}
+
+/** An added entry, as its audit event details it: everything a moderator decided, private fields included. */
+function entryDetails(row: EntryRow): object {
+  return {
+    ...toPublicEntry(row),
+    provider: row.provider,
+    provider_user_id: row.providerUserId,
+    username: row.username,
+    creator: row.creatorHandle,
+    high_risk: row.highRisk,
+    watchlist: row.watchlist,
+    supersedes: row.supersedes,
+  };
 }

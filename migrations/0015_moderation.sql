@@ -1,0 +1,127 @@
+CREATE TABLE `appeals` (
+	`id` text PRIMARY KEY NOT NULL,
+	`entry_id` text NOT NULL,
+	`status` text NOT NULL,
+	`statement` text NOT NULL,
+	`filed_by_kind` text NOT NULL,
+	`filed_by` text NOT NULL,
+	`relayed_by` text,
+	`provider` text,
+	`provider_user_id` text,
+	`outcome` text,
+	`note` text,
+	`severity` text,
+	`new_entry_id` text,
+	`decided_by` text,
+	`created_at` integer NOT NULL,
+	`decided_at` integer,
+	FOREIGN KEY (`entry_id`) REFERENCES `blacklist_entries`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `appeals_open_entry_idx` ON `appeals` (`entry_id`) WHERE "appeals"."status" = 'open';--> statement-breakpoint
+CREATE INDEX `appeals_entry_idx` ON `appeals` (`entry_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `appeals_filed_by_idx` ON `appeals` (`filed_by`,`created_at`);--> statement-breakpoint
+CREATE INDEX `appeals_queue_idx` ON `appeals` (`status`,`created_at`,`id`);--> statement-breakpoint
+CREATE TABLE `audit_events` (
+	`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`id` text NOT NULL,
+	`at` integer NOT NULL,
+	`actor_kind` text NOT NULL,
+	`actor_id` text NOT NULL,
+	`action` text NOT NULL,
+	`entry_id` text,
+	`case_id` text,
+	`appeal_id` text,
+	`subject` text,
+	`details` text NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `audit_events_id_unique` ON `audit_events` (`id`);--> statement-breakpoint
+CREATE INDEX `audit_entry_idx` ON `audit_events` (`entry_id`,`seq`) WHERE "audit_events"."entry_id" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `audit_case_idx` ON `audit_events` (`case_id`,`seq`) WHERE "audit_events"."case_id" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `audit_appeal_idx` ON `audit_events` (`appeal_id`,`seq`) WHERE "audit_events"."appeal_id" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `audit_subject_idx` ON `audit_events` (`subject`,`seq`) WHERE "audit_events"."subject" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `audit_actor_idx` ON `audit_events` (`actor_kind`,`actor_id`,`seq`);--> statement-breakpoint
+CREATE INDEX `audit_action_idx` ON `audit_events` (`action`,`seq`);--> statement-breakpoint
+CREATE TABLE `moderation_cases` (
+	`id` text PRIMARY KEY NOT NULL,
+	`status` text NOT NULL,
+	`subject_key` text NOT NULL,
+	`provider` text,
+	`provider_user_id` text,
+	`username` text,
+	`creator_handle` text,
+	`assignee_id` text,
+	`muted` integer DEFAULT false NOT NULL,
+	`outcome` text,
+	`entry_id` text,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	`closed_at` integer
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `moderation_cases_open_subject_idx` ON `moderation_cases` (`subject_key`) WHERE "moderation_cases"."status" <> 'closed';--> statement-breakpoint
+CREATE INDEX `moderation_cases_queue_idx` ON `moderation_cases` (`status`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `moderation_cases_assignee_idx` ON `moderation_cases` (`assignee_id`,`status`,`created_at`) WHERE "moderation_cases"."assignee_id" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `moderation_cases_subject_idx` ON `moderation_cases` (`subject_key`,`created_at`);--> statement-breakpoint
+CREATE TABLE `moderation_comments` (
+	`id` text PRIMARY KEY NOT NULL,
+	`case_id` text NOT NULL,
+	`author_kind` text NOT NULL,
+	`author_id` text NOT NULL,
+	`body` text NOT NULL,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`case_id`) REFERENCES `moderation_cases`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `moderation_comments_case_idx` ON `moderation_comments` (`case_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `moderation_evidence` (
+	`id` text PRIMARY KEY NOT NULL,
+	`report_id` text NOT NULL,
+	`sha256` text NOT NULL,
+	`bytes` integer NOT NULL,
+	`content_type` text NOT NULL,
+	`data` blob NOT NULL,
+	`public` integer DEFAULT false NOT NULL,
+	`entry_id` text,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`report_id`) REFERENCES `moderation_reports`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `moderation_evidence_report_idx` ON `moderation_evidence` (`report_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `moderation_evidence_entry_idx` ON `moderation_evidence` (`entry_id`) WHERE "moderation_evidence"."entry_id" IS NOT NULL;--> statement-breakpoint
+CREATE TABLE `moderation_mutes` (
+	`reporter_id` text PRIMARY KEY NOT NULL,
+	`muted_at` integer NOT NULL,
+	`muted_by` text NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `moderation_reports` (
+	`id` text PRIMARY KEY NOT NULL,
+	`case_id` text NOT NULL,
+	`reason_code` text NOT NULL,
+	`description` text NOT NULL,
+	`evidence_urls` text NOT NULL,
+	`reporter_kind` text NOT NULL,
+	`reporter_id` text NOT NULL,
+	`filed_by` text NOT NULL,
+	`relayed_by` text,
+	`status` text NOT NULL,
+	`outcome` text,
+	`created_at` integer NOT NULL,
+	`closed_at` integer,
+	FOREIGN KEY (`case_id`) REFERENCES `moderation_cases`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `moderation_reports_case_idx` ON `moderation_reports` (`case_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `moderation_reports_reporter_idx` ON `moderation_reports` (`reporter_id`,`outcome`);--> statement-breakpoint
+CREATE INDEX `moderation_reports_filed_by_idx` ON `moderation_reports` (`filed_by`,`created_at`);--> statement-breakpoint
+CREATE TABLE `staff` (
+	`creator_id` text PRIMARY KEY NOT NULL,
+	`role` text NOT NULL,
+	`granted_at` integer NOT NULL,
+	`granted_by` text NOT NULL,
+	FOREIGN KEY (`creator_id`) REFERENCES `creators`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+ALTER TABLE `blacklist_entries` ADD `supersedes` text;
