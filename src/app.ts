@@ -18,6 +18,7 @@ import { healthRoutes, metricsRoutes } from "./modules/ops";
 import { pageRoutes } from "./modules/pages";
 import { authRoutes, meRoutes, partnerLoginLinkRoutes } from "./modules/sessions";
 import { staffRoutes } from "./modules/staff";
+import { auditRoutes } from "./modules/audit";
 import { tripwireRoutes } from "./modules/tripwires";
 import { webhookRoutes } from "./modules/webhooks";
 import { widgetRoutes } from "./modules/widgets";
@@ -92,6 +93,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(usageRoutes(runtime, services.usage))
     .use(adminRoutes(runtime, services.accounts))
     .use(staffRoutes(runtime, services.sessions, services.staff))
+    .use(auditRoutes(runtime, services.sessions, services.staff, services.audit))
     .use(jobRoutes(runtime, jobs));
 
   if (options.jobs) app.use(scheduler(jobs, options.jobs === true ? undefined : options.jobs));

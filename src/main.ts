@@ -10,13 +10,14 @@ import { backup } from "./cli/backup";
 import { blacklistCommands } from "./cli/blacklist";
 import { keyCommands } from "./cli/keys";
 import { staffCommands } from "./cli/staff";
+import { auditCommands } from "./cli/audit";
 import { loginLink } from "./cli/login-link";
 import { migrate } from "./cli/migrate";
 import { serve } from "./cli/serve";
 import { transferCommands } from "./cli/transfer";
 import { ConfigError } from "./config";
 
-const COMMANDS: Command[] = [serve, migrate, ...accountCommands, ...keyCommands, ...blacklistCommands, ...staffCommands, ...transferCommands, backup, loginLink];
+const COMMANDS: Command[] = [serve, migrate, ...accountCommands, ...keyCommands, ...blacklistCommands, ...staffCommands, ...auditCommands, ...transferCommands, backup, loginLink];
 const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]));
 const GROUPS = new Set(COMMANDS.filter((c) => c.name.includes(" ")).map((c) => c.name.split(" ")[0]!));
 

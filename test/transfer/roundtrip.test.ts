@@ -90,7 +90,7 @@ test("export, import into an empty database and export again gives the same line
 
   const first = await source.exported();
   const kinds = new Set(first.map((line) => JSON.parse(line).type));
-  expect([...kinds].sort()).toEqual(["account", "connection", "creator", "deal", "entry", "referral", "review", "server", "vouch"]);
+  expect([...kinds].sort()).toEqual(["account", "audit", "connection", "creator", "deal", "entry", "referral", "review", "server", "vouch"]);
   expect(first.some((line) => line.includes('"watchlist":true'))).toBe(true);
   expect(first.some((line) => line.includes('"status":"overturned"'))).toBe(true);
   expect(first.some((line) => line.includes('"public":false'))).toBe(true);

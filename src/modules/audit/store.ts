@@ -2,8 +2,8 @@
 // (typed by its table), and the factory that picks one. Its SQL lives in store.sqlite.ts and
 // store.postgres.ts only.
 import type { Database } from "../../db/database";
-import { columnsOf, type RowOf, rowReader } from "../../db/rows";
-import { type ReadSnapshot, snapshotRows } from "../../db/snapshot";
+import type { RecordKind } from "../../db/records";
+import type { RowOf } from "../../db/rows";
 import { PostgresAuditStore } from "./store.postgres";
 import { SqliteAuditStore } from "./store.sqlite";
 import { auditEvents } from "./tables";
@@ -26,10 +26,8 @@ export function createAuditStore(database: Database): AuditStore {
   return database.dialect === "sqlite" ? new SqliteAuditStore(database) : new PostgresAuditStore(database);
 }
 
-const readAudit = rowReader(auditEvents);
-
-/** Every event in the order it was written, as of the export's snapshot. */
-export async function* auditForExport(snapshot: ReadSnapshot): AsyncGenerator<AuditRow> {
-  const query = `SELECT ${columnsOf(auditEvents)} FROM audit_events ORDER BY seq`;
-  for await (const row of snapshotRows<Record<string, unknown>>(snapshot, query)) yield readAudit(row);
-}
+/**
+ * The audit log in the export (docs/operating.md, "Export and import"): every event in the order
+ * it was written, last of all; an import restores them unchanged (seq numbered again in order).
+ */
+export const AUDIT_RECORDS: RecordKind[] = [{ type: "audit", table: auditEvents, orderBy: "seq", numbered: ["seq"] }];

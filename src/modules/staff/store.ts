@@ -1,8 +1,8 @@
 // The staff table, `staff`: the contract every database implements, its rows (typed by the
 // table), and the factory that picks one. Its SQL lives in store.sqlite.ts and store.postgres.ts.
 import type { Database } from "../../db/database";
-import { columnsOf, type RowOf, rowReader } from "../../db/rows";
-import { type ReadSnapshot, snapshotRows } from "../../db/snapshot";
+import type { RecordKind } from "../../db/records";
+import type { RowOf } from "../../db/rows";
 import type { StaffRole } from "../../domain";
 import { PostgresStaffStore } from "./store.postgres";
 import { SqliteStaffStore } from "./store.sqlite";
@@ -28,11 +28,5 @@ export function createStaffStore(database: Database): StaffStore {
   return database.dialect === "sqlite" ? new SqliteStaffStore(database) : new PostgresStaffStore(database);
 }
 
-const readStaff = rowReader(staff);
-
-/** Every staff row, as of the export's snapshot. */
-export async function* staffForExport(snapshot: ReadSnapshot): AsyncGenerator<StaffRow> {
-  for await (const row of snapshotRows<Record<string, unknown>>(snapshot, `SELECT ${columnsOf(staff)} FROM staff ORDER BY granted_at, creator_id`)) {
-    yield readStaff(row);
-  }
-}
+/** Staff roles in the export (docs/operating.md, "Export and import"), after the creators they name. */
+export const STAFF_RECORDS: RecordKind[] = [{ type: "staff", table: staff, orderBy: "granted_at, creator_id" }];

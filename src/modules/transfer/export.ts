@@ -5,11 +5,13 @@
 // time, so memory stays flat at any size.
 import { iso } from "../../clock";
 import type { Database } from "../../db/database";
+import { tableRows } from "../../db/records";
 import { withReadSnapshot } from "../../db/snapshot";
 import { accountsForExport } from "../accounts/export";
 import { type EntryRow, entriesForExport } from "../blacklist/store";
 import { connectionsForExport, creatorsForExport } from "../creators/export";
 import { dealsForExport, referralsForExport, reviewsForExport, serversForExport, vouchesForExport } from "../network/store";
+import { RECORD_KINDS, recordLine } from "./records";
 
 /** Writes every line through `write`; returns the line count. */
 export async function exportAll(database: Database, write: (line: string) => void | Promise<void>): Promise<number> {
@@ -54,6 +56,11 @@ export async function exportAll(database: Database, write: (line: string) => voi
     for await (const row of serversForExport(snapshot)) {
       await emit(withOptional({ type: "server", platform: row.platform, server_id: row.server_id, created_at: iso(row.created_at) }, { name: row.name }));
     }
+    // The moderation record and the audit log, whole: staff, cases, reports, evidence, comments,
+    // mutes, appeals, then every audit event in the order it was written.
+    for (const kind of RECORD_KINDS) {
+      for await (const row of tableRows(snapshot, kind.table, kind.orderBy)) await emit(recordLine(kind, row as Record<string, unknown>));
+    }
   });
   return count;
 }
@@ -85,6 +92,7 @@ function entryLine(row: EntryRow): Record<string, unknown> {
   if (row.expiresAt !== null) line.expires_at = iso(row.expiresAt);
   if (row.creatorHandle !== null) line.creator = row.creatorHandle;
   if (row.evidence !== null) line.evidence = row.evidence;
+  if (row.supersedes !== null) line.supersedes = row.supersedes;
   return line;
 }
 

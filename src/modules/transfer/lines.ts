@@ -31,6 +31,8 @@ export const EntryLine = TypeCompiler.Compile(
       type: t.Literal("entry"),
       id: t.Optional(t.String({ pattern: "^bl_[0-9a-z]{1,60}$" })),
       status: t.Optional(literals(ENTRY_STATUSES)),
+      /** The entry an appeal's downgrade replaced with this one. */
+      supersedes: t.Optional(t.String({ pattern: "^bl_[0-9a-z]{1,60}$" })),
       ...EntryFields,
     },
     { additionalProperties: false },

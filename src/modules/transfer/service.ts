@@ -11,7 +11,9 @@ import type { Services } from "../../services";
 import { requireHandle } from "../../values";
 import type { EntryRow } from "../blacklist/service";
 import { EntriesApart } from "./entries-apart";
+import { insertRow } from "../../db/records";
 import { exportAll } from "./export";
+import { recordKind, recordRow } from "./records";
 import {
   AccountLine,
   checkedApart,
@@ -46,6 +48,8 @@ const CHECK_LINES_APART_FROM_BYTES = 8 * 1024 * 1024;
 
 export interface ImportSummary {
   lines: number;
+  /** Lines of the moderation record and the audit log (staff, cases, reports, evidence, comments, mutes, appeals, audit). */
+  records: number;
   accounts: number;
   entries: number;
   creators: number;
@@ -414,8 +418,13 @@ export class TransferService {
         return counting(writer.referral(checked(ReferralLine), now), "referrals");
       case "server":
         return counting(writer.server(checked(ServerLine), now), "servers");
-      default:
-        throw lineError(lineNo, `unknown type '${String(value.type).slice(0, 32)}'`);
+      default: {
+        const kind = recordKind(value.type);
+        if (!kind) throw lineError(lineNo, `unknown type '${String(value.type).slice(0, 32)}'`);
+        const row = recordRow(kind, value as Record<string, unknown>);
+        if (typeof row === "string") throw lineError(lineNo, row);
+        return insertRow(this.database, kind.table, row).then(() => "records" as const);
+      }
     }
   }
 
@@ -429,7 +438,7 @@ export class TransferService {
 }
 
 function emptySummary(): ImportSummary {
-  return { lines: 0, accounts: 0, entries: 0, creators: 0, connections: 0, deals: 0, reviews: 0, vouches: 0, referrals: 0, servers: 0 };
+  return { lines: 0, records: 0, accounts: 0, entries: 0, creators: 0, connections: 0, deals: 0, reviews: 0, vouches: 0, referrals: 0, servers: 0 };
 }
 
 /** A non-empty line as a JSON object, or the line's error. */
