@@ -246,8 +246,16 @@ export function finishDocument(generated: Json, settings: DocumentSettings): Jso
       paths[path][method] = finished;
     }
   }
+  // Each event's delivery (openapi.ts): the same finishing, so its named models are referenced.
+  const webhooks = Object.fromEntries(
+    Object.entries<Json>(generated.webhooks ?? {}).map(([name, item]) => [
+      name,
+      { post: { ...item.post, requestBody: { ...item.post.requestBody, content: finishContent(item.post.requestBody.content, schemas) } } },
+    ]),
+  );
   return {
     ...generated,
+    ...(generated.webhooks ? { webhooks } : {}),
     servers: [{ url: settings.baseUrl, description: "This instance (its `--base-url`)." }],
     paths,
     components: {

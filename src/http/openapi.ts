@@ -2,9 +2,10 @@
 // validate requests (@elysiajs/openapi's generator), then finished by openapi-document.ts; /docs
 // is Scalar's reference, its script served by the binary: self-hosters may have no CDN.
 import { toOpenAPISchema } from "@elysiajs/openapi";
+import { unwrapSchema } from "@elysiajs/openapi/openapi";
 import { ScalarRender } from "@elysiajs/openapi/scalar";
 import { OptionalKind } from "@sinclair/typebox";
-import { Elysia } from "elysia";
+import { Elysia, t, type TSchema } from "elysia";
 // The docs UI's script, embedded in the binary.
 import scalarScript from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
 import type { Runtime } from "../runtime";
@@ -12,6 +13,13 @@ import { sessionCookieName, sessionsAreSecure } from "./session-cookie";
 import { isKeyedPath } from "./conventions";
 import { idempotencyHeaderReferences } from "./idempotency";
 import { finishDocument } from "./openapi-document";
+import { DateTime } from "./model";
+import { BlacklistEntry } from "../modules/blacklist/model";
+import { CreatorProfile } from "../modules/creators/model";
+import { Deal } from "../modules/network/model";
+import type { EventType } from "../modules/outbox/service";
+import { TEST_EVENT } from "../modules/webhooks/service.deliveries";
+import { WebhookEndpoint } from "../modules/webhooks/model";
 
 const SPEC_PATH = "/openapi.json";
 const DOCS_PATH = "/docs";
@@ -53,6 +61,49 @@ const DOCUMENTATION = {
   security: [{ apiKey: [] }],
 };
 
+// What each event's delivery carries as `data` (docs/webhooks.md), from the models the routes
+// answer with, so the webhooks section cannot drift from the payloads. Keyed by EventType: a new
+// event without its payload here does not compile.
+const DealEvent = t.Object({ deal_id: Deal.properties.id, from: Deal.properties.from, to: Deal.properties.to, status: Deal.properties.status });
+const EVENT_DATA: Record<EventType | typeof TEST_EVENT, { summary: string; data: TSchema }> = {
+  "blacklist.added": { summary: "An entry was added (the public-safe entry view).", data: BlacklistEntry },
+  "blacklist.overturned": { summary: "An entry was overturned (the public-safe entry view).", data: BlacklistEntry },
+  "creator.blacklisted": {
+    summary: "A creator became blacklisted; `entry_id` is null unless the ban ties to the creator in public.",
+    data: t.Object({ creator_id: t.String(), handle: CreatorProfile.properties.handle, entry_id: t.Nullable(BlacklistEntry.properties.id) }),
+  },
+  "deal.confirmed": { summary: "A deal was confirmed.", data: DealEvent },
+  "deal.declined": { summary: "A deal was declined.", data: DealEvent },
+  [TEST_EVENT]: { summary: "A test delivery queued with `POST /v1/webhooks/{id}/test`.", data: t.Object({ webhook_id: WebhookEndpoint.properties.id, message: t.String() }) },
+};
+
+const SIGNATURE_HEADERS = [
+  { name: "webhook-id", description: "The delivery's `msg_…` id, the same on every retry: drop duplicates by it." },
+  { name: "webhook-timestamp", description: "The attempt's Unix seconds." },
+  { name: "webhook-signature", description: "`v1,<base64 HMAC-SHA256 of \"id.timestamp.body\">`, keyed by the base64 after `whsec_` (Standard Webhooks)." },
+].map((header) => ({ in: "header", required: true, schema: { type: "string" }, ...header }));
+
+/** OpenAPI's `webhooks`: one POST per event an endpoint receives, so generators type the deliveries. */
+const WEBHOOKS = Object.fromEntries(
+  Object.entries(EVENT_DATA).map(([type, { summary, data }]) => [type, {
+    post: {
+      operationId: `on_${type.replace(".", "_")}`,
+      summary,
+      parameters: SIGNATURE_HEADERS,
+      requestBody: {
+        required: true,
+        content: {
+          "application/json": {
+            // In the form the generator gives the routes' schemas, so a shared model is recognised as the same.
+            schema: unwrapSchema(t.Object({ type: t.Literal(type), timestamp: DateTime("When the event was committed."), data }), undefined, "output", "3.1.2"),
+          },
+        },
+      },
+      responses: { "200": { description: "Any 2xx within 10 s counts as delivered; anything else is retried." } },
+    },
+  }]),
+);
+
 // The page uses system fonts and makes no request to another host, so it works where a
 // self-hoster has no internet access. Scalar's hosted extras (telemetry, AI chat, MCP, deploy
 // toolbar) are switched off for the same reason.
@@ -88,6 +139,7 @@ export function apiDocs(runtime: Runtime) {
           openapi: "3.1.2",
           ...DOCUMENTATION,
           paths: generated.paths,
+          webhooks: WEBHOOKS,
           components: {
             // The cookie's name depends on the deployment: `__Host-session` on https (http/auth.ts).
             securitySchemes: {
