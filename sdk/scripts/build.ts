@@ -1,8 +1,10 @@
 // Builds @trustlist/sdk from the API itself: the OpenAPI document comes from the app built in
 // process (no server, no network), openapi-typescript turns it into `src/schema.d.ts`, Bun bundles
-// `dist/index.js` (openapi-fetch stays an import: it is the package's one runtime dependency) and
-// tsc writes the declarations. Run it with `make sdk` or `bun sdk/scripts/build.ts [--out DIR]`.
-import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+// `dist/index.js` for `import` and `dist/cjs/index.js` for `require` (openapi-fetch stays an import:
+// it is the package's one runtime dependency, and ships both forms) and tsc writes the
+// declarations, copied beside the CommonJS bundle under a `{"type": "commonjs"}` package.json so
+// TypeScript reads them as CommonJS there. Run it with `make sdk` or `bun sdk/scripts/build.ts [--out DIR]`.
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import { buildApp } from "../../src/app";
@@ -35,18 +37,17 @@ export async function buildSdk(outDir = join(SDK, "dist")): Promise<void> {
   await Bun.write(join(SDK, "src", "schema.d.ts"), await generateSchema(await openapiDocument()));
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  const bundle = await Bun.build({
-    entrypoints: [join(SDK, "src", "index.ts")],
-    outdir: outDir,
-    target: "browser",
-    format: "esm",
-    external: ["openapi-fetch"],
-  });
-  if (!bundle.success) throw new AggregateError(bundle.logs, "bundling the SDK failed");
+  for (const [format, dir] of [["esm", outDir], ["cjs", join(outDir, "cjs")]] as const) {
+    const bundle = await Bun.build({ entrypoints: [join(SDK, "src", "index.ts")], outdir: dir, target: "browser", format, external: ["openapi-fetch"] });
+    if (!bundle.success) throw new AggregateError(bundle.logs, `bundling the SDK (${format}) failed`);
+  }
   const tsc = Bun.spawnSync([join(SDK, "node_modules", ".bin", "tsc"), "-p", join(SDK, "tsconfig.build.json"), "--outDir", outDir], { stdout: "pipe", stderr: "pipe" });
   if (tsc.exitCode !== 0) throw new Error(`tsc failed:\n${tsc.stdout}${tsc.stderr}`);
   // tsc does not copy hand-held .d.ts files; the declarations import this one.
   copyFileSync(join(SDK, "src", "schema.d.ts"), join(outDir, "schema.d.ts"));
+  const cjs = join(outDir, "cjs");
+  for (const name of readdirSync(outDir).filter((n) => n.endsWith(".d.ts"))) copyFileSync(join(outDir, name), join(cjs, name));
+  writeFileSync(join(cjs, "package.json"), '{ "type": "commonjs" }\n');
 }
 
 if (import.meta.main) {

@@ -1,16 +1,43 @@
 // @trustlist/sdk: a typed client for the trustlist API. The types come from the server's own
-// OpenAPI document (generated into `schema.d.ts` at build time); calls go through openapi-fetch and
-// the retrying transport. This layer is written against paths and `paths[...]` types only, never
-// component names or operationIds, so a change in how the document names its schemas does not
-// break it.
-import createClient, { type Client } from "openapi-fetch";
-import { TrustlistError } from "./errors.js";
+// OpenAPI document (generated into `schema.d.ts` at build time): its paths type the calls, its
+// `webhooks` section types the events. Calls go through openapi-fetch and the retrying transport.
+// This layer is written against paths and `paths[...]` types only, never component names or
+// operationIds, so a change in how the document names its schemas does not break it.
+import * as openapiFetch from "openapi-fetch";
+import type { Client } from "openapi-fetch";
+import { metaOf, type ResponseMeta, TrustlistError } from "./errors.js";
+import { followChanges, type FollowOptions } from "./follow.js";
 import type { paths } from "./schema.js";
-import { retryingFetch, type RetryOptions } from "./transport.js";
+import { attemptsOf, retryingFetch, type RetryOptions } from "./transport.js";
+import { type HeadersLike, type SubscribableEvent, type WebhookEvent, verifyWebhook, type VerifyOptions } from "./webhooks.js";
 
-export { TrustlistError, type TrustlistErrorCode } from "./errors.js";
+export {
+  ConflictError,
+  ForbiddenError,
+  NetworkError,
+  NotFoundError,
+  QuotaExceededError,
+  RateLimitedError,
+  type ResponseMeta,
+  TimeoutError,
+  TrustlistError,
+  type TrustlistErrorCode,
+  UnauthorizedError,
+  ValidationError,
+} from "./errors.js";
+export type { FollowOptions } from "./follow.js";
 export type { RetryOptions } from "./transport.js";
-export type { paths } from "./schema.js";
+export {
+  type HeadersLike,
+  type SubscribableEvent,
+  type VerifyOptions,
+  type WebhookEvent,
+  type WebhookEventType,
+  WebhookVerificationError,
+  verifyWebhook,
+  webhookVerifier,
+} from "./webhooks.js";
+export type { paths, webhooks } from "./schema.js";
 
 type Method = "get" | "put" | "post" | "delete" | "patch";
 type Operation<P extends keyof paths, M extends Method> = paths[P] extends Record<M, infer O> ? O : never;
@@ -28,6 +55,8 @@ export type ResultOf<P extends keyof paths, M extends Method = "get"> = Operatio
 
 export type CheckQuery = QueryOf<"/v1/blacklist/check">;
 export type CheckResult = ResultOf<"/v1/blacklist/check">;
+/** A vertical (`all`, `roblox`, `uefn`, `minecraft`): which vertical-scoped entries count. */
+export type Vertical = NonNullable<CheckQuery["vertical"]>;
 export type BatchCheckAccount = BodyOf<"/v1/blacklist/check/batch", "post">["accounts"][number];
 export type BatchCheckResult = ResultOf<"/v1/blacklist/check/batch", "post">;
 export type EntriesQuery = QueryOf<"/v1/blacklist">;
@@ -36,6 +65,8 @@ export type Entry = EntriesPage["data"][number];
 export type ChangesQuery = QueryOf<"/v1/blacklist/changes">;
 export type ChangesPage = ResultOf<"/v1/blacklist/changes">;
 export type Change = ChangesPage["data"][number];
+/** One followed change and the cursor to store once it is handled. */
+export type FollowedChange = { change: Change; cursor: string | undefined };
 export type CreatorProfile = ResultOf<"/v1/users/{handle}">;
 export type TrustBreakdown = ResultOf<"/v1/users/{handle}/trust">;
 export type PublicSearchResult = ResultOf<"/v1/public/blacklist/check">;
@@ -44,46 +75,69 @@ export type PublicTrust = ResultOf<"/v1/public/trust/{handle}">;
 export type NewEntry = BodyOf<"/v1/partner/blacklist", "post">;
 export type CreatedEntry = ResultOf<"/v1/partner/blacklist", "post">;
 export type CreatorUpdate = BodyOf<"/v1/partner/creators/{handle}", "put">;
-export type NewWebhook = BodyOf<"/v1/webhooks", "post">;
+/** An endpoint to register; `events` are the names the document's `webhooks` section lists. */
+export type NewWebhook = BodyOf<"/v1/webhooks", "post"> & { events: SubscribableEvent[] };
 export type WebhookRegistration = ResultOf<"/v1/webhooks", "post">;
 export type WebhookEndpoint = ResultOf<"/v1/webhooks/{id}">;
-export type WebhookUpdate = BodyOf<"/v1/webhooks/{id}", "patch">;
+export type WebhookUpdate = BodyOf<"/v1/webhooks/{id}", "patch"> & { events?: SubscribableEvent[] };
 export type WebhookDeliveriesQuery = QueryOf<"/v1/webhooks/{id}/deliveries">;
 export type WebhookDeliveriesPage = ResultOf<"/v1/webhooks/{id}/deliveries">;
 export type WebhookDelivery = WebhookDeliveriesPage["data"][number];
+
+// Appeals: typed from the document once the server describes the route; until then by the shape
+// the route is specified with (docs/api.md).
+type AppealsPath = "/v1/partner/appeals" extends keyof paths ? "/v1/partner/appeals" : never;
+type AppealPath = "/v1/partner/appeals/{id}" extends keyof paths ? "/v1/partner/appeals/{id}" : never;
+export type NewAppeal = [AppealsPath] extends [never]
+  ? { entry_id: string; provider: CheckQuery["provider"]; provider_user_id: string; statement: string }
+  : BodyOf<AppealsPath, "post">;
+export type CreatedAppeal = [AppealsPath] extends [never] ? { id: string; status: "open" } : ResultOf<AppealsPath, "post">;
+export type Appeal = [AppealPath] extends [never]
+  ? { id: string; entry_id: string; status: "open" | "decided"; outcome?: string | null; note?: string | null; created_at: string; decided_at?: string | null }
+  : ResultOf<AppealPath>;
 
 export interface TrustlistOptions extends RetryOptions {
   /** The server, e.g. `https://trust.example.org` (no trailing path). */
   baseUrl: string;
   /** A `tl_live_…` key; omit it to call only the public (keyless) routes. */
   apiKey?: string;
-  /** Time allowed for one attempt, in ms. Default 10000. */
-  timeoutMs?: number;
   /** A fetch to send requests with (tests, proxies); defaults to the global fetch. */
   fetch?: (request: Request) => Promise<Response>;
   /** Extra headers sent on every call. */
   headers?: Record<string, string>;
+  /** Your endpoint's signing secret(s) `whsec_…`, for `tl.webhooks.verify`; several while a rotation overlaps. */
+  webhookSecret?: string | readonly string[];
+  /** Called with every answer's metadata (rate-limit headers, request id, attempts), errors included. */
+  onResponse?: (meta: ResponseMeta) => void;
 }
 
-export interface CallOptions {
+export interface CallOptions extends Pick<RetryOptions, "attempts" | "timeoutMs" | "deadlineMs"> {
   /** Cancels the call, retries and waits included. */
   signal?: AbortSignal;
   /** The key for a write; by default each call gets a fresh random one, kept across its retries. */
   idempotencyKey?: string;
 }
 
-/** The answer's body, or a TrustlistError carrying the envelope. */
-async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
-  const { data, error, response } = await call;
-  if (!response.ok) throw TrustlistError.fromResponse(response, error);
-  return data as T;
+export interface BatchCheckOptions extends CallOptions {
+  /** Which vertical-scoped entries count, as in `checkAccount`; default `all`. */
+  vertical?: Vertical;
 }
 
-function init(options: CallOptions = {}) {
-  return {
-    signal: options.signal,
-    headers: options.idempotencyKey ? { "Idempotency-Key": options.idempotencyKey } : undefined,
-  };
+// openapi-fetch's one export is its default. Loaded with `require`, Node hands the CommonJS bundle
+// the whole `exports` object as that default (Node's rule for CommonJS modules), and the function
+// sits one level down.
+const createClient: typeof openapiFetch.default =
+  typeof openapiFetch.default === "function" ? openapiFetch.default : (openapiFetch.default as unknown as { default: typeof openapiFetch.default }).default;
+
+const metas = new WeakMap<object, ResponseMeta>();
+
+/**
+ * What the answer a result came from said about itself: status, `X-Request-Id`, the
+ * `X-RateLimit-*` headers, `Retry-After`, whether a write was replayed, attempts taken. Null for
+ * values that did not come from a call (or are not objects).
+ */
+export function responseMeta(result: unknown): ResponseMeta | null {
+  return (typeof result === "object" && result !== null && metas.get(result)) || null;
 }
 
 /** The items of every page from `query` on, following `next_cursor` while `has_more`. */
@@ -106,30 +160,67 @@ export class Trustlist {
    * answers `{data, error, response}` without throwing on an error status.
    */
   readonly api: Client<paths>;
+  /** `tl.webhooks.verify(rawBody, headers)`: a delivery's typed event, once its signature checks out under `webhookSecret`. */
+  readonly webhooks: { verify(rawBody: string | Uint8Array | ArrayBuffer, headers: HeadersLike, options?: VerifyOptions): Promise<WebhookEvent> };
+  private readonly options: TrustlistOptions;
+  private readonly send: (request: Request) => Promise<Response>;
 
   constructor(options: TrustlistOptions) {
+    this.options = options;
+    this.send = retryingFetch(options);
     this.api = createClient<paths>({
       baseUrl: options.baseUrl.replace(/\/+$/, ""),
       headers: { ...options.headers, ...(options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {}) },
-      fetch: retryingFetch(options),
+      fetch: this.send,
     });
+    this.webhooks = {
+      verify: (rawBody, headers, verifyOptions) => {
+        if (!options.webhookSecret) throw new Error("createTrustlist({webhookSecret}) is needed to verify deliveries.");
+        return verifyWebhook(rawBody, headers, options.webhookSecret, verifyOptions);
+      },
+    };
+  }
+
+  /** The answer's body (its metadata kept for `responseMeta`), or the TrustlistError subclass its status calls for. */
+  private async ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+    const { data, error, response } = await call;
+    const meta = metaOf(response, attemptsOf(response));
+    this.options.onResponse?.(meta);
+    if (!response.ok) throw TrustlistError.fromResponse(response, error, meta);
+    if (typeof data === "object" && data !== null) metas.set(data, meta);
+    return data as T;
+  }
+
+  /** The request options of one call: its signal, its idempotency key, and its own retry settings when it has any. */
+  private init(options: CallOptions = {}) {
+    const { attempts, timeoutMs, deadlineMs } = options;
+    const own = attempts !== undefined || timeoutMs !== undefined || deadlineMs !== undefined;
+    return {
+      signal: options.signal,
+      headers: options.idempotencyKey ? { "Idempotency-Key": options.idempotencyKey } : undefined,
+      fetch: own ? retryingFetch({ ...this.options, ...definedOnly({ attempts, timeoutMs, deadlineMs }) }) : this.send,
+    };
   }
 
   // Keyed reads.
 
   /** Whether one platform account is blacklisted: the most severe active hit, or a clean answer. */
   checkAccount(query: CheckQuery, options?: CallOptions): Promise<CheckResult> {
-    return ok(this.api.GET("/v1/blacklist/check", { params: { query }, ...init(options) }));
+    return this.ok(this.api.GET("/v1/blacklist/check", { params: { query }, ...this.init(options) }));
   }
 
-  /** Up to 50 accounts in one call (pro plans and partner keys), answered in input order. */
-  batchCheck(accounts: BatchCheckAccount[], options?: CallOptions): Promise<BatchCheckResult> {
-    return ok(this.api.POST("/v1/blacklist/check/batch", { body: { accounts }, ...init(options) }));
+  /**
+   * Up to 50 accounts in one call (pro plans and partner keys), answered in input order;
+   * `{vertical}` counts vertical-scoped entries as `checkAccount` does.
+   */
+  batchCheck(accounts: BatchCheckAccount[], options: BatchCheckOptions = {}): Promise<BatchCheckResult> {
+    const { vertical, ...call } = options;
+    return this.ok(this.api.POST("/v1/blacklist/check/batch", { body: { accounts, ...(vertical ? { vertical } : {}) }, ...this.init(call) }));
   }
 
   /** One page of confirmed active entries, oldest first; follow `next_cursor` or use `eachEntry`. */
   listEntries(query: EntriesQuery = {}, options?: CallOptions): Promise<EntriesPage> {
-    return ok(this.api.GET("/v1/blacklist", { params: { query }, ...init(options) }));
+    return this.ok(this.api.GET("/v1/blacklist", { params: { query }, ...this.init(options) }));
   }
 
   /** Every entry the list holds from `query` on, page after page. */
@@ -138,75 +229,85 @@ export class Trustlist {
   }
 
   getEntry(id: string, options?: CallOptions): Promise<ResultOf<"/v1/blacklist/entries/{id}">> {
-    return ok(this.api.GET("/v1/blacklist/entries/{id}", { params: { path: { id } }, ...init(options) }));
+    return this.ok(this.api.GET("/v1/blacklist/entries/{id}", { params: { path: { id } }, ...this.init(options) }));
   }
 
   /** One page of the change feed (added, overturned, expired); a mirror follows it with `eachChange`. */
   changes(query: ChangesQuery = {}, options?: CallOptions): Promise<ChangesPage> {
-    return ok(this.api.GET("/v1/blacklist/changes", { params: { query }, ...init(options) }));
+    return this.ok(this.api.GET("/v1/blacklist/changes", { params: { query }, ...this.init(options) }));
   }
 
-  /** Every change from `query.cursor` on; a mirror keeps the last page's `next_cursor` to resume later. */
+  /** Every change from `query.cursor` up to now, then it ends; to keep following use `followChanges`. */
   eachChange(query: ChangesQuery = {}, options?: CallOptions): AsyncGenerator<Change> {
     return walk((page) => this.changes(page, options), query);
   }
 
+  /**
+   * Every change from `cursor` on, and then each new one as it comes, until `signal` aborts (the
+   * loop then ends without an error) or the loop is left. Each change comes with the `cursor` to
+   * store: resuming from it repeats no change before this one (a change may come again; its `seq`
+   * tells). An outage is waited out; a refused key or a bad cursor ends it with the error.
+   */
+  followChanges(options: FollowOptions = {}): AsyncGenerator<FollowedChange> {
+    return followChanges((query, call) => this.changes(query, call), options);
+  }
+
   getUser(handle: string, options?: CallOptions): Promise<CreatorProfile> {
-    return ok(this.api.GET("/v1/users/{handle}", { params: { path: { handle } }, ...init(options) }));
+    return this.ok(this.api.GET("/v1/users/{handle}", { params: { path: { handle } }, ...this.init(options) }));
   }
 
   getTrust(handle: string, options?: CallOptions): Promise<TrustBreakdown> {
-    return ok(this.api.GET("/v1/users/{handle}/trust", { params: { path: { handle } }, ...init(options) }));
+    return this.ok(this.api.GET("/v1/users/{handle}/trust", { params: { path: { handle } }, ...this.init(options) }));
   }
 
   getConnections(handle: string, options?: CallOptions): Promise<ResultOf<"/v1/users/{handle}/connections">> {
-    return ok(this.api.GET("/v1/users/{handle}/connections", { params: { path: { handle } }, ...init(options) }));
+    return this.ok(this.api.GET("/v1/users/{handle}/connections", { params: { path: { handle } }, ...this.init(options) }));
   }
 
   /** The calling account's daily quota and what it has used. */
   usage(options?: CallOptions): Promise<ResultOf<"/v1/account/usage">> {
-    return ok(this.api.GET("/v1/account/usage", init(options)));
+    return this.ok(this.api.GET("/v1/account/usage", this.init(options)));
   }
 
   // Webhooks (Pro plans and higher, any key scope): the calling account's endpoints only.
 
   /** Registers an endpoint; the answer carries its signing secret, shown this once. */
   createWebhook(webhook: NewWebhook, options?: CallOptions): Promise<WebhookRegistration> {
-    return ok(this.api.POST("/v1/webhooks", { body: webhook, ...init(options) }));
+    return this.ok(this.api.POST("/v1/webhooks", { body: webhook, ...this.init(options) }));
   }
 
   listWebhooks(options?: CallOptions): Promise<ResultOf<"/v1/webhooks">> {
-    return ok(this.api.GET("/v1/webhooks", init(options)));
+    return this.ok(this.api.GET("/v1/webhooks", this.init(options)));
   }
 
   /** One endpoint: whether it is enabled, and why not when it was disabled. */
   getWebhook(id: string, options?: CallOptions): Promise<WebhookEndpoint> {
-    return ok(this.api.GET("/v1/webhooks/{id}", { params: { path: { id } }, ...init(options) }));
+    return this.ok(this.api.GET("/v1/webhooks/{id}", { params: { path: { id } }, ...this.init(options) }));
   }
 
   /** Changes its URL or events; `{enabled: true}` re-enables it after it was disabled. */
   updateWebhook(id: string, update: WebhookUpdate, options?: CallOptions): Promise<WebhookEndpoint> {
-    return ok(this.api.PATCH("/v1/webhooks/{id}", { params: { path: { id } }, body: update, ...init(options) }));
+    return this.ok(this.api.PATCH("/v1/webhooks/{id}", { params: { path: { id } }, body: update, ...this.init(options) }));
   }
 
   /** Deletes it: its pending deliveries stop, its delivery history goes with it. */
   deleteWebhook(id: string, options?: CallOptions): Promise<ResultOf<"/v1/webhooks/{id}", "delete">> {
-    return ok(this.api.DELETE("/v1/webhooks/{id}", { params: { path: { id } }, ...init(options) }));
+    return this.ok(this.api.DELETE("/v1/webhooks/{id}", { params: { path: { id } }, ...this.init(options) }));
   }
 
   /** A new signing secret, shown this once; every attempt from now on is signed with it. */
   rotateWebhookSecret(id: string, options?: CallOptions): Promise<WebhookRegistration> {
-    return ok(this.api.POST("/v1/webhooks/{id}/rotate-secret", { params: { path: { id } }, ...init(options) }));
+    return this.ok(this.api.POST("/v1/webhooks/{id}/rotate-secret", { params: { path: { id } }, ...this.init(options) }));
   }
 
   /** Queues a signed `webhook.test` delivery (202); follow it with `webhookDeliveries`. */
   testWebhook(id: string, options?: CallOptions): Promise<WebhookDelivery> {
-    return ok(this.api.POST("/v1/webhooks/{id}/test", { params: { path: { id } }, ...init(options) }));
+    return this.ok(this.api.POST("/v1/webhooks/{id}/test", { params: { path: { id } }, ...this.init(options) }));
   }
 
   /** One page of an endpoint's deliveries, newest first, each with its attempts. */
   webhookDeliveries(id: string, query: WebhookDeliveriesQuery = {}, options?: CallOptions): Promise<WebhookDeliveriesPage> {
-    return ok(this.api.GET("/v1/webhooks/{id}/deliveries", { params: { path: { id }, query }, ...init(options) }));
+    return this.ok(this.api.GET("/v1/webhooks/{id}/deliveries", { params: { path: { id }, query }, ...this.init(options) }));
   }
 
   /** Every delivery of an endpoint from `query` on, page after page. */
@@ -218,58 +319,82 @@ export class Trustlist {
 
   /** Search by handle, platform username or id (Roblox, Epic, Minecraft, Discord…); one hit per platform account. */
   searchPublic(q: string, options?: CallOptions): Promise<PublicSearchResult> {
-    return ok(this.api.GET("/v1/public/blacklist/check", { params: { query: { q } }, ...init(options) }));
+    return this.ok(this.api.GET("/v1/public/blacklist/check", { params: { query: { q } }, ...this.init(options) }));
   }
 
   publicTrust(handle: string, options?: CallOptions): Promise<PublicTrust> {
-    return ok(this.api.GET("/v1/public/trust/{handle}", { params: { path: { handle } }, ...init(options) }));
+    return this.ok(this.api.GET("/v1/public/trust/{handle}", { params: { path: { handle } }, ...this.init(options) }));
   }
 
   resolve(query: QueryOf<"/v1/public/resolve">, options?: CallOptions): Promise<ResultOf<"/v1/public/resolve">> {
-    return ok(this.api.GET("/v1/public/resolve", { params: { query }, ...init(options) }));
+    return this.ok(this.api.GET("/v1/public/resolve", { params: { query }, ...this.init(options) }));
   }
 
   directory(query: QueryOf<"/v1/public/directory"> = {}, options?: CallOptions): Promise<ResultOf<"/v1/public/directory">> {
-    return ok(this.api.GET("/v1/public/directory", { params: { query }, ...init(options) }));
+    return this.ok(this.api.GET("/v1/public/directory", { params: { query }, ...this.init(options) }));
   }
 
   publicStats(options?: CallOptions): Promise<ResultOf<"/v1/stats/public">> {
-    return ok(this.api.GET("/v1/stats/public", init(options)));
+    return this.ok(this.api.GET("/v1/stats/public", this.init(options)));
   }
 
   // Partner writes (write- or admin-scoped keys). Each call carries an Idempotency-Key.
 
   addEntry(entry: NewEntry, options?: CallOptions): Promise<CreatedEntry> {
-    return ok(this.api.POST("/v1/partner/blacklist", { body: entry, ...init(options) }));
+    return this.ok(this.api.POST("/v1/partner/blacklist", { body: entry, ...this.init(options) }));
   }
 
   overturnEntry(id: string, body: BodyOf<"/v1/partner/blacklist/{id}/overturn", "post"> = {}, options?: CallOptions): Promise<ResultOf<"/v1/partner/blacklist/{id}/overturn", "post">> {
-    return ok(this.api.POST("/v1/partner/blacklist/{id}/overturn", { params: { path: { id } }, body, ...init(options) }));
+    return this.ok(this.api.POST("/v1/partner/blacklist/{id}/overturn", { params: { path: { id } }, body, ...this.init(options) }));
   }
 
   upsertCreator(handle: string, creator: CreatorUpdate, options?: CallOptions): Promise<ResultOf<"/v1/partner/creators/{handle}", "put">> {
-    return ok(this.api.PUT("/v1/partner/creators/{handle}", { params: { path: { handle } }, body: creator, ...init(options) }));
+    return this.ok(this.api.PUT("/v1/partner/creators/{handle}", { params: { path: { handle } }, body: creator, ...this.init(options) }));
   }
 
   addConnection(handle: string, connection: BodyOf<"/v1/partner/creators/{handle}/connections", "post">, options?: CallOptions): Promise<ResultOf<"/v1/partner/creators/{handle}/connections", "post">> {
-    return ok(this.api.POST("/v1/partner/creators/{handle}/connections", { params: { path: { handle } }, body: connection, ...init(options) }));
+    return this.ok(this.api.POST("/v1/partner/creators/{handle}/connections", { params: { path: { handle } }, body: connection, ...this.init(options) }));
   }
 
   addVouch(vouch: BodyOf<"/v1/partner/vouches", "post">, options?: CallOptions): Promise<ResultOf<"/v1/partner/vouches", "post">> {
-    return ok(this.api.POST("/v1/partner/vouches", { body: vouch, ...init(options) }));
+    return this.ok(this.api.POST("/v1/partner/vouches", { body: vouch, ...this.init(options) }));
   }
 
   createDeal(deal: BodyOf<"/v1/partner/deals", "post">, options?: CallOptions): Promise<ResultOf<"/v1/partner/deals", "post">> {
-    return ok(this.api.POST("/v1/partner/deals", { body: deal, ...init(options) }));
+    return this.ok(this.api.POST("/v1/partner/deals", { body: deal, ...this.init(options) }));
   }
 
   addReview(review: BodyOf<"/v1/partner/reviews", "post">, options?: CallOptions): Promise<ResultOf<"/v1/partner/reviews", "post">> {
-    return ok(this.api.POST("/v1/partner/reviews", { body: review, ...init(options) }));
+    return this.ok(this.api.POST("/v1/partner/reviews", { body: review, ...this.init(options) }));
+  }
+
+  /**
+   * An appeal by the subject of an entry (write-scoped key): 201 `{id, status: "open"}`; 409
+   * ConflictError when the entry is not appealable, not active or already under appeal; 429 while
+   * the cooldown after a decided appeal runs.
+   */
+  createAppeal(appeal: NewAppeal, options?: CallOptions): Promise<CreatedAppeal> {
+    return this.ok(this.untyped.POST("/v1/partner/appeals", { body: appeal, ...this.init(options) }));
+  }
+
+  /** One appeal: open, or decided with its outcome. */
+  getAppeal(id: string, options?: CallOptions): Promise<Appeal> {
+    return this.ok(this.untyped.GET("/v1/partner/appeals/{id}", { params: { path: { id } }, ...this.init(options) }));
+  }
+
+  /** The routes this client knows before the document describes them. */
+  private get untyped(): Client<any> {
+    return this.api as unknown as Client<any>;
   }
 
   addReferral(referral: BodyOf<"/v1/partner/referrals", "post">, options?: CallOptions): Promise<ResultOf<"/v1/partner/referrals", "post">> {
-    return ok(this.api.POST("/v1/partner/referrals", { body: referral, ...init(options) }));
+    return this.ok(this.api.POST("/v1/partner/referrals", { body: referral, ...this.init(options) }));
   }
+}
+
+/** The defined fields of `object`, so an override that is undefined keeps the client's value. */
+function definedOnly<T extends object>(object: T): Partial<T> {
+  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 /** A client for one trustlist server: `createTrustlist({baseUrl, apiKey})`. */

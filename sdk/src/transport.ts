@@ -1,36 +1,43 @@
 // The fetch the typed client goes through: it makes every call safe to repeat and repeats it when
 // repeating can help. Writes carry an `Idempotency-Key` that stays the same across the attempts of
 // one call, so the server answers a repeat from its record instead of writing twice (docs/api.md);
-// 429 waits the `Retry-After` the server named; 5xx, lost answers and timeouts back
-// off exponentially with jitter. Attempts are bounded; the last answer is returned as it is.
+// 429 waits the `Retry-After` the server named; 5xx, lost answers and timeouts back off
+// exponentially with jitter. The defaults keep retrying for about 10 to 20 s, longer than a server
+// takes to restart, so a deploy does not surface as errors; `deadlineMs` bounds a call as a whole.
 import { retryAfterSeconds, TrustlistError } from "./errors.js";
 
 export interface RetryOptions {
-  /** Attempts per call, the first included (1 turns retries off). Default 4. */
+  /** Attempts per call, the first included (1 turns retries off). Default 8. */
   attempts?: number;
-  /** First backoff step for 5xx, network errors and timeouts, in ms; it doubles per attempt. Default 250. */
+  /** First backoff step for 5xx, network errors and timeouts, in ms; it doubles per attempt. Default 500. */
   backoffMs?: number;
-  /** Longest backoff step, in ms. Default 8000. */
+  /** Longest backoff step, in ms. Default 5000. */
   maxBackoffMs?: number;
   /**
    * Longest `Retry-After` the client waits out, in seconds. A longer one (a spent daily quota
    * resets at midnight UTC) ends the call at once with the 429. Default 60.
    */
   maxRetryAfter?: number;
+  /** Time allowed for one attempt, in ms; an attempt that outlasts it is retried. Default 10000. */
+  timeoutMs?: number;
+  /** Time allowed for the whole call, waits and retries included, in ms. Default: none (attempts bound it). */
+  deadlineMs?: number;
 }
 
 export interface TransportOptions extends RetryOptions {
-  /** Time allowed for one attempt, in ms; an attempt that outlasts it is retried. Default 10000. */
-  timeoutMs?: number;
   fetch?: (request: Request) => Promise<Response>;
 }
 
 const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
+/** How many attempts each answer took (read by the client's response metadata). */
+const attemptsTaken = new WeakMap<Response, number>();
+export const attemptsOf = (response: Response): number => attemptsTaken.get(response) ?? 1;
+
 export function retryingFetch(options: TransportOptions = {}): (request: Request) => Promise<Response> {
-  const attempts = Math.max(1, options.attempts ?? 4);
-  const backoffMs = options.backoffMs ?? 250;
-  const maxBackoffMs = options.maxBackoffMs ?? 8000;
+  const attempts = Math.max(1, options.attempts ?? 8);
+  const backoffMs = options.backoffMs ?? 500;
+  const maxBackoffMs = options.maxBackoffMs ?? 5000;
   const maxRetryAfter = options.maxRetryAfter ?? 60;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
@@ -43,14 +50,19 @@ export function retryingFetch(options: TransportOptions = {}): (request: Request
 
   return async (request) => {
     const caller = request.signal;
+    const started = Date.now();
+    const deadline = options.deadlineMs === undefined ? Infinity : started + options.deadlineMs;
     const headers = new Headers(request.headers);
     if (WRITES.has(request.method) && !headers.has("idempotency-key")) headers.set("idempotency-key", crypto.randomUUID());
     // Read once: a request body is a stream and each attempt needs the whole of it.
     const body = request.body ? await request.arrayBuffer() : undefined;
+    // Never the URL: it names the server, which a caller may show to people who should not learn it.
+    const what = `${request.method} ${new URL(request.url).pathname}`;
     let answerLost = false;
 
     for (let attempt = 1; ; attempt++) {
-      const timeout = AbortSignal.timeout(timeoutMs);
+      const allowed = Math.min(timeoutMs, deadline - Date.now());
+      const timeout = AbortSignal.timeout(Math.max(1, allowed));
       let response: Response;
       try {
         response = await buffered(
@@ -59,21 +71,27 @@ export function retryingFetch(options: TransportOptions = {}): (request: Request
       } catch (cause) {
         if (caller.aborted) throw caller.reason ?? cause;
         const timedOut = timeout.aborted;
-        if (attempt >= attempts) {
-          throw new TrustlistError({
+        const wait = backoff(attempt);
+        if (attempt >= attempts || Date.now() + wait >= deadline) {
+          throw TrustlistError.from({
             status: 0,
             code: timedOut ? "timeout" : "network_error",
-            message: timedOut ? `${request.method} ${request.url} got no answer within ${timeoutMs} ms (${attempt} attempts)` : `${request.method} ${request.url} failed: ${(cause as Error)?.message ?? cause} (${attempt} attempts)`,
+            message: timedOut
+              ? `${what} got no answer within ${Math.round(allowed)} ms (${attempt} attempts)`
+              : `${what} got no answer: ${(cause as Error)?.message ?? cause} (${attempt} attempts)`,
             cause,
           });
         }
         answerLost = true;
-        await sleep(backoff(attempt), caller);
+        await sleep(wait, caller);
         continue;
       }
 
       const wait = retryWait(response, attempt);
-      if (wait === null || attempt >= attempts) return response;
+      if (wait === null || attempt >= attempts || Date.now() + wait >= deadline) {
+        attemptsTaken.set(response, attempt);
+        return response;
+      }
       await sleep(wait, caller);
     }
 
@@ -108,17 +126,18 @@ async function buffered(response: Response): Promise<Response> {
 
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`; rejects with the signal's reason when it aborts first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
+    if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {
-      signal.removeEventListener("abort", abort);
+      signal?.removeEventListener("abort", abort);
       resolve();
     }, ms);
     const abort = () => {
       clearTimeout(timer);
-      reject(signal.reason);
+      reject(signal!.reason);
     };
-    signal.addEventListener("abort", abort, { once: true });
+    signal?.addEventListener("abort", abort, { once: true });
   });
 }

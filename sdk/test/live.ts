@@ -12,6 +12,9 @@ export interface Live {
   adminKey: string;
   /** A new key on the test account (pro tier), with `keys create` flags such as `--burst 1`. */
   key(...flags: string[]): string;
+  /** Stops the server (SIGTERM, waited for); `start` brings it back on the same port and database. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
 }
 
 /** Starts a server (with `serve` flags such as `--allow-private-webhooks`) before the file's tests and stops it after them. */
@@ -35,5 +38,8 @@ export function liveServer(flags: string[] = []): Live {
     rmSync(dir, { recursive: true, force: true });
   });
   live.key = (...flags) => cliJson(live.db, "keys", "create", "--account", account, ...flags).key;
+  live.stop = async () => void (await server.stop());
+  // A later --port wins over startServer's `--port 0`.
+  live.start = async () => void (server = await startServer([BUN, MAIN], live.db, undefined, false, [...flags, "--port", new URL(live.base).port]));
   return live;
 }
