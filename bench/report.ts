@@ -9,6 +9,7 @@
 //   probe.json                     bench/keyless-probe.ts: each query kind timed alone
 //   jobs.json                      bench/jobs.ts: the worst request wait behind each periodic job
 //   outbox.json                    bench/outbox.ts: webhook deliveries/s and commit-to-receipt
+//   moderation.json                bench/moderation.ts: keyed check beside open cases and audit events, the queue p99
 // Usage: bun bench/report.ts RUN_DIR
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -403,6 +404,27 @@ if (outbox?.healthy) {
   }
   if (outbox.loadavg) out.push(`\n- load average at the end: ${outbox.loadavg}`);
 } else out.push(`- outbox bench did not run or failed (see outbox.err)`);
+out.push("");
+const moderation = readJson("moderation.json");
+out.push(`## Moderation (bench/moderation.ts)`);
+out.push("");
+if (moderation?.queue_alone) {
+  out.push(
+    `The keyed check (wrk, ${moderation.connections} connections, alternating rounds) on the bench database as imported and on a copy holding ${f(moderation.cases)} open cases and ${f(moderation.audit_events)} audit events; then the moderation queue (\`GET /v1/moderation/cases?status=open&limit=50\`, walked page by page through the cursor) alone and while checks run. Targets: checks no slower (ratio at least 0.95, the rounds' spread); queue p99 under 50 ms both ways.`,
+  );
+  out.push("");
+  out.push(`| | plain | with moderation | ratio |`);
+  out.push(`|---|---:|---:|---:|`);
+  out.push(`| keyed check req/s (median of ${moderation.rounds.length}) | ${f(moderation.check_rps_plain)} | ${f(moderation.check_rps_moderated)} | ${moderation.check_ratio} |`);
+  out.push(`| keyed check p99 ms | ${moderation.check_p99_plain_ms} | ${moderation.check_p99_moderated_ms} | |`);
+  out.push("");
+  out.push(`| queue pages | requests | deepest page | p50 ms | p99 ms | max ms |`);
+  out.push(`|---|---:|---:|---:|---:|---:|`);
+  for (const [name, q] of [["alone", moderation.queue_alone], [`under checks (${f(moderation.queue_under_checks.checks_per_s)}/s)`, moderation.queue_under_checks]] as const) {
+    out.push(`| ${name} | ${q.requests} | ${q.deepest_page} | ${q.p50_ms} | ${q.p99_ms} | ${q.max_ms} |`);
+  }
+  if (moderation.loadavg) out.push(`\n- load average at the end: ${moderation.loadavg}`);
+} else out.push(`- moderation bench did not run or failed (see moderation.err)`);
 out.push("");
 out.push(`## Full list walk (GET /v1/blacklist?limit=100 following next_cursor)`);
 out.push("");

@@ -19,6 +19,9 @@
 #     instances (bench/postgres.sh)
 #  7d. outbox: 10,000 webhook events drained to a loopback receiver, then with a hanging receiver
 #     beside it: deliveries/s, commit-to-receipt p99, the keyed check meanwhile (bench/outbox.ts)
+#  7d2. moderation: the keyed check beside 10,000 open cases and 100,000 audit events against the
+#     same database without them, and the moderation queue's p99 alone and under checks
+#     (bench/moderation.ts)
 #  7e. serve --workers (BENCH_WORKERS=1): keyed check on 1 and 2 workers, CPU per check and worst
 #     latency; resident memory with 1, 2 and 4 workers (bench/workers.sh)
 #  8. write bench/results/latest.md (and the raw files in bench/results/run-*/) and print it
@@ -324,6 +327,17 @@ if [ "$RUN_OUTBOX" = 1 ]; then
   say "outbox: $OUTBOX_EVENTS events to a loopback receiver, then with a hanging one beside it"
   bun bench/outbox.ts --bin "$BIN" --events "$OUTBOX_EVENTS" --port "$OUTBOX_PORT" --work "$DATA/outbox-bench" >"$RUN/outbox.json" 2>"$RUN/outbox.err" ||
     say "  outbox bench failed (see outbox.err)"
+fi
+
+# ---- 7d2. moderation -------------------------------------------------------------------------
+# Two copies of the bench database, one holding BENCH_MODERATION_CASES open cases and
+# BENCH_MODERATION_AUDIT audit events: the keyed check on each in alternating rounds, then the
+# moderation queue's pages alone and while checks run (bench/moderation.ts).
+if [ "${BENCH_MODERATION:-1}" = 1 ]; then
+  say "moderation: the keyed check beside ${BENCH_MODERATION_CASES:-10000} open cases and ${BENCH_MODERATION_AUDIT:-100000} audit events; the queue's pages"
+  bun bench/moderation.ts --bin "$BIN" --source "$DB" --queries "$DATA/queries.txt" --cases "${BENCH_MODERATION_CASES:-10000}" --audit "${BENCH_MODERATION_AUDIT:-100000}" \
+    --port $((TL_PORT + 40)) --work "$DATA/moderation-bench" >"$RUN/moderation.json" 2>"$RUN/moderation.err" ||
+    say "  moderation bench failed (see moderation.err)"
 fi
 
 # ---- 7e. workers ----------------------------------------------------------------------------
