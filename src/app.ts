@@ -6,6 +6,7 @@ import { apiDocs } from "./http/openapi";
 import { jobRunner, scheduler } from "./jobs";
 import type { Exclusive, Job } from "./jobs/runner";
 import { adminRoutes, usageRoutes } from "./modules/accounts";
+import { meAppealRoutes, moderationAppealRoutes, partnerAppealRoutes } from "./modules/appeals";
 import { badgeRoutes } from "./modules/badge";
 import { courseRoutes } from "./modules/courses";
 import { blacklistRoutes, partnerBlacklistRoutes } from "./modules/blacklist";
@@ -93,6 +94,9 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(usageRoutes(runtime, services.usage))
     .use(adminRoutes(runtime, services.accounts))
     .use(staffRoutes(runtime, services.sessions, services.staff))
+    .use(partnerAppealRoutes(runtime, services.appeals))
+    .use(meAppealRoutes(runtime, services.sessions, services.appeals))
+    .use(moderationAppealRoutes(runtime, services.sessions, services.staff, services.appeals))
     .use(auditRoutes(runtime, services.sessions, services.staff, services.audit))
     .use(jobRoutes(runtime, jobs));
 

@@ -26,8 +26,11 @@ export const DEAL_STATUSES = ["pending", "confirmed", "declined", "completed"] a
 export const TRIPWIRE_TARGETS = ["handle", "discord"] as const;
 /** Staff roles, each allowed what the one before it is and more (docs/moderation.md). */
 export const STAFF_ROLES = ["triage", "moderator", "admin"] as const;
-/** Who an audit event says acted: a staff member, an API key, the operator's CLI, a followed source, a job. */
-export const AUDIT_ACTOR_KINDS = ["staff", "key", "cli", "source", "job"] as const;
+/**
+ * Who an audit event says acted: a staff member, an API key, the operator's CLI, a followed source,
+ * a job, or a signed-in creator acting for themselves (filing an appeal or a report).
+ */
+export const AUDIT_ACTOR_KINDS = ["staff", "key", "cli", "source", "job", "creator"] as const;
 export const CASE_STATUSES = ["open", "escalated", "closed"] as const;
 /** How a case closed: a decision (an entry), a watchlist row, dismissed, or every report muted. */
 export const CASE_OUTCOMES = ["decided", "watchlisted", "dismissed", "muted"] as const;

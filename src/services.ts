@@ -1,5 +1,6 @@
 // The services of one runtime, built once and shared by the HTTP app, the jobs and the CLI.
 import { AccountsService, UsageService } from "./modules/accounts/service";
+import { AppealsService } from "./modules/appeals/service";
 import { AuditLog } from "./modules/audit/service";
 import { BadgeService } from "./modules/badge/service";
 import { BlacklistService } from "./modules/blacklist/service";
@@ -16,6 +17,7 @@ import type { Runtime } from "./runtime";
 
 export interface Services {
   accounts: AccountsService;
+  appeals: AppealsService;
   audit: AuditLog;
   usage: UsageService;
   blacklist: BlacklistService;
@@ -44,6 +46,7 @@ export function createServices(runtime: Runtime): Services {
   });
   return {
     accounts: new AccountsService(runtime.accountsStore, clock, () => runtime.keys.changed()),
+    appeals: new AppealsService(store, clock, runtime.cursors, blacklist, creators, audit),
     audit,
     usage: new UsageService(runtime.accountsStore, clock, runtime.meter, runtime.quota),
     blacklist,
