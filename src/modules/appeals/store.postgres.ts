@@ -61,17 +61,19 @@ export class PostgresAppealsStore implements AppealsStore {
   }
 
   filedBy(kind: AppellantKind, filedBy: string, before: AppealPosition | null, limit: number): Promise<AppealRow[]> {
-    const past = before ? "AND (created_at, id) < ($3, $4)" : "";
-    return this.rows(
-      `SELECT ${COLUMNS} FROM appeals WHERE filed_by = $2 AND filed_by_kind = $1 ${past} ORDER BY created_at DESC, id DESC LIMIT $5`,
-      [kind, filedBy, before?.createdAt ?? 0, before?.id ?? "", limit],
-    );
+    const past = before ? "AND (created_at, id) < ($4, $5)" : "";
+    return this.rows(`SELECT ${COLUMNS} FROM appeals WHERE filed_by = $2 AND filed_by_kind = $1 ${past} ORDER BY created_at DESC, id DESC LIMIT $3`, [
+      kind,
+      filedBy,
+      limit,
+      ...(before ? [before.createdAt, before.id] : []),
+    ]);
   }
 
   queue(status: AppealStatus, after: AppealPosition | null, limit: number): Promise<AppealRow[]> {
     const oldestFirst = status === "open";
-    const past = after ? `AND (created_at, id) ${oldestFirst ? ">" : "<"} ($2, $3)` : "";
+    const past = after ? `AND (created_at, id) ${oldestFirst ? ">" : "<"} ($3, $4)` : "";
     const order = oldestFirst ? "created_at, id" : "created_at DESC, id DESC";
-    return this.rows(`SELECT ${COLUMNS} FROM appeals WHERE status = $1 ${past} ORDER BY ${order} LIMIT $4`, [status, after?.createdAt ?? 0, after?.id ?? "", limit]);
+    return this.rows(`SELECT ${COLUMNS} FROM appeals WHERE status = $1 ${past} ORDER BY ${order} LIMIT $2`, [status, limit, ...(after ? [after.createdAt, after.id] : [])]);
   }
 }
