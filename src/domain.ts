@@ -45,6 +45,8 @@ export const APPEAL_STATUSES = ["open", "decided"] as const;
 export const APPEAL_OUTCOMES = ["upheld", "downgraded", "removed"] as const;
 /** Who filed an appeal: a bot's key for the account it talks to, or a signed-in creator. */
 export const APPELLANT_KINDS = ["key", "creator"] as const;
+/** What a followed source's items become here: entries, moderation cases, or watchlist rows. */
+export const SOURCE_POLICIES = ["apply", "review", "watch"] as const;
 
 export type ApiTier = (typeof API_TIERS)[number];
 export type RateTier = (typeof RATE_TIERS)[number];
@@ -70,3 +72,4 @@ export type EvidenceType = (typeof EVIDENCE_TYPES)[number];
 export type AppealStatus = (typeof APPEAL_STATUSES)[number];
 export type AppealOutcome = (typeof APPEAL_OUTCOMES)[number];
 export type AppellantKind = (typeof APPELLANT_KINDS)[number];
+export type SourcePolicy = (typeof SOURCE_POLICIES)[number];

@@ -4,7 +4,7 @@
 // millisecond still sort in the order they were written and keyset paging sees them in that order.
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
-export type IdPrefix = "bl" | "acct" | "key" | "wh" | "evt" | "msg" | "crt" | "vch" | "deal" | "tw" | "req" | "rev" | "aud" | "rpt" | "evd" | "case" | "cmt" | "apl";
+export type IdPrefix = "bl" | "acct" | "key" | "wh" | "evt" | "msg" | "crt" | "vch" | "deal" | "tw" | "req" | "rev" | "aud" | "rpt" | "evd" | "case" | "cmt" | "apl" | "src" | "exm";
 
 let lastTime = -1;
 /** The time part of the last id, kept: ids made in the same millisecond share it. */

@@ -21,3 +21,10 @@ export {
   moderationMutesPg as moderationMutes,
 } from "../modules/moderation/tables";
 export { appealsPg as appeals } from "../modules/appeals/tables";
+export {
+  federationKeysPg as federationKeys,
+  federationSourcesPg as federationSources,
+  federationSourceKeysPg as federationSourceKeys,
+  federationItemsPg as federationItems,
+  federationExemptionsPg as federationExemptions,
+} from "../modules/federation/tables";

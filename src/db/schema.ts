@@ -14,3 +14,4 @@ export { staff } from "../modules/staff/tables";
 export { auditEvents } from "../modules/audit/tables";
 export { moderationCases, moderationReports, moderationEvidence, moderationComments, moderationMutes } from "../modules/moderation/tables";
 export { appeals } from "../modules/appeals/tables";
+export { federationKeys, federationSources, federationSourceKeys, federationItems, federationExemptions } from "../modules/federation/tables";

@@ -24,7 +24,7 @@ beforeEach(async () => {
 });
 
 function account(id: string, name = id): AccountRow {
-  return { id, name, tier: "free", dailyQuota: null, status: "active", createdAt: 1_700_000_000_000 };
+  return { id, name, tier: "free", dailyQuota: null, status: "active", federation: false, createdAt: 1_700_000_000_000 };
 }
 
 function key(id: string, accountId: string, hash: string): KeyRow {

@@ -34,7 +34,7 @@ beforeEach(async () => {
   ({ database, location } = await databases.open());
   clock = new ManualClock(Date.now());
   service = serviceOn(database);
-  await createAccountsStore(database).insertAccount({ id: "acct_1", name: "acme", tier: "pro", dailyQuota: null, status: "active", createdAt: 1 });
+  await createAccountsStore(database).insertAccount({ id: "acct_1", name: "acme", tier: "pro", dailyQuota: null, status: "active", federation: false, createdAt: 1 });
   receiver.received.length = 0;
   receiver.answer = () => 200;
 });

@@ -83,6 +83,7 @@ export class AccountsService {
       tier: input.tier,
       dailyQuota: input.daily_quota ?? null,
       status: input.status ?? "active",
+      federation: false,
       createdAt: this.clock.now(),
     };
     try {

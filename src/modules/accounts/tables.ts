@@ -14,6 +14,8 @@ export const accounts = sqlite.sqliteTable("accounts", {
   /** Operator override of the plan's daily quota; null means the plan's number. */
   dailyQuota: sqlite.integer("daily_quota"),
   status: sqlite.text("status", { enum: ACCOUNT_STATUSES }).notNull().default("active"),
+  /** Opened by the operator for following this instance's signed feed. */
+  federation: sqlite.integer("federation", { mode: "boolean" }).notNull().default(false),
   createdAt: sqlite.integer("created_at").notNull(),
 });
 
@@ -75,6 +77,8 @@ export const accountsPg = pg.pgTable("accounts", {
   /** Operator override of the plan's daily quota; null means the plan's number. */
   dailyQuota: pg.integer("daily_quota"),
   status: pg.text("status", { enum: ACCOUNT_STATUSES }).notNull().default("active"),
+  /** Opened by the operator for following this instance's signed feed. */
+  federation: pg.boolean("federation").notNull().default(false),
   createdAt: pg.bigint("created_at", { mode: "number" }).notNull(),
 });
 

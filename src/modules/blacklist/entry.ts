@@ -112,6 +112,8 @@ export function prepareEntryAt(input: NewEntry, reporter: string, now: number, o
     overturnedAt: status === "overturned" ? now : null,
     overturnReason: null,
     supersedes: input.supersedes ?? null,
+    source: null,
+    upstreamId: null,
     createdAt: now,
   };
 }

@@ -35,6 +35,9 @@ export const blacklistEntries = sqlite.sqliteTable(
     overturnReason: sqlite.text("overturn_reason"),
     /** The entry this one replaced (an appeal's downgrade overturns the old one and issues this). */
     supersedes: sqlite.text("supersedes"),
+    /** The followed source's name when the entry was applied from one, and its id there. */
+    source: sqlite.text("source"),
+    upstreamId: sqlite.text("upstream_id"),
     createdAt: sqlite.integer("created_at").notNull(),
   },
   (table) => [
@@ -55,6 +58,8 @@ export const blacklistEntries = sqlite.sqliteTable(
       .on(sql`lower(${table.username})`)
       .where(sql`${table.username} IS NOT NULL`),
     sqlite.index("blacklist_creator_idx").on(table.creatorHandle).where(sql`${table.creatorHandle} IS NOT NULL`),
+    // What one source's items became here, found by the source's id for each.
+    sqlite.index("blacklist_source_idx").on(table.source, table.upstreamId).where(sql`${table.source} IS NOT NULL`),
   ],
 );
 
@@ -103,6 +108,9 @@ export const blacklistEntriesPg = pg.pgTable(
     overturnReason: pg.text("overturn_reason"),
     /** The entry this one replaced (an appeal's downgrade overturns the old one and issues this). */
     supersedes: pg.text("supersedes"),
+    /** The followed source's name when the entry was applied from one, and its id there. */
+    source: pg.text("source"),
+    upstreamId: pg.text("upstream_id"),
     createdAt: pg.bigint("created_at", { mode: "number" }).notNull(),
   },
   (table) => [
@@ -123,6 +131,8 @@ export const blacklistEntriesPg = pg.pgTable(
       .on(sql`lower(${table.username})`)
       .where(sql`${table.username} IS NOT NULL`),
     pg.index("blacklist_creator_idx").on(table.creatorHandle).where(sql`${table.creatorHandle} IS NOT NULL`),
+    // What one source's items became here, found by the source's id for each.
+    pg.index("blacklist_source_idx").on(table.source, table.upstreamId).where(sql`${table.source} IS NOT NULL`),
   ],
 );
 
