@@ -5,7 +5,7 @@ import type { AccountView } from "../modules/accounts/service";
 import { type Command, print, text, UsageError, withDatabase } from "./args";
 
 export const describeAccount = (a: AccountView) =>
-  `${a.id}  ${a.name}  tier=${a.tier}  daily_quota=${a.daily_quota}${a.daily_quota_override !== null ? " (override)" : ""}  ${a.status}`;
+  `${a.id}  ${a.name}  tier=${a.tier}  daily_quota=${a.daily_quota}${a.daily_quota_override !== null ? " (override)" : ""}  ${a.status}${a.federation ? "  federation=on" : ""}`;
 
 const dailyQuota = (value: string | boolean | undefined) => (value !== undefined ? integer("--daily-quota", value, 0, 1_000_000_000) : undefined);
 const QUOTA_HELP = "calls a day for all the account's keys, replacing the plan's (free 100, pro 1000, max 5000, enterprise 100000)";
@@ -35,16 +35,18 @@ export const accountCommands: Command[] = [
       { name: "daily-quota", kind: "string", value: "N", help: QUOTA_HELP },
       { name: "suspend", kind: "boolean", help: "its keys answer 402 until resumed" },
       { name: "resume", kind: "boolean", help: "undo --suspend" },
+      { name: "federation", kind: "string", value: "on|off", help: "open or close this instance's signed feed to the account's read keys", choices: ["on", "off"] },
     ],
-    examples: ["trustlist accounts update my-guild --tier max", "trustlist accounts update my-guild --suspend"],
+    examples: ["trustlist accounts update my-guild --tier max", "trustlist accounts update my-guild --suspend", "trustlist accounts update next-door --federation on"],
     async run({ values, positionals }) {
       if (values.suspend && values.resume) throw new UsageError("--suspend and --resume exclude each other");
       const changes = {
         tier: text(values.tier) as (typeof API_TIERS)[number] | undefined,
         daily_quota: dailyQuota(values["daily-quota"]),
         status: values.suspend ? ("suspended" as const) : values.resume ? ("active" as const) : undefined,
+        federation: values.federation === undefined ? undefined : values.federation === "on",
       };
-      if (Object.values(changes).every((v) => v === undefined)) throw new UsageError("nothing to change: give --tier, --daily-quota, --suspend or --resume");
+      if (Object.values(changes).every((v) => v === undefined)) throw new UsageError("nothing to change: give --tier, --daily-quota, --suspend, --resume or --federation");
       const account = await withDatabase(values, ({ services }) => services.accounts.updateAccount(positionals[0]!, changes));
       print(values.json, account, `updated ${describeAccount(account)}`);
     },

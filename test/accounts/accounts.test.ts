@@ -8,7 +8,7 @@ import { createTestApp, tempDir, type TestApp, expectEnvelope } from "../helpers
 const T0 = "2026-11-21T10:00:00.000Z";
 const NEXT_MIDNIGHT = Date.parse("2026-11-22T00:00:00.000Z") / 1000;
 const KEY_VIEW_KEYS = ["account_id", "burst", "created_at", "id", "name", "prefix", "rate_tier", "revoked_at", "scope"];
-const ACCOUNT_KEYS = ["created_at", "daily_quota", "daily_quota_override", "id", "name", "status", "tier"];
+const ACCOUNT_KEYS = ["created_at", "daily_quota", "daily_quota_override", "federation", "id", "name", "status", "tier"];
 
 let t: TestApp;
 let admin: { key: string; accountId: string; keyId: string };
@@ -167,6 +167,7 @@ describe("admin: accounts", () => {
         daily_quota: quota,
         daily_quota_override: null,
         status: "active",
+        federation: false,
         created_at: new Date(t.clock.now()).toISOString(),
       });
     }

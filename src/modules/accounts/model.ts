@@ -14,6 +14,7 @@ export const Account = t.Object({
   daily_quota: JsonInteger({ description: "Effective daily quota shared by all keys.", examples: [1000] }),
   daily_quota_override: t.Nullable(JsonInteger({ description: "Operator override; null means the plan's quota." })),
   status: AccountStatus,
+  federation: t.Boolean({ description: "Whether the account's read keys may follow this instance's signed feed." }),
   created_at: DateTime("When the account was created."),
 }, { $id: "Account", description: "An API account." });
 
@@ -33,6 +34,7 @@ export const AccountPatchBody = t.Object(
     tier: t.Optional(ApiTier),
     daily_quota: t.Optional(t.Nullable(JsonInteger({ minimum: 0, maximum: 1_000_000_000, description: "Null restores the plan's quota." }))),
     status: t.Optional(AccountStatus),
+    federation: t.Optional(t.Boolean({ description: "Open (true) or close (false) the signed feed to the account's read keys." })),
   },
   { $id: "AccountPatchBody", additionalProperties: t.Never() },
 );

@@ -45,6 +45,7 @@ export function toAccountView(row: AccountRow): AccountView {
     daily_quota: row.dailyQuota ?? PLAN_DAILY_QUOTA[row.tier],
     daily_quota_override: row.dailyQuota,
     status: row.status,
+    federation: row.federation,
     created_at: iso(row.createdAt),
   };
 }
@@ -114,6 +115,7 @@ export class AccountsService {
     if (changes.tier !== undefined) patch.tier = changes.tier;
     if (changes.daily_quota !== undefined) patch.dailyQuota = changes.daily_quota;
     if (changes.status !== undefined) patch.status = changes.status;
+    if (changes.federation !== undefined) patch.federation = changes.federation;
     if (Object.keys(patch).length > 0) {
       await this.store.updateAccount(row.id, patch);
       this.onKeysChanged();

@@ -51,6 +51,7 @@ export class PostgresAccountsStore implements AccountsStore {
       if (patch.tier !== undefined) await this.sql`UPDATE accounts SET tier = ${patch.tier} WHERE id = ${id}`;
       if (patch.dailyQuota !== undefined) await this.sql`UPDATE accounts SET daily_quota = ${patch.dailyQuota} WHERE id = ${id}`;
       if (patch.status !== undefined) await this.sql`UPDATE accounts SET status = ${patch.status} WHERE id = ${id}`;
+      if (patch.federation !== undefined) await this.sql`UPDATE accounts SET federation = ${patch.federation} WHERE id = ${id}`;
     });
   }
 

@@ -3,13 +3,14 @@
 import type { Database as SqliteConnection } from "bun:sqlite";
 import type { Store } from "../../db/client";
 import { translatingConflicts } from "../../db/errors";
-import { columnsOf } from "../../db/rows";
+import { columnsOf, rowReader } from "../../db/rows";
 import type { AccountPatch, AccountRow, AccountsStore, AccountsSyncStore, EndpointUsage, KeyLookupRow, KeyRow, UsageIncrement } from "./store";
 import { KEY_LOOKUP_COLUMNS } from "./store.shared";
 import { accounts, apiKeys } from "./tables";
 
 const ACCOUNT_COLUMNS = columnsOf(accounts);
 const KEY_COLUMNS = columnsOf(apiKeys);
+const readAccount = rowReader(accounts);
 
 export class SqliteAccountsStore implements AccountsStore {
   private readonly sqlite: SqliteConnection;
@@ -35,7 +36,7 @@ export class SqliteAccountsStore implements AccountsStore {
         `SELECT endpoint, sum(count) AS total, sum(CASE WHEN day >= ?2 THEN count ELSE 0 END) AS month
          FROM usage_endpoints WHERE key_id = ?1 GROUP BY endpoint`,
       ),
-      findAccount: sqlite.prepare<AccountRow, [string]>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?1 OR name = ?1 LIMIT 1`),
+      findAccount: sqlite.prepare<Record<string, unknown>, [string]>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?1 OR name = ?1 LIMIT 1`),
       findKey: sqlite.prepare<KeyRow, [string]>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`),
     };
     const { keyByHash, dailyCount } = this.statements;
@@ -65,11 +66,12 @@ export class SqliteAccountsStore implements AccountsStore {
   }
 
   async listAccounts(): Promise<AccountRow[]> {
-    return this.sqlite.query<AccountRow, []>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at`).all();
+    return this.sqlite.query<Record<string, unknown>, []>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at`).all().map(readAccount);
   }
 
   async findAccount(idOrName: string): Promise<AccountRow | null> {
-    return this.statements.findAccount.get(idOrName);
+    const row = this.statements.findAccount.get(idOrName);
+    return row ? readAccount(row) : null;
   }
 
   async updateAccount(id: string, patch: AccountPatch): Promise<void> {
@@ -77,6 +79,7 @@ export class SqliteAccountsStore implements AccountsStore {
       if (patch.tier !== undefined) this.sqlite.run("UPDATE accounts SET tier = ? WHERE id = ?", [patch.tier, id]);
       if (patch.dailyQuota !== undefined) this.sqlite.run("UPDATE accounts SET daily_quota = ? WHERE id = ?", [patch.dailyQuota, id]);
       if (patch.status !== undefined) this.sqlite.run("UPDATE accounts SET status = ? WHERE id = ?", [patch.status, id]);
+      if (patch.federation !== undefined) this.sqlite.run("UPDATE accounts SET federation = ? WHERE id = ?", [patch.federation ? 1 : 0, id]);
     });
   }
 

@@ -30,7 +30,7 @@ export interface UsageIncrement {
   counts: Map<string, number>;
 }
 
-export type AccountPatch = Partial<Pick<AccountRow, "tier" | "dailyQuota" | "status">>;
+export type AccountPatch = Partial<Pick<AccountRow, "tier" | "dailyQuota" | "status" | "federation">>;
 
 /** The request path's reads, answered at once where the database can (SQLite). */
 export interface AccountsSyncStore {
