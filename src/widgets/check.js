@@ -23,6 +23,8 @@ var STATES = {
   clean: { cls: "ok", title: "No record", text: "No blacklist entry for this account." },
 };
 var RANK = ["clean", "watchlist", "warned", "restricted", "banned"];
+var APPEAL_TEXT =
+  "This listing can be appealed. If it names you, use /appeal with this community's Discord bot, or sign in and appeal it from your account (POST /v1/me/appeals).";
 
 var CHECK_CSS =
   "h2{font-size:16px;margin:0 0 8px;font-weight:650}" +
@@ -45,6 +47,7 @@ var CHECK_CSS =
   "li.hit{padding:6px 0;border-top:1px solid var(--line);overflow-wrap:anywhere}" +
   ".tag{display:inline-block;margin-right:6px;padding:0 6px;border-radius:4px;font-size:12px;font-weight:650}" +
   ".summary{display:block;margin-top:2px}" +
+  ".appeal{font-size:13px}" +
   ".suggest{display:flex;flex-wrap:wrap;gap:6px;margin-top:6px}" +
   ".suggest button{color:var(--link);background:transparent;border:1px solid var(--line);padding:2px 8px;font-weight:500}";
 
@@ -201,6 +204,8 @@ function renderCheckCard(script, index) {
       if (hit.username && hit.id) item.appendChild(el("span", "muted", " (id " + hit.id + ")"));
       if (hit.reason_code) item.appendChild(el("span", "summary muted", "Reason: " + hit.reason_code));
       if (hit.summary) item.appendChild(el("span", "summary", hit.summary));
+      // Only a confirmed entry the listed person may appeal says how; nothing names the entry or who reported.
+      if (hit.appealable && hit.severity) item.appendChild(el("span", "summary appeal", APPEAL_TEXT));
       list.appendChild(item);
     });
     out.appendChild(list);

@@ -52,6 +52,7 @@ describe("search", () => {
         reason_code: "scam_trade",
         summary: "Took payment, never delivered.",
         source: "blacklist",
+        appealable: true,
       },
     ]);
     expect(JSON.stringify(res.body)).not.toContain("internal notes");
@@ -203,7 +204,7 @@ describe("directory", () => {
     expect(Object.keys(first.body).sort()).toEqual(["has_more", "items", "limit", "page", "page_size", "sort", "total", "total_pages"]);
     expect(first.body).toMatchObject({ page: 1, limit: 24, page_size: 24, total: 30, total_pages: 2, has_more: true, sort: "newest" });
     expect(Object.keys(first.body.items[0]).sort()).toEqual(
-      ["avatar_r2_key", "created_at", "deal_count", "display_name", "handle", "id", "karma", "match", "platforms", "trust_score", "verification_level", "vouch_count"],
+      ["avatar_r2_key", "blacklisted", "created_at", "deal_count", "display_name", "handle", "id", "karma", "match", "platforms", "trust_score", "verification_level", "vouch_count"],
     );
     expect((await get("/v1/public/directory?page=9")).body).toMatchObject({ items: [], page_size: 0, total: 30, has_more: false });
   });

@@ -25,6 +25,7 @@ export const DIRECTORY_LIST_FIELDS = [
   "dealCount",
   "platforms",
   "searchText",
+  "blacklisted",
 ] as const;
 
 /** The fields of an active blacklist entry that a creator's score weighs. */

@@ -4,7 +4,7 @@
 import type { DirectoryPage, PublicCheckResult, PublicStats } from "../public/service";
 import type { PublicCheckHit } from "../public/disclosure";
 import { type Html, html } from "./html";
-import { type AssetPaths, checkForm, page, PROVIDER_NAMES, providerName } from "./layout";
+import { appealNotice, type AssetPaths, checkForm, page, PROVIDER_NAMES, providerName } from "./layout";
 
 export interface DirectoryView {
   filter: string;
@@ -48,6 +48,7 @@ function hitView(hit: PublicCheckHit): Html {
 <span class="muted">${state.text}</span>
 ${hit.reason_code ? html`<p class="summary"><span class="muted">Reason:</span> ${hit.reason_code.replaceAll("_", " ")}</p>` : null}
 ${hit.summary ? html`<p class="summary">${hit.summary}</p>` : null}
+${hit.appealable && hit.severity !== null ? appealNotice() : null}
 </li>`;
 }
 
@@ -106,7 +107,7 @@ ${listing.items.length === 0
       (c) => html`<li class="creator">
 <a href="/u/${encodeURIComponent(c.handle)}">@${c.handle}</a>
 ${c.display_name ? html`<span class="name">${c.display_name}</span>` : null}
-<ul class="facts"><li>Trust ${c.trust_score}</li><li>${c.vouch_count} ${c.vouch_count === 1 ? "vouch" : "vouches"}</li><li>${c.deal_count} ${c.deal_count === 1 ? "deal" : "deals"}</li>${c.platforms.length > 0 ? html`<li>${c.platforms.map(providerName).join(", ")}</li>` : null}</ul>
+<ul class="facts">${c.blacklisted ? html`<li class="state bad">Banned</li>` : null}<li>Trust ${c.trust_score}</li><li>${c.vouch_count} ${c.vouch_count === 1 ? "vouch" : "vouches"}</li><li>${c.deal_count} ${c.deal_count === 1 ? "deal" : "deals"}</li>${c.platforms.length > 0 ? html`<li>${c.platforms.map(providerName).join(", ")}</li>` : null}</ul>
 </li>`,
     )}</ul>`}
 <nav class="pager" aria-label="Directory pages">

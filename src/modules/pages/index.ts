@@ -31,7 +31,7 @@ import type { AssetPaths } from "./layout";
 import { notFoundPage, profilePage, tooManyPage } from "./profile";
 
 const DIRECTORY_PAGE_SIZE = 24;
-const ICON =
+export const ICON =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><path d="M16 2 4 7v8c0 7.5 5.1 13.4 12 15 6.9-1.6 12-7.5 12-15V7z" fill="#0b5cad"/><path d="m10 16 4 4 8-9" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/></svg>';
 
 export const CONTENT_SECURITY_POLICY = [
@@ -57,14 +57,14 @@ const CACHE = {
   asset: "public, max-age=31536000, immutable",
 };
 
-interface Asset {
+export interface Asset {
   path: string;
   body: string;
   type: string;
   etag: string;
 }
 
-function asset(name: string, ext: string, type: string, body: string): Asset {
+export function asset(name: string, ext: string, type: string, body: string): Asset {
   const hash = new Bun.CryptoHasher("sha256").update(body).digest("hex");
   return { path: `/assets/${name}.${hash.slice(0, 12)}.${ext}`, body, type, etag: `"${hash.slice(0, 27)}"` };
 }
@@ -178,6 +178,7 @@ export function pageRoutes(runtime: Runtime, services: Services) {
         links: await publicService.linkedAccounts(row),
         vouches: await publicService.vouches(row.handle, { limit: 20, offset: 0 }),
         baseUrl: runtime.config.baseUrl,
+        appealable: row.blacklisted ? await services.appeals.appealableBan(row) : false,
       });
       return htmlResponse(set, body, 200, CACHE.page);
     })

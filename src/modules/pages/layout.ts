@@ -70,3 +70,12 @@ export function checkForm(q: string, headingId = "check-title"): Html {
 <button type="submit">Check</button>
 </form>`;
 }
+
+/**
+ * What a listed person reads beside an entry they may appeal: the two ways to file one (the
+ * community's bot, or their own signed-in account). Shown only where the entry is appealable; it
+ * names no entry, account or reporter.
+ */
+export function appealNotice(): Html {
+  return html`<p class="appeal">This listing can be appealed. If it names you, use <code>/appeal</code> with this community's Discord bot, or sign in and appeal it from your account (<code>POST /v1/me/appeals</code>).</p>`;
+}

@@ -7,7 +7,7 @@ import type { PublicLinkedAccount } from "../public/disclosure";
 import type { VouchesPage } from "../public/service";
 import { isHttpUrl } from "../../values";
 import { type Html, html } from "./html";
-import { type AssetPaths, checkForm, date, page, providerName } from "./layout";
+import { appealNotice, type AssetPaths, checkForm, date, page, providerName } from "./layout";
 
 export interface ProfileView {
   profile: CreatorProfile;
@@ -16,6 +16,8 @@ export interface ProfileView {
   vouches: VouchesPage;
   /** The instance's public address, for the embed snippets. */
   baseUrl: string;
+  /** A ban naming the creator may be appealed: the page says how. */
+  appealable: boolean;
 }
 
 function trendText(trend: TrustBreakdown["trend"]): string {
@@ -102,6 +104,7 @@ export function profilePage(assets: AssetPaths, view: ProfileView): Html {
 <p class="handle">@${p.handle}</p>
 <ul class="chips" aria-label="Profile facts"><li class="chip">${p.verification_label}</li><li class="chip">Joined ${date(p.joined_at)}</li><li class="chip">${p.karma} karma</li></ul>
 ${p.blacklisted ? html`<p class="banner bad">Blacklisted: a confirmed ban names this creator or one of their accounts.</p>` : null}
+${p.blacklisted && view.appealable ? appealNotice() : null}
 </section>
 <div class="grid">
 ${trustPanel(view.trust)}

@@ -129,6 +129,8 @@ function directoryItem(row: DirectoryListRow): DirectoryItem {
     vouch_count: row.vouchCount,
     deal_count: row.dealCount,
     platforms: row.platforms === "" ? [] : row.platforms.split(","),
+    // SQLite's pages read the row as stored: its flag is 0 or 1 there.
+    blacklisted: !!row.blacklisted,
     match: row.searchText,
   };
 }

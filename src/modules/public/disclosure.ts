@@ -119,7 +119,7 @@ export class PublicAccounts {
 
   private async hit(account: Account, now: number): Promise<PublicCheckHit> {
     const { hit, highRisk, watchlist } = await this.blacklist.verdictOf(account.provider, account.id, "all", now);
-    return {
+    const answer: PublicCheckHit = {
       platform: account.provider,
       username: account.username,
       id: account.id,
@@ -131,6 +131,10 @@ export class PublicAccounts {
       summary: hit?.summary ?? null,
       source: hit ? "blacklist" : watchlist ? "external" : "creator",
     };
+    // Whether the entry may be appealed is part of its public view; the pages and the check widget
+    // tell the listed person how.
+    if (hit) answer.appealable = !!hit.appealable;
+    return answer;
   }
 
   /** The link of one platform account when it is public; a private one is as good as unknown here. */

@@ -23,6 +23,7 @@ export const PublicCheckHit = t.Object({
   reason_code: t.Nullable(t.String({ examples: ["scam_trade"] })),
   summary: t.Nullable(t.String()),
   source: t.Optional(t.Nullable(literals(["blacklist", "creator", "external"] as const, { description: "Where the answer comes from." }))),
+  appealable: t.Optional(t.Boolean({ description: "On a confirmed hit: whether the listed person may appeal the entry (docs/moderation.md, \"Appeals\")." })),
 }, { $id: "PublicCheckHit", description: "One matched platform account." });
 
 export const PublicCheckResult = t.Object(
@@ -127,6 +128,7 @@ export const DirectoryItem = t.Object({
   vouch_count: JsonInteger(),
   deal_count: JsonInteger({ description: "Completed deals." }),
   platforms: t.Array(t.String(), { description: "Platforms of public linked accounts." }),
+  blacklisted: t.Boolean({ description: "An active `ban` names the creator or one of its accounts (which one is never shown)." }),
   match: t.String({ description: "The haystack `q` is matched against." }),
 }, { $id: "DirectoryItem", description: "A creator as the directory lists it." });
 
