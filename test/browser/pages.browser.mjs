@@ -100,6 +100,10 @@ async function seed() {
   await entry({ provider: "discord", provider_user_id: "80351110224678912", severity: "ban", summary: "Took payment for a map and never delivered." });
   await entry({ provider: "roblox", provider_user_id: "7770001", username: HOSTILE, severity: "ban", summary: `Scammed buyers ${HOSTILE}` });
   await entry({ provider: "epic", provider_user_id: "epicwatch", username: "RumouredEpic", severity: "warn", watchlist: true });
+  // Banned through an account linked privately, by an entry that may not be appealed.
+  await creator("final_fiona", { display_name: "Final Fiona" });
+  await link("final_fiona", { provider: "discord", provider_user_id: "80351110224670000", provider_username: "fiona_alt", public: false });
+  await entry({ provider: "discord", provider_user_id: "80351110224670000", severity: "ban", appealable: false, evidence: "PRIVATE NOTE" });
   for (let i = 1; i <= 8; i++) await creator(`builder_${i}`, { display_name: `Builder number ${i}`, verification_level: i % 5 });
 }
 
@@ -154,6 +158,39 @@ test("the profile page shows the Trust Score the keyed API returns, and only pub
   // The badge preview loads from the server itself.
   assert.ok(await page.locator(".badge-preview img").evaluate((img) => img.complete && img.naturalWidth > 0));
   assertHarmless(seen, "profile");
+  await context.close();
+});
+
+test("a banned creator's page and directory card say banned; the page says how to appeal only an appealable ban", async () => {
+  const APPEAL = /This listing can be appealed\. If it names you, use \/appeal with this community's Discord bot, or sign in and appeal it from your account \(POST \/v1\/me\/appeals\)\./;
+  const banned = await open("/u/banned_creator");
+  const bannedText = await banned.page.locator("main").innerText();
+  assert.match(bannedText, /Blacklisted: a confirmed ban names this creator/);
+  assert.match(bannedText, APPEAL);
+  assertHarmless(banned.seen, "banned profile");
+  await banned.context.close();
+
+  const final = await open("/u/final_fiona");
+  const finalText = await final.page.locator("main").innerText();
+  assert.match(finalText, /Blacklisted/);
+  assert.doesNotMatch(finalText, /appeal/i);
+  assert.doesNotMatch(await final.page.content(), /fiona_alt|80351110224670000|PRIVATE NOTE/);
+  await final.context.close();
+
+  const clean = await open("/u/shadowbuilds");
+  assert.doesNotMatch(await clean.page.locator("main").innerText(), /appeal|Blacklisted/i);
+  await clean.context.close();
+
+  // The search answer for the banned account says how to appeal; the directory's cards say who is banned.
+  const { page, context, seen } = await open("/?q=80351110224678912");
+  assert.match(await page.locator("#results").innerText(), APPEAL);
+  const card = (handle) => page.locator(".directory li.creator", { has: page.locator(`a[href="/u/${handle}"]`) }).innerText();
+  assert.match(await card("banned_creator"), /Banned\s+Trust 0/);
+  assert.match(await card("final_fiona"), /Banned\s+Trust 0/);
+  assert.doesNotMatch(await card("shadowbuilds"), /Banned/);
+  assert.doesNotMatch(await page.content(), /fiona_alt|80351110224670000|PRIVATE NOTE/);
+  await noSeriousAxeViolations(page, "search with an appealable ban");
+  assertHarmless(seen, "search with an appealable ban");
   await context.close();
 });
 

@@ -75,6 +75,7 @@ async function seed(key) {
   await entry({ provider: "roblox", provider_user_id: "7770002", username: "RestrictedRBX", severity: "restrict", summary: "Chargebacks on two trades." });
   await entry({ provider: "roblox", provider_user_id: "7770003", username: "WarnedRBX", severity: "warn", high_risk: true });
   await entry({ provider: "epic", provider_user_id: "epicwatch", username: "RumouredEpic", severity: "warn", watchlist: true });
+  await entry({ provider: "roblox", provider_user_id: "7770004", username: "FinalRBX", severity: "ban", appealable: false, summary: "A final decision." });
 }
 
 function stopServer(child) {
@@ -304,7 +305,11 @@ const CHECK_CASES = [
   ["watchlist", "RumouredEpic", ' data-platform="uefn"', [/Watchlist/, /Unconfirmed report, not a ban/, /Epic: RumouredEpic/]],
   ["unknown", "clean_creatr", "", [/Not found/, /Nothing matches “clean_creatr”/, /Did you mean/, /clean_creator/]],
   ["narrowed", "RestrictedRBX", ' data-platform="minecraft"', [/Not found/, /No Minecraft account or trustlist profile matches/, /Found on another platform: Roblox/]],
+  ["final", "FinalRBX", "", [/Banned/, /A final decision/]],
 ];
+
+/** What the check card tells a listed person whose entry may be appealed. */
+const APPEAL = /This listing can be appealed\. If it names you, use \/appeal with this community's Discord bot, or sign in and appeal it from your account \(POST \/v1\/me\/appeals\)\./;
 
 test("widget.js: banned, restricted, warned, watchlist, clean and unknown answers, each distinct", async () => {
   const url = hostPage("/check", CHECK_CASES.map(([slot, , attrs]) => checkTag(slot, attrs)).join("") + checkTag("empty") + checkTag("bogus", ' data-platform="xbox" data-theme="light"'));
@@ -319,6 +324,9 @@ test("widget.js: banned, restricted, warned, watchlist, clean and unknown answer
     for (const [slot, q, , expected] of CHECK_CASES) {
       const text = await check(page, slot, q);
       for (const pattern of expected) assert.match(text, pattern, `${slot}: ${text}`);
+      // Only confirmed entries that may be appealed say how; a watchlist report or a final entry does not.
+      if (["banned", "restricted", "warned"].includes(slot)) assert.match(text, APPEAL, `${slot}: ${text}`);
+      else assert.doesNotMatch(text, /appeal/i, `${slot}: ${text}`);
     }
     // Each state has its own look.
     const looks = await page.evaluate((slots) =>
