@@ -26,6 +26,8 @@ export const DEAL_STATUSES = ["pending", "confirmed", "declined", "completed"] a
 export const TRIPWIRE_TARGETS = ["handle", "discord"] as const;
 /** Staff roles, each allowed what the one before it is and more (docs/moderation.md). */
 export const STAFF_ROLES = ["triage", "moderator", "admin"] as const;
+/** What a member of an API account is to it; both manage its keys and webhooks in the console. */
+export const ACCOUNT_MEMBER_ROLES = ["owner", "developer"] as const;
 /**
  * Who an audit event says acted: a staff member, an API key, the operator's CLI, a followed source,
  * a job, or a signed-in creator acting for themselves (filing an appeal or a report).
@@ -62,6 +64,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export type DealStatus = (typeof DEAL_STATUSES)[number];
 export type TripwireTarget = (typeof TRIPWIRE_TARGETS)[number];
 export type StaffRole = (typeof STAFF_ROLES)[number];
+export type AccountMemberRole = (typeof ACCOUNT_MEMBER_ROLES)[number];
 export type AuditActorKind = (typeof AUDIT_ACTOR_KINDS)[number];
 export type CaseStatus = (typeof CASE_STATUSES)[number];
 export type CaseOutcome = (typeof CASE_OUTCOMES)[number];

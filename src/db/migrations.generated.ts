@@ -16,6 +16,7 @@ import sqlite13 from "../../migrations/0013_partial_entry_indexes.sql" with { ty
 import sqlite14 from "../../migrations/0014_feed_without_entry_index.sql" with { type: "text" };
 import sqlite15 from "../../migrations/0015_moderation.sql" with { type: "text" };
 import sqlite16 from "../../migrations/0016_federation.sql" with { type: "text" };
+import sqlite17 from "../../migrations/0017_console.sql" with { type: "text" };
 import postgres0 from "../../migrations/postgres/0000_init.sql" with { type: "text" };
 import postgres1 from "../../migrations/postgres/0001_search_names.sql" with { type: "text" };
 import postgres2 from "../../migrations/postgres/0002_row_order.sql" with { type: "text" };
@@ -29,6 +30,7 @@ import postgres9 from "../../migrations/postgres/0009_feed_without_entry_index.s
 import postgres10 from "../../migrations/postgres/0010_keys_version.sql" with { type: "text" };
 import postgres11 from "../../migrations/postgres/0011_moderation.sql" with { type: "text" };
 import postgres12 from "../../migrations/postgres/0012_federation.sql" with { type: "text" };
+import postgres13 from "../../migrations/postgres/0013_console.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -55,6 +57,7 @@ export const embeddedMigrations: EmbeddedMigration[] = [
   { tag: "0014_feed_without_entry_index", when: 1795495838826, breakpoints: true, sql: sqlite14 },
   { tag: "0015_moderation", when: 1795833191563, breakpoints: true, sql: sqlite15 },
   { tag: "0016_federation", when: 1795834201820, breakpoints: true, sql: sqlite16 },
+  { tag: "0017_console", when: 1795834598357, breakpoints: true, sql: sqlite17 },
 ];
 
 export const embeddedPostgresMigrations: EmbeddedMigration[] = [
@@ -71,4 +74,5 @@ export const embeddedPostgresMigrations: EmbeddedMigration[] = [
   { tag: "0010_keys_version", when: 1795822937285, breakpoints: true, sql: postgres10 },
   { tag: "0011_moderation", when: 1795833192199, breakpoints: true, sql: postgres11 },
   { tag: "0012_federation", when: 1795834202687, breakpoints: true, sql: postgres12 },
+  { tag: "0013_console", when: 1795834600367, breakpoints: true, sql: postgres13 },
 ];

@@ -2,7 +2,7 @@
 // module that owns it, beside its SQLite twin; this file only gathers them. The trigger-maintained
 // search names and creators_version are a hand-written migration in migrations/postgres.
 export { metaPg as meta, idempotencyKeysPg as idempotencyKeys } from "./tables";
-export { accountsPg as accounts, apiKeysPg as apiKeys, usageDailyPg as usageDaily, usageEndpointsPg as usageEndpoints } from "../modules/accounts/tables";
+export { accountsPg as accounts, apiKeysPg as apiKeys, usageDailyPg as usageDaily, usageEndpointsPg as usageEndpoints, accountMembersPg as accountMembers } from "../modules/accounts/tables";
 export { blacklistEntriesPg as blacklistEntries, blacklistChangesPg as blacklistChanges } from "../modules/blacklist/tables";
 export { outboxEventsPg as outboxEvents } from "../modules/outbox/tables";
 export { webhookEndpointsPg as webhookEndpoints, webhookDeliveriesPg as webhookDeliveries, webhookAttemptsPg as webhookAttempts } from "../modules/webhooks/tables";

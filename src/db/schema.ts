@@ -1,7 +1,7 @@
 // Every SQLite table, for drizzle-kit (drizzle.config.ts). Each table lives with the module that
 // owns it (src/modules/<name>/tables.ts, beside its PostgreSQL twin); this file only gathers them.
 export { meta, idempotencyKeys } from "./tables";
-export { accounts, apiKeys, usageDaily, usageEndpoints } from "../modules/accounts/tables";
+export { accounts, apiKeys, usageDaily, usageEndpoints, accountMembers } from "../modules/accounts/tables";
 export { blacklistEntries, blacklistChanges } from "../modules/blacklist/tables";
 export { outboxEvents } from "../modules/outbox/tables";
 export { webhookEndpoints, webhookDeliveries, webhookAttempts } from "../modules/webhooks/tables";

@@ -3,7 +3,8 @@
 // SQLite, bigint in PostgreSQL. src/db/schema.ts and schema.pg.ts re-export them for drizzle-kit.
 import * as pg from "drizzle-orm/pg-core";
 import * as sqlite from "drizzle-orm/sqlite-core";
-import { ACCOUNT_STATUSES, API_TIERS, KEY_SCOPES, RATE_TIERS } from "../../domain";
+import { ACCOUNT_MEMBER_ROLES, ACCOUNT_STATUSES, API_TIERS, KEY_SCOPES, RATE_TIERS } from "../../domain";
+import { creators, creatorsPg } from "../creators/tables";
 
 // SQLite
 
@@ -68,6 +69,22 @@ export const usageEndpoints = sqlite.sqliteTable(
   (table) => [sqlite.primaryKey({ columns: [table.keyId, table.day, table.endpoint] }), sqlite.index("usage_endpoints_day_idx").on(table.day)],
 );
 
+/** Creators who manage an account in the console (its keys, usage and webhooks): `trustlist accounts add-member`. */
+export const accountMembers = sqlite.sqliteTable(
+  "account_members",
+  {
+    accountId: sqlite.text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    creatorId: sqlite.text("creator_id")
+      .notNull()
+      .references(() => creators.id),
+    role: sqlite.text("role", { enum: ACCOUNT_MEMBER_ROLES }).notNull(),
+    addedAt: sqlite.integer("added_at").notNull(),
+  },
+  (table) => [sqlite.primaryKey({ columns: [table.accountId, table.creatorId] }), sqlite.index("account_members_creator_idx").on(table.creatorId)],
+);
+
 // PostgreSQL
 
 export const accountsPg = pg.pgTable("accounts", {
@@ -129,4 +146,20 @@ export const usageEndpointsPg = pg.pgTable(
     count: pg.integer("count").notNull(),
   },
   (table) => [pg.primaryKey({ columns: [table.keyId, table.day, table.endpoint] }), pg.index("usage_endpoints_day_idx").on(table.day)],
+);
+
+/** Creators who manage an account in the console (its keys, usage and webhooks): `trustlist accounts add-member`. */
+export const accountMembersPg = pg.pgTable(
+  "account_members",
+  {
+    accountId: pg.text("account_id")
+      .notNull()
+      .references(() => accountsPg.id),
+    creatorId: pg.text("creator_id")
+      .notNull()
+      .references(() => creatorsPg.id),
+    role: pg.text("role", { enum: ACCOUNT_MEMBER_ROLES }).notNull(),
+    addedAt: pg.bigint("added_at", { mode: "number" }).notNull(),
+  },
+  (table) => [pg.primaryKey({ columns: [table.accountId, table.creatorId] }), pg.index("account_members_creator_idx").on(table.creatorId)],
 );
