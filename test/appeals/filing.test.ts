@@ -208,6 +208,33 @@ describe("a signed-in creator files for an entry naming them", () => {
     expect(await appealCount()).toBe(before);
   });
 
+  test("GET /v1/me/entries: the entries naming the creator, through any link, in their public view, with the open appeal", async () => {
+    await write("PUT", "/v1/partner/creators/quinn", {});
+    await write("POST", "/v1/partner/creators/quinn/connections", { provider: "discord", provider_user_id: "440000000000000001", public: false });
+    cookies.quinn = await signIn(t, "quinn");
+    t.clock.advance(1000);
+    const onPrivate = await ban({ provider_user_id: "440000000000000001", username: "quinn_alt" });
+    t.clock.advance(1000);
+    const byHandle = await ban({ provider: "roblox", provider_user_id: "7770001", creator: "quinn", severity: "warn", appealable: false });
+    await ban({ provider_user_id: "440000000000000001", watchlist: true });
+    const overturned = await ban({ provider: "roblox", provider_user_id: "7770002", creator: "quinn" });
+    await write("POST", `/v1/partner/blacklist/${overturned.id}/overturn`, {});
+    await ban({ provider: "roblox", provider_user_id: "7770003", creator: "oscar" });
+    const filed = await fileAsCreator("quinn", { entry_id: onPrivate.id });
+
+    const res = await t.json("GET", "/v1/me/entries", { headers: { cookie: cookies.quinn! } });
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((d: any) => [d.entry.id, d.entry.appealable, d.open_appeal])).toEqual([
+      [byHandle.id, false, null],
+      [onPrivate.id, true, filed.body.id],
+    ]);
+    expect(Object.keys(res.body.data[0].entry).sort()).toEqual(["appealable", "expires_at", "id", "issued_at", "reason_code", "scope", "severity", "summary", "vertical"]);
+    for (const secret of ["440000000000000001", "quinn_alt", "PRIVATE NOTE", "7770001"]) expect(JSON.stringify(res.body)).not.toContain(secret);
+    expect((await t.json("GET", "/v1/me/entries", { headers: { cookie: cookies.oscar! } })).body.data.some((d: any) => d.entry.id === onPrivate.id)).toBe(false);
+    expectEnvelope(await t.json("GET", "/v1/me/entries"), 401, "unauthorized");
+    expectEnvelope(await t.json("GET", "/v1/me/entries", { key: bot.key }), 401, "unauthorized");
+  });
+
   test("GET /v1/me/appeals: the creator's own, newest first, paged; never the statement or who filed; decisions show outcome and note", async () => {
     await write("PUT", "/v1/partner/creators/pia", {});
     cookies.pia = await signIn(t, "pia");

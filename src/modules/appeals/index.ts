@@ -9,7 +9,7 @@ import type { SessionLookup } from "../../http/session-cookie";
 import type { Runtime } from "../../runtime";
 import { SESSION_ONLY } from "../sessions";
 import type { StaffService } from "../staff/service";
-import { Appeal, AppealPage, AppealParams, AppealQueueQuery, DecideAppealBody, MeAppealBody, MyAppealsQuery, PartnerAppealBody, StaffAppeal, StaffAppealPage } from "./model";
+import { Appeal, AppealPage, AppealParams, AppealQueueQuery, DecideAppealBody, MeAppealBody, MyAppealsQuery, MyEntries, PartnerAppealBody, StaffAppeal, StaffAppealPage } from "./model";
 import type { AppealsService } from "./service";
 
 const REFUSALS =
@@ -52,7 +52,19 @@ export function partnerAppealRoutes(runtime: Runtime, appeals: AppealsService) {
 }
 
 export function meAppealRoutes(runtime: Runtime, sessions: SessionLookup, appeals: AppealsService) {
-  return new Elysia({ prefix: "/v1/me/appeals", tags: ["Sign-in"] })
+  const entries = new Elysia({ prefix: "/v1/me/entries", tags: ["Sign-in"] })
+    .use(requireSession(runtime, sessions, PUBLIC_IP_RULE))
+    .get("", ({ viewer }) => appeals.entriesNaming(viewer), {
+      response: { 200: MyEntries, ...errors(401, 429) },
+      detail: {
+        ...SESSION_ONLY,
+        operationId: "listMyEntries",
+        summary: "Entries naming you",
+        description:
+          "Active, confirmed entries naming the signed-in creator or any of their linked accounts (public or private), newest first, each in its public view with its open appeal: the `entry.id` to pass to `POST /v1/me/appeals`.",
+      },
+    });
+  const filing = new Elysia({ prefix: "/v1/me/appeals", tags: ["Sign-in"] })
     .use(requireSession(runtime, sessions, PUBLIC_IP_RULE))
     .post(
       "",
@@ -78,6 +90,7 @@ export function meAppealRoutes(runtime: Runtime, sessions: SessionLookup, appeal
       response: { 200: AppealPage, ...errors(400, 401, 422, 429) },
       detail: { ...SESSION_ONLY, operationId: "listMyAppeals", summary: "Your appeals", description: "Newest first, with each decision's outcome and public note." },
     });
+  return new Elysia().use(entries).use(filing);
 }
 
 export function moderationAppealRoutes(runtime: Runtime, sessions: SessionLookup, staff: StaffService, appeals: AppealsService) {

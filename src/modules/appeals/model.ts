@@ -4,7 +4,7 @@
 import { t } from "elysia";
 import { APPEAL_OUTCOMES, APPEAL_STATUSES, APPELLANT_KINDS, SEVERITIES } from "../../domain";
 import { DateTime, literals } from "../../http/model";
-import { EntryFields, Severity } from "../blacklist/model";
+import { BlacklistEntry, EntryFields, Severity } from "../blacklist/model";
 
 /** Longest statement an appellant may write, and longest public note of a decision. */
 export const MAX_STATEMENT = 4000;
@@ -145,4 +145,17 @@ export const DecideAppealBody = t.Object(
     severity: t.Optional(literals(SEVERITIES, { description: "For `downgraded` (required there): the new severity, lower than the entry's (ban > restrict > warn)." })),
   },
   { $id: "DecideAppealBody", additionalProperties: t.Never() },
+);
+
+export const MyEntries = t.Object(
+  {
+    data: t.Array(
+      t.Object({
+        entry: BlacklistEntry,
+        open_appeal: t.Nullable(t.String({ description: "The entry's open appeal, if any (yours or one a bot filed for your account)." })),
+      }),
+      { description: "Newest first." },
+    ),
+  },
+  { $id: "MyEntries", description: "Active entries naming you, directly or through any of your linked accounts: what you may appeal." },
 );

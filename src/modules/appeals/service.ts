@@ -15,10 +15,10 @@ import { SEVERITIES, type Severity } from "../../domain";
 import { conflict, notFound, rateLimited, ServiceError, unprocessable } from "../../errors";
 import { newId } from "../../ids";
 import { type Actor, type AuditLog, accountSubject, actorText } from "../audit/service";
-import { type BlacklistService, type EntryRow, isProvider, normalizeAccountId } from "../blacklist/service";
+import { type BlacklistService, type EntryRow, isProvider, normalizeAccountId, toPublicEntry } from "../blacklist/service";
 import type { CreatorRow, CreatorsService } from "../creators/service";
 import type { Viewer } from "../sessions/service";
-import type { Appeal, AppealEntry, AppealPage, AppealQueueQuery, DecideAppealBody, MeAppealBody, MyAppealsQuery, PartnerAppealBody, StaffAppeal, StaffAppealPage } from "./model";
+import type { Appeal, AppealEntry, AppealPage, AppealQueueQuery, DecideAppealBody, MeAppealBody, MyAppealsQuery, MyEntries, PartnerAppealBody, StaffAppeal, StaffAppealPage } from "./model";
 import { type AppealPosition, type AppealRow, type AppealsStore, createAppealsStore } from "./store";
 
 /** How long after a decided appeal the same entry may be appealed again. */
@@ -193,6 +193,25 @@ export class AppealsService {
     const before = this.position(query.cursor, `me:${viewer.creatorId}`);
     const rows = await this.store.filedBy("creator", viewer.creatorId, before, limit + 1);
     return this.page(rows, limit, `me:${viewer.creatorId}`, toAppeal);
+  }
+
+  /**
+   * The confirmed entries that stand against the signed-in creator (naming them, or any of their
+   * linked accounts), newest first: the entries they may appeal. Each in its public view: which
+   * account it names, its private note and who reported stay with staff.
+   */
+  async entriesNaming(viewer: Viewer): Promise<typeof MyEntries.static> {
+    const now = this.clock.now();
+    const basis = await this.creators.store.scoreBasis({ id: viewer.creatorId, handle: viewer.handle }, now);
+    const rows: EntryRow[] = [];
+    for (const penalty of basis.penalties) {
+      const entry = penalty.watchlist ? null : await this.blacklist.entryRow(penalty.id);
+      if (entry && stands(entry, now)) rows.push(entry);
+    }
+    rows.sort((a, b) => b.issuedAt - a.issuedAt || (a.id < b.id ? 1 : -1));
+    const data = [];
+    for (const entry of rows) data.push({ entry: toPublicEntry(entry), open_appeal: (await this.store.openOn(entry.id))?.id ?? null });
+    return { data };
   }
 
   // Staff.
