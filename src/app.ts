@@ -13,6 +13,7 @@ import { blacklistRoutes, partnerBlacklistRoutes } from "./modules/blacklist";
 import { CHECK_ROUTE, checkFastPath } from "./modules/blacklist/check-fast-path";
 import { partnerCreatorRoutes, userRoutes } from "./modules/creators";
 import { partnerNetworkRoutes } from "./modules/network";
+import { moderationControllers } from "./modules/moderation";
 import { leaderboardRoutes, publicRoutes } from "./modules/public";
 import { jobRoutes } from "./modules/jobs";
 import { healthRoutes, metricsRoutes } from "./modules/ops";
@@ -97,6 +98,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(partnerAppealRoutes(runtime, services.appeals))
     .use(meAppealRoutes(runtime, services.sessions, services.appeals))
     .use(moderationAppealRoutes(runtime, services.sessions, services.staff, services.appeals))
+    .use(moderationControllers(runtime, services.sessions, services.staff, services.moderation))
     .use(auditRoutes(runtime, services.sessions, services.staff, services.audit))
     .use(jobRoutes(runtime, jobs));
 

@@ -6,6 +6,7 @@ import { BadgeService } from "./modules/badge/service";
 import { BlacklistService } from "./modules/blacklist/service";
 import { CoursesService } from "./modules/courses/service";
 import { CreatorsService } from "./modules/creators/service";
+import { ModerationService } from "./modules/moderation/service";
 import { NetworkService } from "./modules/network/service";
 import { PublicService } from "./modules/public/service";
 import { SessionsService } from "./modules/sessions/service";
@@ -22,6 +23,7 @@ export interface Services {
   usage: UsageService;
   blacklist: BlacklistService;
   creators: CreatorsService;
+  moderation: ModerationService;
   network: NetworkService;
   public: PublicService;
   sessions: SessionsService;
@@ -40,6 +42,7 @@ export function createServices(runtime: Runtime): Services {
   const blacklist = new BlacklistService(store, clock, runtime.cursors, outbox, audit);
   const creators = new CreatorsService(store, clock, outbox, blacklist, runtime.config.baseUrl);
   const network = new NetworkService(store, clock, outbox, creators);
+  const staff = new StaffService(store, clock, creators, audit);
   const webhooks = new WebhooksService(store, clock, runtime.cursors, {
     policy: { allowPrivate: runtime.config.allowPrivateWebhooks },
     retryDelaysMs: runtime.config.webhookRetryDelaysMs,
@@ -54,7 +57,8 @@ export function createServices(runtime: Runtime): Services {
     network,
     public: new PublicService(store, clock, blacklist, creators),
     sessions: new SessionsService(store, clock, creators, network, runtime.cursors, runtime.config.baseUrl),
-    staff: new StaffService(store, clock, creators, audit),
+    staff,
+    moderation: new ModerationService(store, clock, runtime.cursors, blacklist, creators, staff, audit),
     courses: new CoursesService(store, clock, creators, runtime.config.courseSubmissions),
     badges: new BadgeService(creators),
     outbox,

@@ -36,6 +36,13 @@ export function cleanText(value: string | null | undefined): string | null {
   return text === "" ? null : text;
 }
 
+/** Free text of several lines (a statement, a report, a comment): line breaks and tabs stay, other control characters go; 422 when nothing is left. */
+export function cleanLines(text: string, field: string): string {
+  const cleaned = text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, "").trim();
+  if (cleaned === "") throw unprocessable(`The ${field} is empty.`);
+  return cleaned;
+}
+
 export function isHttpUrl(value: string): boolean {
   try {
     const url = new URL(value);

@@ -4,6 +4,7 @@ import { loadConfig, SETTINGS } from "../config";
 import { Checkpointer } from "../db/checkpointer";
 import { openDatabase } from "../db/database";
 import { isPostgresUrl, redactUrl } from "../db/location";
+import { largestBody } from "../http/body";
 import { createRuntime } from "../runtime";
 import { announce, checkAdminKeyFile, firstStartKey } from "../server/first-start";
 import { lockDatabaseFile } from "../server/serve-lock";
@@ -101,7 +102,7 @@ export const serve: Command = {
       // check's throughput (36.6k against 45.4k checks/s, 30.4 against 24.5 µs of CPU each: wrk
       // 2t/32c, 300k-line database, 2 cores, Bun 1.4.5), so the listener keeps it and the probe
       // above is what refuses a second server on the port.
-      app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.maxBodyBytes + 1024 });
+      app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: largestBody(config.maxBodyBytes) + 1024 });
     } catch (error) {
       await store.close();
       throw listenError(error, config.host, config.port);

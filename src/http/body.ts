@@ -36,6 +36,26 @@ export function rawBodyRoute(method: string, path: string, maxBytes: number): st
   return path;
 }
 
+/**
+ * The byte limit of the file route a request's concrete path names, or undefined: checked on a
+ * request's declared length before any route is matched.
+ */
+export function rawBodyLimitOfPath(method: string, path: string): number | undefined {
+  for (const [route, max] of RAW_BODY_ROUTES) {
+    const space = route.indexOf(" ");
+    if (route.slice(0, space) !== method) continue;
+    const pattern = route.slice(space + 1).split("/");
+    const parts = path.split("/");
+    if (pattern.length === parts.length && pattern.every((p, i) => p.startsWith(":") ? parts[i] !== "" : p === parts[i])) return max;
+  }
+  return undefined;
+}
+
+/** The largest body any route takes: a server's own request bound must let it through. */
+export function largestBody(maxJson: number): number {
+  return Math.max(maxJson, ...RAW_BODY_ROUTES.values());
+}
+
 /** The byte limit of a file route, or undefined for a JSON route. */
 export function rawBodyLimit(method: string, route: string | undefined): number | undefined {
   return route === undefined ? undefined : RAW_BODY_ROUTES.get(`${method} ${route}`);

@@ -7,7 +7,7 @@ import type { Runtime } from "../runtime";
 import { isUnstorableText } from "../db/errors";
 import { ServiceError } from "../errors";
 import { clientBucketKey } from "./client-address";
-import { GUARD_PARSERS, readJsonBody } from "./body";
+import { GUARD_PARSERS, rawBodyLimitOfPath, readJsonBody } from "./body";
 import { ApiError, envelope, fromServiceError, fromValidationError, ReplayedAnswer } from "./errors";
 import { PUBLIC_IP_RULE } from "./limits";
 import { urlTextProblem } from "./url-text";
@@ -220,8 +220,10 @@ export function conventions(runtime: Runtime) {
       }
       if (request.method === "GET" || request.method === "HEAD") return;
       const length = Number(request.headers.get("content-length") ?? 0);
-      if (length > runtime.config.maxBodyBytes) {
-        throw new ApiError(413, "payload_too_large", `Request body is larger than ${runtime.config.maxBodyBytes} bytes.`);
+      // A file route (an evidence upload) takes more than a JSON body; its guard reads it within that bound.
+      const max = rawBodyLimitOfPath(request.method, path) ?? runtime.config.maxBodyBytes;
+      if (length > max) {
+        throw new ApiError(413, "payload_too_large", `Request body is larger than ${max} bytes.`);
       }
     })
     // Every body is read by the one bounded parser (body.ts), never by Elysia's: a guard's parse

@@ -8,6 +8,7 @@
 import { writeSync } from "node:fs";
 import { buildApp } from "../app";
 import type { Config } from "../config";
+import { largestBody } from "../http/body";
 import { openDatabase, type Database } from "../db/database";
 import { leaveCheckpointsToOthers, takePageCacheShare } from "../db/pragmas";
 import { Logger } from "../logger";
@@ -78,7 +79,7 @@ export async function runWorker(role: WorkerRole): Promise<"running"> {
     exclusive: jobLocks(region, jobs(runtime, services).map((job) => job.name), store),
     services,
   });
-  app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.maxBodyBytes + 1024, reusePort: true });
+  app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: largestBody(config.maxBodyBytes) + 1024, reusePort: true });
   const server = app.server!;
 
   let stopping = false;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isPublicPath, isSessionPath } from "../../src/http/conventions";
+import { EVIDENCE_TYPES } from "../../src/domain";
 import { createTestApp, tempDir, type TestApp } from "../helpers";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -132,6 +133,10 @@ test("every documented route names a readable, unique operationId in its route o
 test("every JSON request and response body is a named component schema", () => {
   // The bodies that are not JSON: Prometheus text, the SVG badge, and the sign-in link's page for link previewers.
   const NOT_JSON = new Set(["get /metrics 200 text/plain", "get /badge/{handle} 200 image/svg+xml", "get /auth/magic 200 text/html", "get /auth/magic 302 text/html"]);
+  // Evidence files: uploaded as themselves, and served as themselves to staff and (when public) keyed callers.
+  for (const type of EVIDENCE_TYPES) {
+    for (const name of ["post /v1/reports/{id}/evidence body", "get /v1/moderation/evidence/{evd} 200", "get /v1/blacklist/entries/{id}/evidence/{evd} 200"]) NOT_JSON.add(`${name} ${type}`);
+  }
   const inline: string[] = [];
   const other: string[] = [];
   for (const [path, method, operation] of operations()) {

@@ -144,6 +144,11 @@ export class BlacklistService {
     return this.store.byId(id);
   }
 
+  /** Every entry of one account, or naming one creator, whatever its status: a moderation case's history. */
+  entriesOf(subject: Parameters<BlacklistStore["entriesOf"]>[0]): Promise<EntryRow[]> {
+    return this.store.entriesOf(subject);
+  }
+
   /** Stores a prepared entry of an import that awaits each line, inside its transaction: feed row and listeners, no event. */
   importEntry(row: EntryRow): Promise<void> {
     return this.writes.importEntry(row);

@@ -58,6 +58,17 @@ export class PostgresBlacklistStore implements BlacklistStore {
     return row ? readEntry(row) : null;
   }
 
+  async entriesOf(subject: { provider: Provider; providerUserId: string } | { creatorHandle: string }) {
+    const rows =
+      "creatorHandle" in subject
+        ? await this.sql.unsafe(`SELECT ${ENTRY_COLUMNS} FROM blacklist_entries WHERE creator_handle = $1 ORDER BY issued_at, id`, [subject.creatorHandle])
+        : await this.sql.unsafe(`SELECT ${ENTRY_COLUMNS} FROM blacklist_entries WHERE provider = $1 AND provider_user_id = $2 ORDER BY issued_at, id`, [
+            subject.provider,
+            subject.providerUserId,
+          ]);
+    return [...rows].map(readEntry);
+  }
+
   async changesAfter(seq: number, limit: number): Promise<ChangeRow[]> {
     const rows = await this.sql.unsafe(
       `SELECT ${columnsOf(blacklistChanges, CHANGE_FIELDS, "c")}, ${columnsOf(blacklistEntries, undefined, "e")}

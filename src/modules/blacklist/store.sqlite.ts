@@ -147,6 +147,16 @@ export class SqliteBlacklistStore implements BlacklistStore, BlacklistSyncStore 
     return this.byId(id);
   }
 
+  async entriesOf(subject: { provider: Provider; providerUserId: string } | { creatorHandle: string }) {
+    const rows =
+      "creatorHandle" in subject
+        ? this.sqlite.query<Record<string, unknown>, [string]>(`SELECT ${ENTRY_COLUMNS} FROM blacklist_entries WHERE creator_handle = ? ORDER BY issued_at, id`).all(subject.creatorHandle)
+        : this.sqlite
+            .query<Record<string, unknown>, [string, string]>(`SELECT ${ENTRY_COLUMNS} FROM blacklist_entries WHERE provider = ? AND provider_user_id = ? ORDER BY issued_at, id`)
+            .all(subject.provider, subject.providerUserId);
+    return rows.map(readEntry);
+  }
+
   async changesAfter(seq: number, limit: number) {
     return this.changeRows.all(seq, limit).map(readChange);
   }

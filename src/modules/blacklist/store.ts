@@ -44,6 +44,8 @@ export interface BlacklistStore {
   byId(id: string): Promise<EntryRow | null>;
   /** `byId` that holds the row until the transaction ends (PostgreSQL: FOR UPDATE). */
   lockById(id: string): Promise<EntryRow | null>;
+  /** Every entry of one account or (with `creatorHandle`) naming one creator, whatever its status, oldest first: a moderation case's history. */
+  entriesOf(subject: { provider: Provider; providerUserId: string } | { creatorHandle: string }): Promise<EntryRow[]>;
   changesAfter(seq: number, limit: number): Promise<ChangeRow[]>;
   /** Throws UniqueViolation for an id already taken. */
   insertEntry(row: EntryRow): Promise<void>;
