@@ -84,17 +84,9 @@ export type WebhookDeliveriesQuery = QueryOf<"/v1/webhooks/{id}/deliveries">;
 export type WebhookDeliveriesPage = ResultOf<"/v1/webhooks/{id}/deliveries">;
 export type WebhookDelivery = WebhookDeliveriesPage["data"][number];
 
-// Appeals: typed from the document once the server describes the route; until then by the shape
-// the route is specified with (docs/api.md).
-type AppealsPath = "/v1/partner/appeals" extends keyof paths ? "/v1/partner/appeals" : never;
-type AppealPath = "/v1/partner/appeals/{id}" extends keyof paths ? "/v1/partner/appeals/{id}" : never;
-export type NewAppeal = [AppealsPath] extends [never]
-  ? { entry_id: string; provider: CheckQuery["provider"]; provider_user_id: string; statement: string }
-  : BodyOf<AppealsPath, "post">;
-export type CreatedAppeal = [AppealsPath] extends [never] ? { id: string; status: "open" } : ResultOf<AppealsPath, "post">;
-export type Appeal = [AppealPath] extends [never]
-  ? { id: string; entry_id: string; status: "open" | "decided"; outcome?: string | null; note?: string | null; created_at: string; decided_at?: string | null }
-  : ResultOf<AppealPath>;
+export type NewAppeal = BodyOf<"/v1/partner/appeals", "post">;
+export type CreatedAppeal = ResultOf<"/v1/partner/appeals", "post">;
+export type Appeal = ResultOf<"/v1/partner/appeals/{id}">;
 
 export interface TrustlistOptions extends RetryOptions {
   /** The server, e.g. `https://trust.example.org` (no trailing path). */
@@ -374,17 +366,12 @@ export class Trustlist {
    * the cooldown after a decided appeal runs.
    */
   createAppeal(appeal: NewAppeal, options?: CallOptions): Promise<CreatedAppeal> {
-    return this.ok(this.untyped.POST("/v1/partner/appeals", { body: appeal, ...this.init(options) }));
+    return this.ok(this.api.POST("/v1/partner/appeals", { body: appeal, ...this.init(options) }));
   }
 
   /** One appeal: open, or decided with its outcome. */
   getAppeal(id: string, options?: CallOptions): Promise<Appeal> {
-    return this.ok(this.untyped.GET("/v1/partner/appeals/{id}", { params: { path: { id } }, ...this.init(options) }));
-  }
-
-  /** The routes this client knows before the document describes them. */
-  private get untyped(): Client<any> {
-    return this.api as unknown as Client<any>;
+    return this.ok(this.api.GET("/v1/partner/appeals/{id}", { params: { path: { id } }, ...this.init(options) }));
   }
 
   addReferral(referral: BodyOf<"/v1/partner/referrals", "post">, options?: CallOptions): Promise<ResultOf<"/v1/partner/referrals", "post">> {
