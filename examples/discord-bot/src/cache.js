@@ -39,6 +39,11 @@ export class TtlCache {
     while (this.#entries.size > this.max) this.#entries.delete(/** @type {string} */ (this.#entries.keys().next().value));
   }
 
+  /** @param {string} key */
+  delete(key) {
+    this.#entries.delete(key);
+  }
+
   get size() {
     return this.#entries.size;
   }

@@ -1,7 +1,10 @@
 // @ts-check
 // The bot's settings, from environment variables, checked before it connects: a typo in an action
-// or a missing key stops it with a message naming the variable, not at the first join.
+// or a missing key stops it with a message naming the variable, not at the first join. Each
+// server's own settings (mod-log channel, vertical, actions) are set in Discord with /trustlist;
+// the ON_* and TRUSTLIST_VERTICAL variables are only the defaults a new server starts with.
 import { ALLOWED_ACTIONS, DEFAULT_ACTIONS } from "./policy.js";
+import { VERTICALS } from "./state.js";
 
 /**
  * @typedef {{
@@ -9,16 +12,16 @@ import { ALLOWED_ACTIONS, DEFAULT_ACTIONS } from "./policy.js";
  *   trustlistUrl: string,
  *   trustlistKey: string,
  *   vertical: string,
- *   modChannelId: string | null,
  *   actions: import("./policy.js").Actions,
+ *   stateFile: string,
  *   cacheTtlMs: number,
  *   joinBatch: boolean,
  *   joinIntervalMs: number,
  *   maxPendingJoins: number,
+ *   followPollMs: number,
+ *   sweepReserve: number,
  * }} BotConfig
  */
-
-const VERTICALS = ["all", "roblox", "uefn", "minecraft"];
 
 /**
  * @param {Record<string, string | undefined>} env
@@ -43,28 +46,30 @@ export function loadConfig(env) {
     const name = `ON_${verdict.toUpperCase()}`;
     const raw = env[name]?.trim().toLowerCase();
     if (!raw) continue;
-    if (!ALLOWED_ACTIONS[verdict].includes(raw)) problems.push(`${name} must be one of ${ALLOWED_ACTIONS[verdict].join(", ")}, got "${raw}"`);
+    if (!ALLOWED_ACTIONS[verdict].includes(/** @type {any} */ (raw))) problems.push(`${name} must be one of ${ALLOWED_ACTIONS[verdict].join(", ")}, got "${raw}"`);
     else actions[verdict] = /** @type {import("./policy.js").Action} */ (raw);
   }
   const vertical = env.TRUSTLIST_VERTICAL?.trim() || "all";
   if (!VERTICALS.includes(vertical)) problems.push(`TRUSTLIST_VERTICAL must be one of ${VERTICALS.join(", ")}, got "${vertical}"`);
   const trustlistKey = required("TRUSTLIST_KEY");
   if (trustlistKey && !/^tl_live_[A-Za-z0-9]{32}$/.test(trustlistKey)) problems.push("TRUSTLIST_KEY must look like tl_live_ followed by 32 letters and digits");
+  // One global channel posted every server's alerts into one server's channel.
+  if (env.MOD_CHANNEL_ID?.trim()) problems.push("MOD_CHANNEL_ID is no longer read: set each server's mod-log channel in Discord with /trustlist channel");
   const config = {
     discordToken: required("DISCORD_TOKEN"),
     trustlistUrl: required("TRUSTLIST_URL"),
     trustlistKey,
     vertical,
-    modChannelId: env.MOD_CHANNEL_ID?.trim() || null,
     actions,
+    stateFile: env.STATE_FILE?.trim() || "trustlist-bot-state.json",
     cacheTtlMs: number("CACHE_TTL_SECONDS", 300, 0) * 1000,
     joinBatch: env.TRUSTLIST_BATCH === "1",
     joinIntervalMs: number("JOIN_CHECK_INTERVAL_MS", 2000, 0),
     maxPendingJoins: number("MAX_PENDING_JOINS", 1000, 1),
+    followPollMs: number("FOLLOW_POLL_SECONDS", 30, 1) * 1000,
+    sweepReserve: number("SWEEP_RESERVE_CALLS", 20, 0),
   };
   if (config.trustlistUrl && !/^https?:\/\/\S+$/.test(config.trustlistUrl)) problems.push(`TRUSTLIST_URL must be an http(s) URL, got "${config.trustlistUrl}"`);
-  const alerting = Object.values(actions).includes("alert");
-  if (alerting && !config.modChannelId) problems.push("MOD_CHANNEL_ID is required while any ON_* action is alert (the default for restricted, warned and watchlist)");
   if (problems.length) throw new Error(`The bot's settings are not usable:\n- ${problems.join("\n- ")}`);
   return config;
 }

@@ -4,7 +4,9 @@
 // (100 calls) in seconds. The queue takes up to `batchSize` members per step (50 with a batch-
 // capable plan: one call per step) and waits `intervalMs` between steps. A member queued twice is
 // checked once. Past `maxPending` waiting members the newest are not queued and `onOverflow`
-// says so, so moderators know who was not checked.
+// says so, so moderators know who was not checked. A member whose check failed (trustlist down,
+// the day's quota spent) is not forgotten: `retry` queues it again after a wait (the quota's reset,
+// a backoff), on a timer the caller may supply, and `stop` cancels the waits.
 
 /**
  * @template T
@@ -17,6 +19,8 @@ export class JoinQueue {
   #running = false;
   /** @type {Promise<void>} */
   #idle = Promise.resolve();
+  /** Members waiting out a failed check, by key. @type {Map<string, { cancel: () => void }>} */
+  #retrying = new Map();
 
   /**
    * @param {{
@@ -28,6 +32,7 @@ export class JoinQueue {
    *   onOverflow?: (item: T, pending: number) => void,
    *   onError?: (error: unknown, items: T[]) => void,
    *   wait?: (ms: number) => Promise<void>,
+   *   schedule?: (run: () => void, ms: number) => { cancel: () => void },
    * }} options
    */
   constructor(options) {
@@ -39,6 +44,42 @@ export class JoinQueue {
     this.onOverflow = options.onOverflow ?? (() => {});
     this.onError = options.onError ?? (() => {});
     this.wait = options.wait ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.schedule =
+      options.schedule ??
+      ((run, ms) => {
+        const timer = setTimeout(run, ms);
+        timer.unref?.();
+        return { cancel: () => clearTimeout(timer) };
+      });
+  }
+
+  /** Members waiting out a failed check. */
+  get retrying() {
+    return this.#retrying.size;
+  }
+
+  /**
+   * Queues `item` again in `ms`; false when it already waits (here or in the queue).
+   * @param {T} item
+   * @param {number} ms
+   */
+  retry(item, ms) {
+    const key = this.key(item);
+    if (this.#retrying.has(key)) return false;
+    this.#retrying.set(
+      key,
+      this.schedule(() => {
+        this.#retrying.delete(key);
+        this.push(item);
+      }, ms),
+    );
+    return true;
+  }
+
+  /** Cancels every pending retry. */
+  stop() {
+    for (const timer of this.#retrying.values()) timer.cancel();
+    this.#retrying.clear();
   }
 
   /** Members waiting to be checked. */
@@ -52,7 +93,7 @@ export class JoinQueue {
    */
   push(item) {
     const key = this.key(item);
-    if (this.#keys.has(key)) return false;
+    if (this.#keys.has(key) || this.#retrying.has(key)) return false;
     if (this.#waiting.length >= this.maxPending) {
       this.onOverflow(item, this.#waiting.length);
       return false;

@@ -1,6 +1,8 @@
 // @ts-check
 // What the bot does about one check result, and what it tells the moderators: a pure function of
-// the answer and the server owner's settings, so it is tested without Discord.
+// the answer and the server's settings, so it is tested without Discord. Also the words for a
+// check that could not be made: they say what happened and what the bot will do, and never quote
+// an address or a raw error (a mod-log is read by people who should not learn where trustlist runs).
 //
 // The four states a trustlist answer can be in (docs/api.md, "Blacklist rules"):
 //   banned      an active, confirmed entry of severity `ban`; `banned: true`.
@@ -10,26 +12,33 @@
 // A watchlist row never makes `banned` true: it is a reason to look, not to act.
 
 /** @typedef {"banned" | "restricted" | "warned" | "watchlist" | "clean"} Verdict */
-/** @typedef {"ban" | "kick" | "alert" | "none"} Action */
+/** @typedef {"ban" | "kick" | "timeout" | "quarantine" | "alert" | "none"} Action */
 /** @typedef {Record<Exclude<Verdict, "clean">, Action>} Actions */
 
 /**
  * The fields of a check the bot reads: a `checkAccount` answer, a `batchCheck` row and a public
  * search hit all have them.
  * @typedef {{ banned: boolean, severity?: string | null, watchlist?: boolean | null, high_risk?: boolean | null,
- *   reason_code?: string | null, summary?: string | null, entry?: { summary?: string | null } | null, error?: string | null }} CheckLike
+ *   reason_code?: string | null, summary?: string | null, entry?: { id?: string, summary?: string | null } | null, error?: string | null }} CheckLike
  */
 
 /** @type {Actions} */
 export const DEFAULT_ACTIONS = { banned: "ban", restricted: "alert", warned: "alert", watchlist: "alert" };
 
-/** The actions each verdict allows: a member is never banned or kicked over an unconfirmed report. */
+/**
+ * The actions each verdict allows: a ban only for a confirmed ban; and nothing but an alert over an
+ * unconfirmed report (no ban, kick, timeout or quarantine).
+ * @type {Record<Exclude<Verdict, "clean">, Action[]>}
+ */
 export const ALLOWED_ACTIONS = {
-  banned: ["ban", "kick", "alert", "none"],
-  restricted: ["kick", "alert", "none"],
-  warned: ["kick", "alert", "none"],
+  banned: ["ban", "kick", "timeout", "quarantine", "alert", "none"],
+  restricted: ["kick", "timeout", "quarantine", "alert", "none"],
+  warned: ["kick", "timeout", "quarantine", "alert", "none"],
   watchlist: ["alert", "none"],
 };
+
+/** Actions the bot can undo when the entry behind them is overturned. */
+export const LIFTABLE = ["ban", "timeout", "quarantine"];
 
 /** @type {Record<Verdict, string>} */
 export const MEANING = {
@@ -40,10 +49,12 @@ export const MEANING = {
   clean: "No active report on this account.",
 };
 
-/** @type {Record<Action, string>} */
-const DOING = {
+/** What the bot did, as the mod-log says it. @type {Record<Action, string>} */
+export const DOING = {
   ban: "The bot banned the member.",
   kick: "The bot kicked the member.",
+  timeout: "The bot timed the member out.",
+  quarantine: "The bot gave the member the quarantine role.",
   alert: "The bot took no action; moderators were alerted.",
   none: "The bot took no action.",
 };
@@ -95,30 +106,56 @@ function reasonOf(check) {
 export function decide(check, options = {}) {
   const actions = options.actions ?? DEFAULT_ACTIONS;
   const verdict = verdictOf(check);
+  // A setting outside what the verdict allows (a hand-edited state file) alerts instead.
   /** @type {Action} */
-  const action = verdict === "clean" ? "none" : actions[verdict];
+  const action = verdict === "clean" ? "none" : ALLOWED_ACTIONS[verdict].includes(actions[verdict]) ? actions[verdict] : "alert";
   const lines = explain(check, options.who);
   if (verdict !== "clean") lines.push(DOING[action]);
   return { verdict, action, reason: reasonOf(check), highRisk: Boolean(check.high_risk), message: lines.join("\n") };
 }
 
 /**
- * The moderators' message when a check could not be made: no action is taken on a member the
- * bot could not check.
+ * What kind of failure a check ended in, and whether waiting helps: the SDK's error subclasses by
+ * their code and status (no import needed: the bot reads the fields every TrustlistError has).
+ * @param {unknown} error
+ * @returns {"quota" | "rate" | "outage" | "key" | "refused"}
+ */
+export function failureKind(error) {
+  const e = /** @type {{ code?: string, status?: number }} */ (error ?? {});
+  if (e.code === "quota_exceeded") return "quota";
+  if (e.code === "rate_limited") return "rate";
+  if (e.status === 401 || e.status === 402 || e.status === 403) return "key";
+  if (e.status === undefined || e.status === 0 || e.status >= 500 || e.code === "network_error" || e.code === "timeout") return "outage";
+  return "refused";
+}
+
+/**
+ * The moderators' message when a check could not be made: what happened, in words, and what
+ * happens next. No action is taken on a member the bot could not check.
  * @param {unknown} error a TrustlistError (status, code, requestId, retryAfter) or anything thrown
- * @param {{ who?: string }} [options]
+ * @param {{ who?: string, retryInMs?: number | null }} [options] `retryInMs`: when the bot checks again (null: it will not)
  */
 export function describeFailure(error, options = {}) {
-  const e = /** @type {{ code?: string, status?: number, requestId?: string | null, retryAfter?: number | null, message?: string }} */ (error ?? {});
+  const e = /** @type {{ code?: string, status?: number, requestId?: string | null, retryAfter?: number | null }} */ (error ?? {});
   const who = options.who ? `${options.who}: ` : "";
   const ref = e.requestId ? ` (request ${e.requestId})` : "";
-  if (e.code === "quota_exceeded") {
-    const hours = e.retryAfter ? Math.ceil(e.retryAfter / 3600) : null;
-    return `${who}not checked: the trustlist key's daily quota is spent${hours ? `; it resets in about ${hours} h` : ""}${ref}. No action taken.`;
-  }
-  if (e.code === "rate_limited") return `${who}not checked: trustlist is rate limiting this key; try again in ${e.retryAfter ?? "a few"} s${ref}. No action taken.`;
-  if (e.code === "unauthorized") return `${who}not checked: the trustlist key was refused (revoked or mistyped)${ref}. No action taken.`;
-  return `${who}not checked: ${e.message ?? String(error)}${ref}. No action taken.`;
+  const what = {
+    quota: "the trustlist key's daily quota is spent",
+    rate: "trustlist is rate limiting this key",
+    outage: "trustlist did not answer (it may be down or restarting)",
+    key: "trustlist refused the bot's key (revoked, mistyped, or its plan does not allow this)",
+    refused: `trustlist refused the check${e.code ? ` (${e.code})` : ""}`,
+  }[failureKind(error)];
+  const next = options.retryInMs == null ? "No action taken." : `No action taken; the bot checks again in ${duration(options.retryInMs)}.`;
+  return `${who}not checked: ${what}${ref}. ${next}`;
+}
+
+/** `ms` in the largest unit that reads well: "45 s", "12 min", "3 h". @param {number} ms */
+export function duration(ms) {
+  const s = Math.max(1, Math.round(ms / 1000));
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  return `${Math.round(s / 3600)} h`;
 }
 
 /**
