@@ -105,6 +105,15 @@ describe("a decision, end to end", () => {
       expectEnvelope(await act(first.case_id, action, key(), body), 409, "conflict");
     }
     expectEnvelope(await act(first.case_id, "decide", key(), { severity: "warn", reason_code: "spam", summary: "again", appealable: true }), 409, "conflict");
+    // A decided report takes no more files; staff still download every file; an unknown one is 404.
+    expect((await upload(w, first.id, PNG, "image/png")).status).toBe(409);
+    expect((await w.t.call("GET", `/v1/moderation/evidence/${hidden.id}`, key())).status).toBe(200);
+    expectEnvelope(await w.t.json("GET", "/v1/moderation/evidence/evd_01kdvdna009aqnt2ae7ejrkvaj", key()), 404, "not_found");
+
+    // Once the entry no longer stands, its evidence is no longer served.
+    await w.write("POST", `/v1/partner/blacklist/${entryId}/overturn`, { reason: "Appeal granted." });
+    expectEnvelope(await w.t.json("GET", `/v1/blacklist/entries/${entryId}/evidence`, { key: w.bot.key }), 404, "not_found");
+    expectEnvelope(await w.t.json("GET", `/v1/blacklist/entries/${entryId}/evidence/${shown.id}`, { key: w.bot.key }), 404, "not_found");
   });
 
   test("a decision that fails leaves the case open and no entry; bad input changes nothing", async () => {
