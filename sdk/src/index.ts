@@ -356,6 +356,25 @@ export class Trustlist {
     return this.ok(this.api.POST("/v1/partner/deals", { body: deal, ...this.init(options) }));
   }
 
+  getDeal(id: string, options?: CallOptions): Promise<ResultOf<"/v1/partner/deals/{id}">> {
+    return this.ok(this.api.GET("/v1/partner/deals/{id}", { params: { path: { id } }, ...this.init(options) }));
+  }
+
+  /** pending → confirmed (`deal.confirmed`). */
+  confirmDeal(id: string, options?: CallOptions): Promise<ResultOf<"/v1/partner/deals/{id}/confirm", "post">> {
+    return this.ok(this.api.POST("/v1/partner/deals/{id}/confirm", { params: { path: { id } }, ...this.init(options) }));
+  }
+
+  /** pending → declined (`deal.declined`). */
+  declineDeal(id: string, options?: CallOptions): Promise<ResultOf<"/v1/partner/deals/{id}/decline", "post">> {
+    return this.ok(this.api.POST("/v1/partner/deals/{id}/decline", { params: { path: { id } }, ...this.init(options) }));
+  }
+
+  /** confirmed → completed: counts for both creators' Trust Scores, and opens one review each. */
+  completeDeal(id: string, options?: CallOptions): Promise<ResultOf<"/v1/partner/deals/{id}/complete", "post">> {
+    return this.ok(this.api.POST("/v1/partner/deals/{id}/complete", { params: { path: { id } }, ...this.init(options) }));
+  }
+
   addReview(review: BodyOf<"/v1/partner/reviews", "post">, options?: CallOptions): Promise<ResultOf<"/v1/partner/reviews", "post">> {
     return this.ok(this.api.POST("/v1/partner/reviews", { body: review, ...this.init(options) }));
   }
