@@ -1,13 +1,15 @@
 // The bot's parts that need neither Discord nor trustlist: the decision table (each answer, each
 // action a server can choose, what an unconfirmed report may never trigger), the words of a failed
 // check (never an address), the settings from the environment, the answer cache, the per-server
-// state and its file, and the commands' shape.
+// state and its file, the commands' shape, and the checker's calls (against a stand-in for the
+// SDK that counts them; the real server is in bot.node.js).
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { TtlCache } from "../src/cache.js";
+import { createChecker } from "../src/checker.js";
 import { APPEAL, GLOBAL_COMMANDS, GUILD_COMMANDS, MANAGE_GUILD, TRUSTLIST } from "../src/commands.js";
 import { loadConfig } from "../src/config.js";
 import { ALLOWED_ACTIONS, decide, DEFAULT_ACTIONS, describeFailure, describeSearch, duration, failureKind, verdictOf } from "../src/policy.js";
@@ -193,4 +195,34 @@ test("commands: settings need Manage Server and stay in servers; /appeal works i
   assert.equal("default_member_permissions" in APPEAL, false);
   const statement = APPEAL.options[0]?.options?.[0];
   assert.deepEqual([statement?.min_length, statement?.max_length], [1, 4000]);
+});
+
+test("the checker: one batch call per 50 members with the vertical, answers kept per vertical, a refused row an Error", async () => {
+  /** @type {string[]} */
+  const calls = [];
+  const tl = {
+    checkAccount: async (/** @type {any} */ q) => (calls.push(`single ${q.vertical} ${q.id}`), { provider: "discord", id: q.id, banned: q.id === "7", checked_at: at, entry: q.id === "7" ? { id: "bl_7" } : null }),
+    batchCheck: async (/** @type {any[]} */ accounts, /** @type {any} */ options) => {
+      calls.push(`batch ${options.vertical} ${accounts.length}`);
+      return { checked_at: at, results: accounts.map((a) => (a.id === "bad" ? { provider: "discord", id: a.id, banned: false, error: "invalid_account" } : { provider: "discord", id: a.id, banned: a.id === "7" })) };
+    },
+    searchPublic: async () => ({}),
+  };
+  const checker = createChecker({ tl: /** @type {any} */ (tl), batch: true, ttlMs: 60_000 });
+  const ids = Array.from({ length: 120 }, (_, i) => String(i));
+  const results = await checker.discordUsers([...ids, "bad"], "roblox");
+  assert.deepEqual(calls, ["batch roblox 50", "batch roblox 50", "batch roblox 21"]);
+  assert.equal(/** @type {any} */ (results.get("7")).banned, true);
+  assert.ok(results.get("bad") instanceof Error);
+  assert.equal(/** @type {any} */ (results.get("bad")).code, "invalid_account");
+  // Kept: no second call for the same vertical; another vertical is asked afresh.
+  await checker.discordUsers(["7", "8"], "roblox");
+  assert.equal(calls.length, 3);
+  await checker.discordUsers(["7", "8"], "minecraft");
+  assert.deepEqual(calls.slice(3), ["batch minecraft 2"]);
+  // The one-member check names the entry; forgetting a user asks again.
+  assert.equal((await checker.discordUser("7", "roblox")).entry?.id, "bl_7");
+  checker.forget("7");
+  await checker.discordUsers(["7"], "roblox");
+  assert.deepEqual(calls.slice(4), ["single roblox 7", "single roblox 7"]);
 });
