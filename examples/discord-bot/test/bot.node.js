@@ -6,7 +6,7 @@
 // that name no address. Retry timers are a list the test fires; waits on the server are polls with
 // a stated bound.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { after, afterEach, before, test } from "node:test";
 import { createTrustlist } from "../../../sdk/dist/index.js";
 import { createBot } from "../src/bot.js";
 import { MANAGE_GUILD } from "../src/commands.js";
@@ -30,9 +30,14 @@ before(async () => {
   await admin.addEntry({ provider: "discord", provider_user_id: "1004", severity: "warn", reason_code: "spam" });
 });
 after(() => live.close());
+/** Every bot a test made, stopped after it even when it failed (its follower polls until then). */
+const running = /** @type {Array<{ stop: () => Promise<void> }>} */ ([]);
+afterEach(async () => {
+  for (const bot of running.splice(0)) await bot.stop();
+});
 
-/** Waits until `check` holds, polling every 20 ms, for at most `ms`. */
-async function until(/** @type {() => boolean} */ check, /** @type {() => unknown} */ seen = () => "", ms = 10_000) {
+/** Waits until `check` holds, polling every 20 ms, for at most `ms` (the follower polls every 50 ms). */
+async function until(/** @type {() => boolean} */ check, /** @type {() => unknown} */ seen = () => "", ms = 20_000) {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out; saw ${JSON.stringify(seen())}`);
@@ -80,6 +85,7 @@ function makeBot(options = {}) {
     random: () => 0,
   });
   bot.start();
+  running.push(bot);
   /** A server set up by its owner with /trustlist, with a mod-log channel. */
   const server = async (/** @type {string} */ id, /** @type {Record<string, unknown>[]} */ ...settings) => {
     const guild = client.addGuild(id);
