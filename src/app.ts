@@ -9,6 +9,7 @@ import { adminRoutes, usageRoutes } from "./modules/accounts";
 import { meAppealRoutes, moderationAppealRoutes, partnerAppealRoutes } from "./modules/appeals";
 import { badgeRoutes } from "./modules/badge";
 import { courseRoutes } from "./modules/courses";
+import { federationRoutes } from "./modules/federation";
 import { blacklistRoutes, partnerBlacklistRoutes } from "./modules/blacklist";
 import { CHECK_ROUTE, checkFastPath } from "./modules/blacklist/check-fast-path";
 import { partnerCreatorRoutes, userRoutes } from "./modules/creators";
@@ -61,6 +62,11 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     },
     trustlist_limiter_buckets: { help: "Token buckets held in memory.", value: runtime.buckets.size + runtime.ipBuckets.size },
     trustlist_badge_cache_entries: { help: "Rendered badges kept for reuse.", value: services.badges.cacheSize },
+    trustlist_federation_refused_items: {
+      help: "Items of followed sources refused by verification since start (each stops its source's sync there).",
+      value: services.federation.refusedItems,
+    },
+    trustlist_federation_failing_sources: { help: "Followed sources whose last sync stopped on an error.", value: await services.federation.failingSources() },
     trustlist_process_resident_memory_bytes: { help: "Resident set size.", value: process.memoryUsage().rss },
     trustlist_process_uptime_seconds: { help: "Seconds since start.", value: Math.round((Date.now() - runtime.metrics.startedAt) / 1000) },
   });
@@ -100,6 +106,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(moderationAppealRoutes(runtime, services.sessions, services.staff, services.appeals))
     .use(moderationControllers(runtime, services.sessions, services.staff, services.moderation))
     .use(auditRoutes(runtime, services.sessions, services.staff, services.audit))
+    .use(federationRoutes(runtime, services.sessions, services.staff, services.federation))
     .use(jobRoutes(runtime, jobs));
 
   if (options.jobs) app.use(scheduler(jobs, options.jobs === true ? undefined : options.jobs));

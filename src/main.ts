@@ -16,8 +16,11 @@ import { migrate } from "./cli/migrate";
 import { serve } from "./cli/serve";
 import { transferCommands } from "./cli/transfer";
 import { ConfigError } from "./config";
+import { exemptionCommands } from "./cli/exemptions";
+import { instanceCommands } from "./cli/instance";
+import { sourceCommands } from "./cli/sources";
 
-const COMMANDS: Command[] = [serve, migrate, ...accountCommands, ...keyCommands, ...blacklistCommands, ...staffCommands, ...auditCommands, ...transferCommands, backup, loginLink];
+const COMMANDS: Command[] = [serve, migrate, ...accountCommands, ...keyCommands, ...blacklistCommands, ...staffCommands, ...auditCommands, ...transferCommands, backup, loginLink, ...instanceCommands, ...sourceCommands, ...exemptionCommands];
 const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]));
 const GROUPS = new Set(COMMANDS.filter((c) => c.name.includes(" ")).map((c) => c.name.split(" ")[0]!));
 

@@ -6,6 +6,8 @@ import { BadgeService } from "./modules/badge/service";
 import { BlacklistService } from "./modules/blacklist/service";
 import { CoursesService } from "./modules/courses/service";
 import { CreatorsService } from "./modules/creators/service";
+import { FederationService } from "./modules/federation/service";
+import { createMetaStore } from "./db/meta-store";
 import { ModerationService } from "./modules/moderation/service";
 import { NetworkService } from "./modules/network/service";
 import { PublicService } from "./modules/public/service";
@@ -33,6 +35,7 @@ export interface Services {
   badges: BadgeService;
   outbox: Outbox;
   webhooks: WebhooksService;
+  federation: FederationService;
 }
 
 export function createServices(runtime: Runtime): Services {
@@ -47,8 +50,9 @@ export function createServices(runtime: Runtime): Services {
     policy: { allowPrivate: runtime.config.allowPrivateWebhooks },
     retryDelaysMs: runtime.config.webhookRetryDelaysMs,
   });
+  const accounts = new AccountsService(runtime.accountsStore, clock, () => runtime.keys.changed());
   return {
-    accounts: new AccountsService(runtime.accountsStore, clock, () => runtime.keys.changed()),
+    accounts,
     appeals: new AppealsService(store, clock, runtime.cursors, blacklist, creators, audit),
     audit,
     usage: new UsageService(runtime.accountsStore, clock, runtime.meter, runtime.quota),
@@ -63,6 +67,7 @@ export function createServices(runtime: Runtime): Services {
     badges: new BadgeService(creators),
     outbox,
     webhooks,
+    federation: new FederationService(store, clock, runtime.cursors, createMetaStore(store), blacklist, accounts, audit, runtime.config.baseUrl),
     // Tripwire alerts go out as Discord messages through the webhooks' deliveries.
     tripwires: new TripwiresService(store, clock, creators, blacklist, webhooks),
   };

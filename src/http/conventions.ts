@@ -90,7 +90,8 @@ export function isPublicPath(path: string): boolean {
     path === "/referrals/leaderboard" ||
     path.startsWith("/widget") ||
     path === "/v1/courses" ||
-    path.startsWith("/v1/courses/")
+    path.startsWith("/v1/courses/") ||
+    path === "/.well-known/trustlist.json"
   );
 }
 

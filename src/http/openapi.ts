@@ -133,8 +133,10 @@ export function apiDocs(runtime: Runtime) {
       // are only its three). Generated on first use, again only if routes were added since.
       const routes = (app as unknown as { getGlobalRoutes(): typeof app.routes }).getGlobalRoutes();
       if (cached?.routes !== routes.length) {
-        // Every keyed write documents the Idempotency-Key header (http/idempotency.ts).
-        const generated = toOpenAPISchema(app as never, undefined, idempotencyHeaderReferences(routes, isKeyedPath) as never);
+        // Every keyed write documents the Idempotency-Key header (http/idempotency.ts). Paths with a
+        // dot are not taken for static files: the served files are hidden, and the identity
+        // document (/.well-known/trustlist.json) is an API route.
+        const generated = toOpenAPISchema(app as never, { staticFile: false } as never, idempotencyHeaderReferences(routes, isKeyedPath) as never);
         const document = {
           openapi: "3.1.2",
           ...DOCUMENTATION,

@@ -29,6 +29,8 @@ export function jobs(runtime: Runtime, services: Services): Job[] {
     // after an import) catch up while no request comes.
     { name: "notice-external-writes", pattern: Patterns.EVERY_SECOND, run: () => void runtime.store.changes.check() },
     { name: "expire-entries", pattern: Patterns.EVERY_MINUTE, run: () => services.blacklist.expireDue(), scope: "fleet" },
+    // Followed sources whose interval has passed (each at least 5 s), a page per transaction.
+    { name: "sync-sources", pattern: Patterns.EVERY_5_SECONDS, run: () => services.federation.syncDue(), scope: "fleet" },
     {
       name: "prune-limiters",
       pattern: Patterns.EVERY_5_MINUTES,

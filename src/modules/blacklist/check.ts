@@ -171,6 +171,7 @@ function checkResult(provider: Provider, id: string, now: number, { hit, highRis
       reason_code: hit.reasonCode,
       summary: hit.summary,
     };
+    if (hit.source) result.entry.source = hit.source;
   } else if (watchlist || highRisk) {
     result.high_risk = highRisk;
     result.watchlist = watchlist;

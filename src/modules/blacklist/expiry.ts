@@ -32,7 +32,7 @@ export async function expireDue(
       const rows = await store.expireDue(now, sliceRows);
       for (const row of rows) {
         checks.forget(row.provider, row.providerUserId);
-        if (!row.watchlist) await store.insertChange("expired", row.id, row.expiresAt ?? now);
+        await store.insertChange("expired", row.id, row.expiresAt ?? now);
         await writes.notify({ ...row, status: "expired" }, "expired", true);
         await writes.recordExpiry(row, now);
       }

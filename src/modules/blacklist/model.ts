@@ -87,6 +87,7 @@ const HitSummary = t.Object(
     vertical: t.Optional(t.String()),
     reason_code: t.String(),
     summary: t.Nullable(t.String()),
+    source: t.Optional(t.String({ description: "The followed instance this entry was applied from, by the name this instance gave it; absent for a local entry." })),
   },
   { $id: "CheckHit", description: "The hit that decided the answer." },
 );

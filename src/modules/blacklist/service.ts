@@ -134,6 +134,33 @@ export class BlacklistService {
     return this.writes.overturn(id, reason, actor, refs);
   }
 
+  /** Expires one active entry now (a followed source's expiry); false when it was not active. */
+  expire(id: string, actor: Actor): Promise<boolean> {
+    return this.writes.expire(id, actor);
+  }
+
+  // What was applied from followed sources (the federation module), and the signed feed's rows.
+
+  originChangesAfter(seq: number, limit: number) {
+    return this.store.originChangesAfter(seq, limit);
+  }
+
+  heldFrom(source: string, upstreamId: string) {
+    return this.store.heldFrom(source, upstreamId);
+  }
+
+  heldPage(source: string, afterUpstreamId: string, limit: number) {
+    return this.store.heldPage(source, afterUpstreamId, limit);
+  }
+
+  heldOfSubject(provider: Provider, id: string) {
+    return this.store.heldOfSubject(provider, id);
+  }
+
+  heldCount(source: string) {
+    return this.store.heldCount(source);
+  }
+
   /** One write transaction that a decision's entry and its case's changes share. */
   transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.writes.transaction(fn);

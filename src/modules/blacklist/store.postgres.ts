@@ -73,10 +73,54 @@ export class PostgresBlacklistStore implements BlacklistStore {
     const rows = await this.sql.unsafe(
       `SELECT ${columnsOf(blacklistChanges, CHANGE_FIELDS, "c")}, ${columnsOf(blacklistEntries, undefined, "e")}
        FROM blacklist_changes c JOIN blacklist_entries e ON e.id = c.entry_id
-       WHERE c.seq > $1::bigint ORDER BY c.seq LIMIT $2`,
+       WHERE c.seq > $1::bigint AND NOT e.watchlist ORDER BY c.seq LIMIT $2`,
       [seq, limit],
     );
     return rows.map(readChange);
+  }
+
+  async originChangesAfter(seq: number, limit: number): Promise<ChangeRow[]> {
+    const rows = await this.sql.unsafe(
+      `SELECT ${columnsOf(blacklistChanges, CHANGE_FIELDS, "c")}, ${columnsOf(blacklistEntries, undefined, "e")}
+       FROM blacklist_changes c JOIN blacklist_entries e ON e.id = c.entry_id
+       WHERE c.seq > $1::bigint AND e.source IS NULL ORDER BY c.seq LIMIT $2`,
+      [seq, limit],
+    );
+    return rows.map(readChange);
+  }
+
+  async heldFrom(source: string, upstreamId: string) {
+    const [row] = await this.sql.unsafe(
+      `SELECT ${ENTRY_COLUMNS} FROM blacklist_entries WHERE source = $1 AND upstream_id = $2 AND status = 'active' LIMIT 1`,
+      [source, upstreamId],
+    );
+    return row ? readEntry(row) : null;
+  }
+
+  async heldPage(source: string, afterUpstreamId: string, limit: number) {
+    const rows = await this.sql.unsafe(
+      `SELECT ${ENTRY_COLUMNS} FROM blacklist_entries
+       WHERE source = $1 AND upstream_id > $2 AND status = 'active' ORDER BY upstream_id LIMIT $3`,
+      [source, afterUpstreamId, limit],
+    );
+    return [...rows].map(readEntry);
+  }
+
+  async heldOfSubject(provider: Provider, id: string) {
+    const rows = await this.sql.unsafe(
+      `SELECT ${ENTRY_COLUMNS} FROM blacklist_entries WHERE provider = $1 AND provider_user_id = $2 AND status = 'active' AND source IS NOT NULL`,
+      [provider, id],
+    );
+    return [...rows].map(readEntry);
+  }
+
+  async heldCount(source: string) {
+    const [row] = await this.sql`SELECT count(*)::int AS n FROM blacklist_entries WHERE source = ${source} AND status = 'active'`;
+    return row.n as number;
+  }
+
+  async markExpiredNow(id: string) {
+    await this.sql`UPDATE blacklist_entries SET status = 'expired' WHERE id = ${id}`;
   }
 
   async insertEntry(row: EntryRow) {
@@ -84,11 +128,11 @@ export class PostgresBlacklistStore implements BlacklistStore {
       () => this.sql`
         INSERT INTO blacklist_entries (id, provider, provider_user_id, username, severity, scope, vertical, reason_code,
           summary, issued_at, expires_at, appealable, high_risk, watchlist, creator_handle, evidence, reporter, status,
-          overturned_at, created_at, supersedes)
+          overturned_at, created_at, supersedes, source, upstream_id)
         VALUES (${row.id}, ${row.provider}, ${row.providerUserId}, ${row.username}, ${row.severity}, ${row.scope},
           ${row.vertical}, ${row.reasonCode}, ${row.summary}, ${row.issuedAt}, ${row.expiresAt}, ${row.appealable},
           ${row.highRisk}, ${row.watchlist}, ${row.creatorHandle}, ${row.evidence}, ${row.reporter}, ${row.status},
-          ${row.overturnedAt}, ${row.createdAt}, ${row.supersedes})`,
+          ${row.overturnedAt}, ${row.createdAt}, ${row.supersedes}, ${row.source}, ${row.upstreamId})`,
     );
     // Other instances add the subject to their filters from the commit's notification instead of
     // reading the table again (every insert of an active row must note it: see PostgresDatabase.note).

@@ -14,6 +14,7 @@ export const HIT_FIELDS = [
   "appealable",
   "highRisk",
   "watchlist",
+  "source",
 ] as const;
 
 /** The columns that name an account and the username an entry gives it (`SubjectName`). */

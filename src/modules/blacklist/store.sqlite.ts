@@ -13,8 +13,8 @@ import { blacklistChanges, blacklistEntries } from "./tables";
 /** An entry's insert on SQLite, bound by `insertEntryWith`: the table's and an `EntriesFile`'s. */
 export const INSERT_ENTRY = `INSERT INTO blacklist_entries (id, provider, provider_user_id, username, severity, scope, vertical,
     reason_code, summary, issued_at, expires_at, appealable, high_risk, watchlist, creator_handle, evidence, reporter,
-    status, overturned_at, created_at, supersedes)
-  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)`;
+    status, overturned_at, created_at, supersedes, source, upstream_id)
+  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)`;
 
 export function insertEntryWith(statement: Statement, row: EntryRow): void {
   statement.run(
@@ -39,6 +39,8 @@ export function insertEntryWith(statement: Statement, row: EntryRow): void {
     row.overturnedAt,
     row.createdAt,
     row.supersedes,
+    row.source,
+    row.upstreamId,
   );
 }
 
@@ -86,7 +88,7 @@ export class SqliteBlacklistStore implements BlacklistStore, BlacklistSyncStore 
     this.changeRows = db.prepare(
       `SELECT ${columnsOf(blacklistChanges, ["seq", "type", "entryId", "at"], "c")}, ${columnsOf(blacklistEntries, undefined, "e")}
        FROM blacklist_changes c JOIN blacklist_entries e ON e.id = c.entry_id
-       WHERE c.seq > ?1 ORDER BY c.seq LIMIT ?2`,
+       WHERE c.seq > ?1 AND e.watchlist = 0 ORDER BY c.seq LIMIT ?2`,
     );
     this.insertEntryRow = db.prepare(INSERT_ENTRY);
     this.insertChangeRow = db.prepare("INSERT INTO blacklist_changes (type, entry_id, at) VALUES (?1, ?2, ?3)");
@@ -159,6 +161,56 @@ export class SqliteBlacklistStore implements BlacklistStore, BlacklistSyncStore 
 
   async changesAfter(seq: number, limit: number) {
     return this.changeRows.all(seq, limit).map(readChange);
+  }
+
+  async originChangesAfter(seq: number, limit: number) {
+    return this.sqlite
+      .query<Record<string, unknown>, [number, number]>(
+        `SELECT ${columnsOf(blacklistChanges, ["seq", "type", "entryId", "at"], "c")}, ${columnsOf(blacklistEntries, undefined, "e")}
+         FROM blacklist_changes c JOIN blacklist_entries e ON e.id = c.entry_id
+         WHERE c.seq > ?1 AND e.source IS NULL ORDER BY c.seq LIMIT ?2`,
+      )
+      .all(seq, limit)
+      .map(readChange);
+  }
+
+  async heldFrom(source: string, upstreamId: string) {
+    const row = this.sqlite
+      .query<Record<string, unknown>, [string, string]>(
+        `SELECT ${ENTRY_COLUMNS} FROM blacklist_entries INDEXED BY blacklist_source_idx
+         WHERE source = ?1 AND upstream_id = ?2 AND status = 'active' LIMIT 1`,
+      )
+      .get(source, upstreamId);
+    return row ? readEntry(row) : null;
+  }
+
+  async heldPage(source: string, afterUpstreamId: string, limit: number) {
+    return this.sqlite
+      .query<Record<string, unknown>, [string, string, number]>(
+        `SELECT ${ENTRY_COLUMNS} FROM blacklist_entries INDEXED BY blacklist_source_idx
+         WHERE source = ?1 AND upstream_id > ?2 AND status = 'active' ORDER BY upstream_id LIMIT ?3`,
+      )
+      .all(source, afterUpstreamId, limit)
+      .map(readEntry);
+  }
+
+  async heldOfSubject(provider: Provider, id: string) {
+    return this.sqlite
+      .query<Record<string, unknown>, [string, string]>(
+        `SELECT ${ENTRY_COLUMNS} FROM blacklist_entries WHERE provider = ?1 AND provider_user_id = ?2 AND status = 'active' AND source IS NOT NULL`,
+      )
+      .all(provider, id)
+      .map(readEntry);
+  }
+
+  async heldCount(source: string) {
+    return this.sqlite
+      .query<{ n: number }, [string]>("SELECT count(*) AS n FROM blacklist_entries INDEXED BY blacklist_source_idx WHERE source = ?1 AND status = 'active'")
+      .get(source)!.n;
+  }
+
+  async markExpiredNow(id: string) {
+    this.markExpired.run(id);
   }
 
   async insertEntry(row: EntryRow) {

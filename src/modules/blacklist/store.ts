@@ -46,7 +46,19 @@ export interface BlacklistStore {
   lockById(id: string): Promise<EntryRow | null>;
   /** Every entry of one account or (with `creatorHandle`) naming one creator, whatever its status, oldest first: a moderation case's history. */
   entriesOf(subject: { provider: Provider; providerUserId: string } | { creatorHandle: string }): Promise<EntryRow[]>;
+  /** The keyed change feed: confirmed entries' changes past `seq`. */
   changesAfter(seq: number, limit: number): Promise<ChangeRow[]>;
+  /** The signed federation feed: changes past `seq` of entries that originated here (no source), watchlist rows included. */
+  originChangesAfter(seq: number, limit: number): Promise<ChangeRow[]>;
+  /** The active entry applied from `source` for its item `upstreamId`, if any. */
+  heldFrom(source: string, upstreamId: string): Promise<EntryRow | null>;
+  /** Active entries applied from `source` past `afterUpstreamId`, in upstream id order. */
+  heldPage(source: string, afterUpstreamId: string, limit: number): Promise<EntryRow[]>;
+  /** Active entries of one account applied from any source. */
+  heldOfSubject(provider: Provider, id: string): Promise<EntryRow[]>;
+  heldCount(source: string): Promise<number>;
+  /** Marks one entry expired (a source said its item expired); the caller writes its feed row. */
+  markExpiredNow(id: string): Promise<void>;
   /** Throws UniqueViolation for an id already taken. */
   insertEntry(row: EntryRow): Promise<void>;
   insertChange(type: ChangeType, entryId: string, at: number): Promise<void>;

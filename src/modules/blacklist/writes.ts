@@ -53,7 +53,8 @@ export class BlacklistWrites {
   /**
    * Stores a prepared entry with its change-feed row and, when `emit`, its outbox event, and tells
    * the listeners. The caller holds the transaction. Watchlist rows are unconfirmed reports: they
-   * stay off the list and the feed.
+   * stay off the list, the keyed change feed and the events, but get a feed row, which only the
+   * signed federation feed reads (followers hold them as watchlist rows).
    */
   private async writeEntry(row: EntryRow, emit: boolean): Promise<void> {
     try {
@@ -66,10 +67,8 @@ export class BlacklistWrites {
     if (row.status !== "active") return;
     this.subjects.add(row.provider, row.providerUserId);
     this.checks.forget(row.provider, row.providerUserId);
-    if (!row.watchlist) {
-      await this.store.insertChange("added", row.id, row.createdAt);
-      if (emit) await this.outbox.write("blacklist.added", toPublicEntry(row), row.createdAt);
-    }
+    await this.store.insertChange("added", row.id, row.createdAt);
+    if (!row.watchlist && emit) await this.outbox.write("blacklist.added", toPublicEntry(row), row.createdAt);
     await this.notify(row, "added", emit);
   }
 
@@ -83,8 +82,17 @@ export class BlacklistWrites {
    * appeal's downgrade, with its audit event. Inside a caller's transaction it joins it (a
    * decision closes its case in the same one); `refs` names what else the event is about.
    */
-  async add(input: NewEntry, actor: Actor, refs: { caseId?: string; appealId?: string; details?: object } = {}): Promise<EntryRow> {
-    const row = prepareEntryAt({ ...input, id: undefined, status: undefined }, reporterOf(actor), this.clock.now());
+  async add(
+    input: NewEntry,
+    actor: Actor,
+    refs: { caseId?: string; appealId?: string; details?: object; origin?: { source: string; upstreamId: string } } = {},
+  ): Promise<EntryRow> {
+    const row = prepareEntryAt({ ...input, id: undefined, status: undefined }, reporterOf(actor), this.clock.now(), { allowPast: refs.origin !== undefined });
+    // An entry applied from a followed source names it and the source's own id for it.
+    if (refs.origin) {
+      row.source = refs.origin.source;
+      row.upstreamId = refs.origin.upstreamId;
+    }
     await this.transaction(async () => {
       await this.writeEntry(row, true);
       await this.audit.record(actor, "entry.added", { entryId: row.id, subject: accountSubject(row.provider, row.providerUserId), ...refs }, { ...entryDetails(row), ...refs.details }, row.createdAt);
@@ -101,14 +109,30 @@ export class BlacklistWrites {
       if (row.status !== "active") throw conflict(`Entry ${id} is ${row.status}, not active.`);
       await this.store.markOverturned(id, now, reason);
       this.checks.forget(row.provider, row.providerUserId);
-      if (!row.watchlist) {
-        await this.store.insertChange("overturned", id, now);
-        await this.outbox.write("blacklist.overturned", toPublicEntry(row), now);
-      }
+      await this.store.insertChange("overturned", id, now);
+      if (!row.watchlist) await this.outbox.write("blacklist.overturned", toPublicEntry(row), now);
       await this.notify({ ...row, status: "overturned" }, "overturned", true);
       await this.audit.record(actor, "entry.overturned", { entryId: id, subject: accountSubject(row.provider, row.providerUserId), ...refs }, { reason }, now);
     });
     return { id, status: "overturned", overturned_at: iso(now) };
+  }
+
+  /**
+   * Expires one active entry now, as the expiry job would (a followed source said its item
+   * expired); false when it is no longer active. Joins a caller's transaction.
+   */
+  async expire(id: string, actor: Actor): Promise<boolean> {
+    const now = this.clock.now();
+    return this.transaction(async () => {
+      const row = await this.store.lockById(id);
+      if (!row || row.status !== "active") return false;
+      await this.store.markExpiredNow(id);
+      this.checks.forget(row.provider, row.providerUserId);
+      await this.store.insertChange("expired", id, now);
+      await this.notify({ ...row, status: "expired" }, "expired", true);
+      await this.audit.record(actor, "entry.expired", { entryId: id, subject: accountSubject(row.provider, row.providerUserId) }, { expires_at: iso(row.expiresAt) }, now);
+      return true;
+    });
   }
 
   /** Records the expiry job's change of one entry (expiry.ts), inside its slice's transaction. */

@@ -1,0 +1,230 @@
+// Following a source: reading its signed feed from the stored cursor, verifying every item against
+// the keys pinned for it, and applying what verifies one page at a time, each page in one
+// transaction with its cursor, so a sync stopped anywhere (a crash, a restart) resumes where the
+// last committed page ended, with nothing missing or applied twice. An item that fails
+// verification is not applied, and neither is anything after it: the items before it are applied
+// with a cursor read for exactly them, and `last_error` says where it stopped. An unknown key id
+// makes the follower read the source's well-known document again and pin a new key only when a
+// key it already trusts endorsed it.
+import type { Clock } from "../../clock";
+import { CHANGE_TYPES } from "../../domain";
+import { yieldToRequests } from "../../yield";
+import type { AuditLog } from "../audit/service";
+import { type SourceApplier, sourceActor } from "./apply";
+import type { FeedItem, WellKnown } from "./model";
+import { malformedEntry } from "./policy";
+import { canonicalJson, endorsementText, verifyText } from "./signing";
+import type { FederationStore, SourceRow } from "./store";
+
+type Item = typeof FeedItem.static;
+type Document = typeof WellKnown.static;
+
+/**
+ * Items read and applied per page, each page one transaction: an entry applied costs its insert,
+ * its feed row, its event and its audit event, and 100 of them kept a transaction well under the
+ * 100 ms a request may wait behind a job.
+ */
+export const SYNC_PAGE_ITEMS = 100;
+const FETCH_TIMEOUT_MS = 15_000;
+
+export interface SyncOutcome {
+  name: string;
+  applied: number;
+  cursor: string | null;
+  has_more: boolean;
+  error: string | null;
+}
+
+/** A source could not be read or answered something this instance cannot follow. */
+class SourceError extends Error {}
+
+/** Reads a source's JSON over HTTP, with its key; a SourceError for anything but a 200 with JSON. */
+export async function readJson(url: string, apiKey: string | null): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      headers: apiKey ? { authorization: `Bearer ${apiKey}`, accept: "application/json" } : { accept: "application/json" },
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      redirect: "error",
+    });
+  } catch (error) {
+    throw new SourceError(`could not reach ${url}: ${(error as Error).message}`);
+  }
+  const text = await response.text();
+  if (response.status !== 200) {
+    let code = "";
+    try {
+      code = (JSON.parse(text) as { error?: { code?: string } }).error?.code ?? "";
+    } catch {}
+    throw new SourceError(`${url} answered ${response.status}${code ? ` ${code}` : ""}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new SourceError(`${url} did not answer JSON`);
+  }
+}
+
+/** The source's well-known document, checked for the shape this instance reads. */
+export async function readWellKnown(baseUrl: string): Promise<Document> {
+  const doc = (await readJson(`${baseUrl}/.well-known/trustlist.json`, null)) as Document;
+  if (!doc || typeof doc !== "object" || typeof doc.instance?.id !== "string" || !Array.isArray(doc.keys)) {
+    throw new SourceError(`${baseUrl}/.well-known/trustlist.json is not a trustlist identity document`);
+  }
+  return doc;
+}
+
+export class SourceSync {
+  /** Items refused by verification since start (the /metrics counter). */
+  refusedItems = 0;
+  private readonly running = new Set<string>();
+
+  constructor(
+    private readonly store: FederationStore,
+    private readonly applier: SourceApplier,
+    private readonly audit: AuditLog,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Syncs every source whose interval has passed; the job's run. Answers the items applied. */
+  async syncDue(): Promise<number> {
+    let applied = 0;
+    for (const source of await this.store.dueSources(this.clock.now())) {
+      applied += (await this.sync(source)).applied;
+    }
+    return applied;
+  }
+
+  /** Reads and applies the source's feed from its cursor to its end, or to the first item it refuses. */
+  async sync(source: SourceRow): Promise<SyncOutcome> {
+    if (this.running.has(source.id)) return { name: source.name, applied: 0, cursor: source.cursor, has_more: true, error: "a sync of this source is already running" };
+    this.running.add(source.id);
+    let applied = 0;
+    let cursor = source.cursor;
+    let hasMore = true;
+    let error: string | null = null;
+    try {
+      while (hasMore) {
+        const page = await this.readPage(source, cursor, SYNC_PAGE_ITEMS);
+        const refusal = await this.firstRefusal(source, page.items);
+        let good = page.items;
+        let next = page.next_cursor;
+        if (refusal) {
+          good = page.items.slice(0, refusal.index);
+          // The cursor must point just past the last good item: read exactly those again.
+          next = good.length > 0 ? (await this.readPage(source, cursor, good.length)).next_cursor : cursor!;
+        }
+        if (good.length > 0 || next !== cursor) await this.applyPage(source, good, next);
+        applied += good.length;
+        cursor = next;
+        if (refusal) {
+          error = `item ${refusal.seq}: ${refusal.reason}; sync stopped before it`;
+          this.refusedItems++;
+          hasMore = true;
+          break;
+        }
+        hasMore = page.has_more;
+        await yieldToRequests();
+      }
+    } catch (caught) {
+      if (!(caught instanceof SourceError)) throw caught;
+      error = caught.message;
+    } finally {
+      this.running.delete(source.id);
+    }
+    const now = this.clock.now();
+    await this.store.transaction(async () => {
+      if (error !== null && error !== source.lastError) {
+        await this.audit.record(sourceActor(source.name), "source.sync_stopped", {}, { error }, now);
+      }
+      await this.store.updateSource(source.id, {
+        lastError: error,
+        lastSyncedAt: error === null ? now : undefined,
+        nextSyncAt: now + source.intervalS * 1000,
+      });
+    });
+    return { name: source.name, applied, cursor, has_more: hasMore, error };
+  }
+
+  private async readPage(source: SourceRow, cursor: string | null, limit: number): Promise<{ items: Item[]; next_cursor: string; has_more: boolean }> {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (cursor) query.set("cursor", cursor);
+    const page = (await readJson(`${source.url}/v1/federation/changes?${query}`, source.apiKey)) as { items?: unknown; next_cursor?: unknown; has_more?: unknown };
+    if (!page || !Array.isArray(page.items) || typeof page.next_cursor !== "string" || typeof page.has_more !== "boolean" || page.items.length > limit) {
+      throw new SourceError(`${source.url} answered a feed page this instance cannot read`);
+    }
+    return page as { items: Item[]; next_cursor: string; has_more: boolean };
+  }
+
+  /** The first item of a page that does not verify, with why; null when every one does. */
+  private async firstRefusal(source: SourceRow, items: Item[]): Promise<{ index: number; seq: unknown; reason: string } | null> {
+    const keys = new Map((await this.store.sourceKeys(source.id)).map((key) => [key.kid, key.publicKey]));
+    for (let index = 0; index < items.length; index++) {
+      const item = items[index]!;
+      if (!item || typeof item !== "object") return { index, seq: null, reason: "not an item" };
+      let publicKey = keys.get(item.kid);
+      if (publicKey === undefined && typeof item.kid === "string") {
+        await this.pinEndorsedKeys(source, keys);
+        publicKey = keys.get(item.kid);
+      }
+      const reason =
+        publicKey === undefined
+          ? `signed with key '${String(item.kid).slice(0, 64)}', which no pinned key endorsed`
+          : !verifyText(publicKey, canonicalJson(withoutSig(item)), item.sig)
+            ? "its signature does not verify"
+            : item.origin !== source.instanceId
+              ? "its origin is not the pinned instance"
+              : !(CHANGE_TYPES as readonly unknown[]).includes(item.type) || typeof item.seq !== "number"
+                ? "its type or seq is malformed"
+                : malformedEntry(item.entry);
+      if (reason) return { index, seq: item.seq, reason };
+    }
+    return null;
+  }
+
+  /** Pins the keys of the source's current document that a pinned key endorsed, transitively. */
+  private async pinEndorsedKeys(source: SourceRow, keys: Map<string, string>): Promise<void> {
+    const doc = await readWellKnown(source.url);
+    if (doc.instance.id !== source.instanceId) throw new SourceError(`${source.url} now says it is instance ${doc.instance.id}, not the pinned ${source.instanceId}`);
+    const now = this.clock.now();
+    for (let progress = true; progress; ) {
+      progress = false;
+      for (const key of doc.keys) {
+        if (!key || keys.has(key.kid) || !key.endorsement) continue;
+        const endorser = keys.get(key.endorsement.kid);
+        if (endorser === undefined || !verifyText(endorser, endorsementText(key.kid, key.public_key), key.endorsement.sig)) continue;
+        await this.store.transaction(async () => {
+          await this.store.insertSourceKey({ sourceId: source.id, kid: key.kid, publicKey: key.public_key, endorsedBy: key.endorsement!.kid, createdAt: now });
+          await this.audit.record(sourceActor(source.name), "source.key_pinned", {}, { kid: key.kid, endorsed_by: key.endorsement!.kid }, now);
+        });
+        keys.set(key.kid, key.public_key);
+        progress = true;
+      }
+    }
+  }
+
+  /** One page's items and the cursor past them, in one transaction. */
+  private async applyPage(source: SourceRow, items: Item[], next: string): Promise<void> {
+    const exemptions = await this.applier.exemptions();
+    const now = this.clock.now();
+    await this.store.transaction(async () => {
+      for (const item of items) {
+        const upstreamId = item.entry.id;
+        if (item.type === "added") {
+          const existing = await this.store.item(source.id, upstreamId);
+          const row = { sourceId: source.id, upstreamId, entry: JSON.stringify(item.entry), caseId: existing?.caseId ?? null, receivedAt: now };
+          await this.store.upsertItem(row);
+          await this.applier.reconcile(source, upstreamId, row, exemptions, { tell: true, overturnReason: "source_replaced" });
+        } else {
+          await this.applier.retract(source, upstreamId, item.type);
+        }
+      }
+      await this.store.updateSource(source.id, { cursor: next, updatedAt: undefined });
+    });
+  }
+}
+
+function withoutSig(item: Item): Omit<Item, "sig"> {
+  const { sig: _sig, ...rest } = item;
+  return rest;
+}
