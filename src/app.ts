@@ -8,6 +8,7 @@ import type { Exclusive, Job } from "./jobs/runner";
 import { adminRoutes, usageRoutes } from "./modules/accounts";
 import { meAppealRoutes, moderationAppealRoutes, partnerAppealRoutes } from "./modules/appeals";
 import { badgeRoutes } from "./modules/badge";
+import { consoleRoutes } from "./modules/console";
 import { courseRoutes } from "./modules/courses";
 import { federationRoutes } from "./modules/federation";
 import { blacklistRoutes, partnerBlacklistRoutes } from "./modules/blacklist";
@@ -97,6 +98,7 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     .use(badgeRoutes(services.badges))
     .use(widgetRoutes())
     .use(pageRoutes(runtime, services))
+    .use(consoleRoutes(runtime, services))
     .use(webhookRoutes(runtime, services.webhooks))
     .use(usageRoutes(runtime, services.usage))
     .use(adminRoutes(runtime, services.accounts))

@@ -33,3 +33,13 @@ declare module "*/assets/site.js" {
   const text: string;
   export default text;
 }
+
+declare module "*/assets/console.css" {
+  const text: string;
+  export default text;
+}
+
+declare module "*/assets/console.js" {
+  const text: string;
+  export default text;
+}

@@ -1,8 +1,12 @@
 // `trustlist accounts create|update|list`: the accounts bots and partners call with.
 import { integer } from "../config";
-import { API_TIERS } from "../domain";
+import { ACCOUNT_MEMBER_ROLES, API_TIERS, type AccountMemberRole } from "../domain";
+import { AccountMembers } from "../modules/accounts/members";
 import type { AccountView } from "../modules/accounts/service";
-import { type Command, print, text, UsageError, withDatabase } from "./args";
+import { type Command, type Opened, print, text, UsageError, withDatabase } from "./args";
+
+/** The members of accounts, on the CLI's database. */
+const membersOf = ({ runtime, services }: Opened) => new AccountMembers(runtime.store, runtime.clock, services.accounts, services.creators, runtime.meter, runtime.quota);
 
 export const describeAccount = (a: AccountView) =>
   `${a.id}  ${a.name}  tier=${a.tier}  daily_quota=${a.daily_quota}${a.daily_quota_override !== null ? " (override)" : ""}  ${a.status}${a.federation ? "  federation=on" : ""}`;
@@ -59,6 +63,29 @@ export const accountCommands: Command[] = [
     async run({ values }) {
       const list = await withDatabase(values, ({ services }) => services.accounts.listAccounts());
       print(values.json, { data: list }, list.map(describeAccount).join("\n") || "no accounts");
+    },
+  },
+  {
+    name: "accounts add-member",
+    summary: "let a creator manage the account's keys, usage and webhooks in the console",
+    args: ["ID|NAME", "HANDLE"],
+    flags: [{ name: "role", kind: "string", value: "R", help: "owner or developer (both manage keys and webhooks)", default: "developer", choices: ACCOUNT_MEMBER_ROLES }],
+    examples: ["trustlist accounts add-member my-guild alice", "trustlist accounts add-member my-guild bob --role owner"],
+    async run({ values, positionals }) {
+      const role = (text(values.role) ?? "developer") as AccountMemberRole;
+      const member = await withDatabase(values, (opened) => membersOf(opened).add(positionals[0]!, positionals[1]!, role));
+      print(values.json, member, `@${member.handle} is ${role} of ${positionals[0]}`);
+    },
+  },
+  {
+    name: "accounts remove-member",
+    summary: "end a creator's membership of the account",
+    args: ["ID|NAME", "HANDLE"],
+    flags: [],
+    examples: ["trustlist accounts remove-member my-guild alice"],
+    async run({ values, positionals }) {
+      const result = await withDatabase(values, (opened) => membersOf(opened).remove(positionals[0]!, positionals[1]!));
+      print(values.json, result, result.removed ? `@${result.handle} is no longer a member of ${positionals[0]}` : `@${result.handle} was not a member of ${positionals[0]}`);
     },
   },
 ];

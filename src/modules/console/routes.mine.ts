@@ -1,0 +1,63 @@
+// Everyone signed in: their appeals (filed against an entry naming them) and their tripwires,
+// through the same services as /v1/me/appeals and /v1/me/tripwires.
+import type { Services } from "../../services";
+import { MeAppealBody } from "../appeals/model";
+import { TripwireBody } from "../tripwires/model";
+import { all, checked, text } from "./form";
+import { type ConsoleKit, doneNotice } from "./kit";
+import { appealsBody, tripwiresBody } from "./mine";
+
+export function mineRoutes(kit: ConsoleKit, services: Services) {
+  const { view, action } = kit;
+  return kit
+    .controller()
+      // Everyone signed in: their appeals and tripwires.
+      .get(
+        "/appeals",
+        view(async (visitor, ctx) => ({
+          page: {
+            title: "My appeals",
+            current: "/console/appeals",
+            notice: doneNotice(ctx.query),
+            body: appealsBody(visitor, await services.appeals.mine(visitor.viewer, { limit: 100 }), (ctx.query.entry ?? "").slice(0, 64)),
+          },
+        })),
+      )
+      .post(
+        "/appeals",
+        action(
+          () => "/console/appeals",
+          async (visitor, form) => {
+            await services.appeals.fileForCreator(visitor.viewer, checked(MeAppealBody, { entry_id: text(form, "entry_id") ?? "", statement: text(form, "statement") ?? "" }));
+            return { redirect: "/console/appeals?done=appeal-filed" };
+          },
+        ),
+      )
+      .get(
+        "/tripwires",
+        view(async (visitor, ctx) => ({
+          page: { title: "Tripwires", current: "/console/tripwires", notice: doneNotice(ctx.query), body: tripwiresBody(visitor, await services.tripwires.list(visitor.viewer)) },
+        })),
+      )
+      .post(
+        "/tripwires",
+        action(
+          () => "/console/tripwires",
+          async (visitor, form) => {
+            const triggers = all(form, "triggers");
+            await services.tripwires.create(visitor.viewer, checked(TripwireBody, { who: text(form, "who") ?? "", ...(triggers.length > 0 ? { triggers } : {}) }));
+            return { redirect: "/console/tripwires?done=tripwire-armed" };
+          },
+        ),
+      )
+      .post(
+        "/tripwires/:id/delete",
+        action(
+          () => "/console/tripwires",
+          async (visitor, _form, ctx) => {
+            await services.tripwires.delete(visitor.viewer, ctx.params.id!);
+            return { redirect: "/console/tripwires?done=tripwire-deleted" };
+          },
+        ),
+      );
+}
