@@ -12,7 +12,7 @@ CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 SOURCES := $(shell find src migrations -type f) package.json bun.lock
 
-.PHONY: run test build deps migrations bench bench-postgres bench-workers clean sdk postgres-server fuzz
+.PHONY: run test build release deps migrations bench bench-postgres bench-workers clean sdk postgres-server fuzz
 
 # The whole suite runs twice: on SQLite files, then on PostgreSQL (a throwaway cluster started and
 # removed by scripts/with-postgres.sh). Tests of SQLite's own behaviour skip themselves there.
@@ -67,8 +67,21 @@ node_modules/.installed: package.json bun.lock | $(BUN)
 # Not minified: Elysia reads its handlers' and hooks' source to decide what each route compiles to
 # (which context parts to build, whether to await), and minified source misleads it (about 8 % more
 # CPU per keyed check, bench database). The binary is 0.7 MB larger.
+ENTRIES := src/main.ts src/db/checkpoint-worker.ts src/modules/transfer/line-check-worker.ts
+# The commit `trustlist --version` names (src/version.ts).
+COMMIT = $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 dist/trustlist: $(SOURCES) | deps
-	$(BUN) build --compile --sourcemap src/main.ts src/db/checkpoint-worker.ts src/modules/transfer/line-check-worker.ts --outfile dist/trustlist
+	$(BUN) build --compile --sourcemap --define 'TRUSTLIST_COMMIT="$(COMMIT)"' $(ENTRIES) --outfile dist/trustlist
+
+# The binary for every platform Bun cross-compiles to, with their SHA-256 sums. Bun fetches each
+# target's runtime from the npm registry (@oven/bun-<os>-<arch>) on first use and caches it.
+RELEASE_TARGETS := linux-x64 linux-arm64 darwin-x64 darwin-arm64 windows-x64
+release: deps
+	rm -rf dist/release && mkdir -p dist/release
+	for target in $(RELEASE_TARGETS); do \
+		$(BUN) build --compile --target=bun-$$target --define 'TRUSTLIST_COMMIT="$(COMMIT)"' $(ENTRIES) --outfile dist/release/trustlist-$$target || exit 1; \
+	done
+	cd dist/release && sha256sum trustlist-* > SHA256SUMS
 
 # The typed client, generated from the app's own OpenAPI document (sdk/scripts/build.ts). Its build
 # tools live in sdk/node_modules: openapi-typescript drives the TypeScript 5 compiler API.

@@ -19,6 +19,7 @@ import { ConfigError } from "./config";
 import { exemptionCommands } from "./cli/exemptions";
 import { instanceCommands } from "./cli/instance";
 import { sourceCommands } from "./cli/sources";
+import { versionLine } from "./version";
 
 const COMMANDS: Command[] = [serve, migrate, ...accountCommands, ...keyCommands, ...blacklistCommands, ...staffCommands, ...auditCommands, ...transferCommands, backup, loginLink, ...instanceCommands, ...sourceCommands, ...exemptionCommands];
 const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]));
@@ -80,7 +81,7 @@ function find(words: string[]): Command | string {
 
 export async function main(argv: string[]): Promise<number | "running"> {
   if (argv[0] === "--version" || argv[0] === "-v" || argv[0] === "version") {
-    console.log(`trustlist ${packageJson.version}`);
+    console.log(versionLine());
     return 0;
   }
   let name = argv[0] ?? "";

@@ -72,6 +72,8 @@ export const serve: Command = {
     if (role) return runWorker(role);
     const config = loadConfig(values);
     const started = performance.now();
+    const unsetBaseUrl = baseUrlWarning(config);
+    if (unsetBaseUrl) console.error(unsetBaseUrl);
     // A taken port fails here, before the database is opened (or created). This probe binds
     // without SO_REUSEPORT, so it fails on a port another server holds even when that server asked
     // for SO_REUSEPORT: that is what keeps a second `serve` off the port (one server per port).
@@ -164,6 +166,18 @@ export const serve: Command = {
     return "running";
   },
 };
+
+/**
+ * The warning for a server reachable from other machines whose base URL was left unset: the links
+ * it hands out (sign-in links, profile URLs, the console's origin check) would name the listening
+ * address, which is not where people reach it. Null when the host is loopback or a base URL is set.
+ */
+export function baseUrlWarning(config: { host: string; baseUrlConfigured?: boolean; baseUrl: string }): string | null {
+  if (config.baseUrlConfigured) return null;
+  const host = config.host.replace(/^\[|\]$/g, "").toLowerCase();
+  if (host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host)) return null;
+  return `warning: --base-url (TRUSTLIST_BASE_URL) is not set, so links this server hands out name ${config.baseUrl}; set it to the public address people reach this server at (e.g. https://trust.example.org)`;
+}
 
 function listenError(error: unknown, host: string, port: number): Error {
   if ((error as { code?: string }).code === "EADDRINUSE") {

@@ -61,7 +61,7 @@ describe("help", () => {
     expect(keys).not.toContain("--port");
   }, 60_000);
 
-  test("a group alone lists its sub-commands; --version is package.json's", () => {
+  test("a group alone lists its sub-commands; --version is package.json's, with the checkout's commit", () => {
     const group = run(["keys", "--help"]);
     expect(group.code).toBe(0);
     for (const sub of ["keys create", "keys list", "keys revoke", "keys rotate"]) expect(group.stdout).toContain(sub);
@@ -69,7 +69,8 @@ describe("help", () => {
     expect(run(["keys"]).code).toBe(2);
     const version = run(["--version"]);
     expect(version.code).toBe(0);
-    expect(version.stdout.trim()).toBe(`trustlist ${packageJson.version}`);
+    const head = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"]).stdout.toString().trim();
+    expect(version.stdout.trim()).toBe(`trustlist ${packageJson.version} (commit ${head})`);
   }, 60_000);
 });
 

@@ -63,9 +63,9 @@ beforeAll(async () => {
   caseId = relayed.case_id;
   const secretUpload = await upload(w, relayed.id, PRIVATE_FILE, "text/plain");
   expect(secretUpload.status).toBe(201);
-  privateEvidence = await secretUpload.json();
+  privateEvidence = (await secretUpload.json()) as typeof privateEvidence;
   const shownUpload = await upload(w, relayed.id, PNG, "image/png");
-  publicEvidence = await shownUpload.json();
+  publicEvidence = (await shownUpload.json()) as typeof publicEvidence;
   const fromCreator = await t.json("POST", "/v1/reports", { ...as(w, "alice"), body: { subject: { provider: "discord", id: SUBJECT }, reason_code: "scam_trade", description: SECRET_TEXT.creatorReport } });
   expect(fromCreator.status).toBe(201);
 

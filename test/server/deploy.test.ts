@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { baseUrlWarning } from "../../src/cli/serve";
 import { buildBinary, readStderrUntil, workspace } from "../cli-helpers";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -37,7 +38,7 @@ function directives(text: string, pattern: RegExp): Map<string, string[]> {
  * writes the admin key to the recipe's `--admin-key-file`: a new file of mode 0600 holding a working
  * key, while stdout (the JSON log) and stderr (the journal, the container log) never hold it.
  */
-async function runRecipe(argv: string[], env: Record<string, string>, signal: NodeJS.Signals, whileRunning: (base: string) => Promise<void>) {
+async function runRecipe(argv: string[], env: Record<string, string>, signal: NodeJS.Signals, whileRunning: (base: string) => Promise<void>): Promise<string> {
   const keyFile = argv[argv.indexOf("--admin-key-file") + 1]!;
   expect(argv).toContain("--admin-key-file");
   const proc = Bun.spawn(argv, { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
@@ -65,6 +66,7 @@ async function runRecipe(argv: string[], env: Record<string, string>, signal: No
   const logged = (await stdout) + stderr;
   expect(logged).toContain('"msg":"listening"');
   expect(logged).not.toMatch(/tl_live_/);
+  return stderr;
 }
 
 describe("deployment recipes", () => {
@@ -78,11 +80,14 @@ describe("deployment recipes", () => {
     expect(argv.slice(1, 2)).toEqual(["serve"]);
     const env = Object.fromEntries((settings.get("Environment") ?? []).map((e) => e.split("=", 2) as [string, string]));
     const signal = (settings.get("KillSignal")?.[0] ?? "SIGTERM") as NodeJS.Signals;
-    await runRecipe(argv, env, signal, async () => {
+    // The one value the operator fills: the public address, so links and the console's origin are right.
+    expect(env.TRUSTLIST_BASE_URL).toMatch(/^https:\/\//);
+    const stderr = await runRecipe(argv, env, signal, async () => {
       const db = argv[argv.indexOf("--db") + 1]!;
       expect(db.startsWith(state)).toBe(true);
       expect((statSync(db).mode & 0o777).toString(8)).toBe("600");
     });
+    expect(stderr).not.toContain("--base-url");
   }, 60_000);
 
   test("the Containerfile's CMD listens on every interface, passes its HEALTHCHECK, and exits 0 on its STOPSIGNAL", async () => {
@@ -97,7 +102,9 @@ describe("deployment recipes", () => {
     const env = Object.fromEntries((lines.get("ENV") ?? []).map((e) => local(e).split("=", 2) as [string, string]));
     const healthcheck = local(lines.get("HEALTHCHECK")![0]!.replace(/^.*?\bCMD\s+/, ""));
     const signal = (lines.get("STOPSIGNAL")?.[0] ?? "SIGTERM") as NodeJS.Signals;
-    await runRecipe(argv, env, signal, async () => {
+    // Without TRUSTLIST_BASE_URL (`run -e` or compose.yaml gives it), a server on every interface says so at start.
+    expect(env.TRUSTLIST_BASE_URL).toBeUndefined();
+    const stderr = await runRecipe(argv, env, signal, async () => {
       const probe = Bun.spawnSync(["sh", "-c", healthcheck], { stdout: "pipe", stderr: "pipe" });
       expect(probe.exitCode, probe.stderr.toString()).toBe(0);
       // `podman exec trustlist trustlist keys list`: the image's ENV finds the database in the volume.
@@ -106,6 +113,7 @@ describe("deployment recipes", () => {
       expect(JSON.parse(keys.stdout.toString()).data).toHaveLength(1);
     });
     expect((statSync(join(volume, "trustlist.db")).mode & 0o777).toString(8)).toBe("600");
+    expect(stderr).toContain("warning: --base-url (TRUSTLIST_BASE_URL) is not set");
   }, 60_000);
 
   test("the README quickstart's one-liner captures the bot's key", () => {
@@ -118,4 +126,50 @@ describe("deployment recipes", () => {
     expect(shell.exitCode, shell.stderr.toString()).toBe(0);
     expect(shell.stdout.toString().split("\n").at(-1)).toMatch(/^tl_live_[A-Za-z0-9]{32}$/);
   }, 30_000);
+});
+
+describe("the recipes as written", () => {
+  const read = (name: string) => readFileSync(join(ROOT, name), "utf8");
+
+  test("the Containerfile builds the binary inside the image, for the image's own platform", () => {
+    const recipe = read("deploy/Containerfile");
+    const stages = recipe.split("\n").filter((l) => l.startsWith("FROM "));
+    expect(stages).toHaveLength(2);
+    expect(stages[0]).toMatch(/ AS build$/);
+    expect(recipe).toMatch(/^RUN make build COMMIT=\$COMMIT$/m);
+    expect(recipe).toContain("COPY --from=build /src/dist/trustlist /usr/local/bin/trustlist");
+    // Nothing built outside is copied in: a Mac's binary cannot end up in a Linux image.
+    expect(recipe).not.toMatch(/^COPY (?!--from=build)\S*dist/m);
+  });
+
+  test(".dockerignore keeps the live database, the dependencies and build outputs out of the build context", () => {
+    const ignored = read(".dockerignore").split("\n").filter((l) => l && !l.startsWith("#"));
+    for (const path of ["data/", "node_modules/", ".tools/", "dist/", ".git", "*.db", "*.db-wal"]) expect(ignored).toContain(path);
+    // What the build stage needs stays in.
+    for (const needed of ["src", "migrations", "package.json", "bun.lock", "Makefile"]) expect(ignored.some((p) => p.replace(/\/$/, "") === needed)).toBe(false);
+  });
+
+  test("compose.yaml publishes the port on 127.0.0.1 only and asks for the public address", () => {
+    const compose = read("deploy/compose.yaml");
+    expect(compose).toContain('- "127.0.0.1:8080:8080"');
+    expect(compose).not.toMatch(/- "?8080:8080/);
+    expect(compose).toMatch(/TRUSTLIST_BASE_URL: https:\/\//);
+    expect(compose).toContain("dockerfile: deploy/Containerfile");
+    // The Containerfile's own instructions publish on loopback too.
+    for (const line of read("deploy/Containerfile").split("\n").filter((l) => / run .* -p /.test(l))) expect(line).toContain("-p 127.0.0.1:8080:8080");
+  });
+
+  test.skipIf(Bun.which("systemd-analyze") === null)("the unit's exposure, by systemd-analyze security, is low", () => {
+    const analysis = Bun.spawnSync(["systemd-analyze", "security", "--offline=yes", join(DEPLOY, "trustlist.service")], { stdout: "pipe", stderr: "pipe" });
+    const overall = analysis.stdout.toString().match(/Overall exposure level for trustlist\.service: ([\d.]+)/);
+    expect(overall, analysis.stderr.toString()).not.toBeNull();
+    expect(Number(overall![1])).toBeLessThan(2);
+  });
+
+  test("serve warns when the base URL is unset on an address other machines reach, and only then", () => {
+    const unset = { baseUrl: "http://0.0.0.0:8080", baseUrlConfigured: false };
+    for (const host of ["0.0.0.0", "::", "192.168.1.20", "[::]", "trust.example.org"]) expect(baseUrlWarning({ ...unset, host }), host).toContain("TRUSTLIST_BASE_URL");
+    for (const host of ["127.0.0.1", "127.0.1.1", "::1", "[::1]", "localhost"]) expect(baseUrlWarning({ ...unset, host }), host).toBeNull();
+    expect(baseUrlWarning({ host: "0.0.0.0", baseUrl: "https://trust.example.org", baseUrlConfigured: true })).toBeNull();
+  });
 });

@@ -4,7 +4,7 @@
 import { t } from "elysia";
 import { APPEAL_OUTCOMES, APPEAL_STATUSES, APPELLANT_KINDS, SEVERITIES } from "../../domain";
 import { DateTime, literals } from "../../http/model";
-import { BlacklistEntry, EntryFields, Severity } from "../blacklist/model";
+import { BlacklistEntry, EntryFields, Severity, StaffEntry } from "../blacklist/model";
 
 /** Longest statement an appellant may write, and longest public note of a decision. */
 export const MAX_STATEMENT = 4000;
@@ -75,31 +75,6 @@ export const AppealQueueQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50, description: "Appeals per page, 1-100." })),
 });
 
-/** The entry as staff see it beside an appeal: its subject, status and private note included. */
-export const AppealEntry = t.Object(
-  {
-    id: t.String(),
-    provider: t.String(),
-    provider_user_id: t.String(),
-    username: t.Nullable(t.String()),
-    creator: t.Nullable(t.String({ description: "The creator it names, by handle." })),
-    severity: Severity,
-    scope: t.String(),
-    vertical: t.String(),
-    reason_code: t.String(),
-    summary: t.Nullable(t.String()),
-    private_note: t.Nullable(t.String({ description: "Staff-only notes of the entry." })),
-    issued_at: DateTime("When it was issued."),
-    expires_at: t.Nullable(DateTime("When it lapses.")),
-    appealable: t.Boolean(),
-    high_risk: t.Boolean(),
-    watchlist: t.Boolean(),
-    status: t.String({ description: "`active`, `overturned` or `expired`.", examples: ["active"] }),
-    supersedes: t.Nullable(t.String({ description: "The entry this one replaced after an appeal." })),
-  },
-  { $id: "AppealEntry", description: "An entry as staff see it." },
-);
-
 export const StaffAppeal = t.Object(
   {
     id: AppealId,
@@ -124,7 +99,7 @@ export const StaffAppeal = t.Object(
     decided_by: t.Nullable(t.String({ description: "Who decided, `kind:id`." })),
     created_at: DateTime("When it was filed."),
     decided_at: t.Nullable(DateTime("When it was decided.")),
-    entry: t.Nullable(AppealEntry),
+    entry: t.Nullable(StaffEntry),
   },
   { $id: "StaffAppeal", description: "An appeal as staff see it: the statement, who filed it and the entry." },
 );

@@ -14,11 +14,12 @@ import { UniqueViolation } from "../../db/errors";
 import { SEVERITIES, type Severity } from "../../domain";
 import { conflict, notFound, rateLimited, ServiceError, unprocessable } from "../../errors";
 import { newId } from "../../ids";
+import { cleanLines } from "../../values";
 import { type Actor, type AuditLog, accountSubject, actorText } from "../audit/service";
-import { type BlacklistService, type EntryRow, isProvider, normalizeAccountId, toPublicEntry } from "../blacklist/service";
+import { type BlacklistService, type EntryRow, isProvider, normalizeAccountId, toPublicEntry, toStaffEntry } from "../blacklist/service";
 import type { CreatorRow, CreatorsService } from "../creators/service";
 import type { Viewer } from "../sessions/service";
-import type { Appeal, AppealEntry, AppealPage, AppealQueueQuery, DecideAppealBody, MeAppealBody, MyAppealsQuery, MyEntries, PartnerAppealBody, StaffAppeal, StaffAppealPage } from "./model";
+import type { Appeal, AppealPage, AppealQueueQuery, DecideAppealBody, MeAppealBody, MyAppealsQuery, MyEntries, PartnerAppealBody, StaffAppeal, StaffAppealPage } from "./model";
 import { type AppealPosition, type AppealRow, type AppealsStore, createAppealsStore } from "./store";
 
 /** How long after a decided appeal the same entry may be appealed again. */
@@ -36,13 +37,6 @@ export interface FilingKey {
 /** One answer for an unknown entry and for one that names someone else: nobody learns whether another account is listed. */
 const NO_SUCH_ENTRY = (id: string) => notFound(`No entry ${id} names this account.`);
 
-/** Free text of several lines (a statement, a note): line breaks and tabs stay, other control characters go. */
-function cleanLines(text: string, field: string): string {
-  const cleaned = text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, "").trim();
-  if (cleaned === "") throw unprocessable(`The ${field} is empty.`);
-  return cleaned;
-}
-
 /** An appeal as whoever filed it reads it. */
 export function toAppeal(row: AppealRow): AppealView {
   const appeal: AppealView = { id: row.id, entry_id: row.entryId, status: row.status, created_at: iso(row.createdAt) };
@@ -51,29 +45,6 @@ export function toAppeal(row: AppealRow): AppealView {
   if (row.newEntryId !== null) appeal.superseded_by = row.newEntryId;
   if (row.decidedAt !== null) appeal.decided_at = iso(row.decidedAt);
   return appeal;
-}
-
-function staffEntry(row: EntryRow): typeof AppealEntry.static {
-  return {
-    id: row.id,
-    provider: row.provider,
-    provider_user_id: row.providerUserId,
-    username: row.username,
-    creator: row.creatorHandle,
-    severity: row.severity,
-    scope: row.scope,
-    vertical: row.vertical,
-    reason_code: row.reasonCode,
-    summary: row.summary,
-    private_note: row.evidence,
-    issued_at: iso(row.issuedAt),
-    expires_at: row.expiresAt === null ? null : iso(row.expiresAt),
-    appealable: !!row.appealable,
-    high_risk: !!row.highRisk,
-    watchlist: !!row.watchlist,
-    status: row.status,
-    supersedes: row.supersedes,
-  };
 }
 
 /** Whether an entry still stands: active, confirmed (not a watchlist row) and not lapsed at `now`. */
@@ -325,7 +296,7 @@ export class AppealsService {
       decided_by: row.decidedBy,
       created_at: iso(row.createdAt),
       decided_at: row.decidedAt === null ? null : iso(row.decidedAt),
-      entry: entry ? staffEntry(entry) : null,
+      entry: entry ? toStaffEntry(entry) : null,
     };
   }
 

@@ -6,7 +6,7 @@ import { PROVIDERS, type Provider } from "../../domain";
 import { unprocessable } from "../../errors";
 import { newId } from "../../ids";
 import { parseTime, requireHandle } from "../../values";
-import type { BlacklistEntry, NewEntryBody } from "./model";
+import type { BlacklistEntry, NewEntryBody, StaffEntry } from "./model";
 import type { EntryRow } from "./store";
 
 export type PublicEntry = typeof BlacklistEntry.static;
@@ -64,6 +64,30 @@ export function toPublicEntry(row: EntryRow): PublicEntry {
     issued_at: iso(row.issuedAt),
     expires_at: iso(row.expiresAt),
     appealable: !!row.appealable,
+  };
+}
+
+/** An entry as staff see it beside a case or an appeal: its subject, status and private note included. */
+export function toStaffEntry(row: EntryRow): typeof StaffEntry.static {
+  return {
+    id: row.id,
+    provider: row.provider,
+    provider_user_id: row.providerUserId,
+    username: row.username,
+    creator: row.creatorHandle,
+    severity: row.severity,
+    scope: row.scope,
+    vertical: row.vertical,
+    reason_code: row.reasonCode,
+    summary: row.summary,
+    private_note: row.evidence,
+    issued_at: iso(row.issuedAt),
+    expires_at: iso(row.expiresAt),
+    appealable: !!row.appealable,
+    high_risk: !!row.highRisk,
+    watchlist: !!row.watchlist,
+    status: row.status,
+    supersedes: row.supersedes,
   };
 }
 

@@ -2,7 +2,7 @@
 // /openapi.json, and type the handlers. The import format's `entry` line reuses `EntryFields`.
 import { t } from "elysia";
 import { DateTime, literals, JsonInteger } from "../../http/model";
-import { ENTRY_SCOPES, PROVIDERS, SEVERITIES, VERTICALS } from "../../domain";
+import { ENTRY_SCOPES, ENTRY_STATUSES, PROVIDERS, SEVERITIES, VERTICALS } from "../../domain";
 
 export const Severity = literals(SEVERITIES, { description: "How serious the entry is.", examples: ["ban"] });
 export const Scope = literals(ENTRY_SCOPES, {
@@ -261,4 +261,29 @@ export const OverturnResult = t.Object(
     overturned_at: DateTime("When it was overturned."),
   },
   { $id: "OverturnResult", description: "The entry, now overturned." },
+);
+
+/** An entry as staff see it (a case, an appeal): its subject, status, private note and what it replaced. */
+export const StaffEntry = t.Object(
+  {
+    id: t.String(),
+    provider: t.String(),
+    provider_user_id: t.String(),
+    username: t.Nullable(t.String()),
+    creator: t.Nullable(t.String({ description: "The creator it names, by handle." })),
+    severity: Severity,
+    scope: t.String(),
+    vertical: t.String(),
+    reason_code: t.String(),
+    summary: t.Nullable(t.String()),
+    private_note: t.Nullable(t.String({ description: "Staff-only notes of the entry." })),
+    issued_at: DateTime("When it was issued."),
+    expires_at: t.Nullable(DateTime("When it lapses.")),
+    appealable: t.Boolean(),
+    high_risk: t.Boolean(),
+    watchlist: t.Boolean(),
+    status: literals(ENTRY_STATUSES, { description: "`active`, `overturned` or `expired`.", examples: ["active"] }),
+    supersedes: t.Nullable(t.String({ description: "The entry this one replaced after an appeal." })),
+  },
+  { $id: "StaffEntry", description: "An entry as staff see it: subject, status and private note included. Staff-only." },
 );

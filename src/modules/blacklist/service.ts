@@ -19,7 +19,7 @@ import { SubjectFilter } from "./subject-filter";
 import { BlacklistWrites, type EntryListener } from "./writes";
 
 export type { BatchRow, CheckResult, CheckVerdict } from "./check";
-export { isProvider, type NewEntry, normalizeAccountId, prepareEntryAt, type PublicEntry, toPublicEntry } from "./entry";
+export { isProvider, type NewEntry, normalizeAccountId, prepareEntryAt, type PublicEntry, toPublicEntry, toStaffEntry } from "./entry";
 export type { Change, Page } from "./feed";
 export type { EntryRow } from "./store";
 export type { BulkEntriesListener } from "./bulk";

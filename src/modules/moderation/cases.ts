@@ -9,7 +9,7 @@ import { conflict, notFound, ServiceError, unprocessable } from "../../errors";
 import { newId } from "../../ids";
 import { cleanLines } from "../../values";
 import { type Actor, type AuditLog, actorText } from "../audit/service";
-import { type BlacklistService, type EntryRow, type NewEntry, normalizeAccountId } from "../blacklist/service";
+import { type BlacklistService, type NewEntry, normalizeAccountId, toStaffEntry } from "../blacklist/service";
 import type { CreatorsService } from "../creators/service";
 import type { StaffService } from "../staff/service";
 import type { AssignBody, CaseActionResult, CasePage, CaseQuery, CaseSummary, CaseView, CommentResult, DecideBody, MuteResult } from "./model";
@@ -21,27 +21,6 @@ type ActionResult = typeof CaseActionResult.static;
 
 function subjectOf(row: CaseRow): CaseSummaryView["subject"] {
   return { key: row.subjectKey, provider: row.provider, id: row.providerUserId, username: row.username, handle: row.creatorHandle };
-}
-
-function staffEntry(row: EntryRow): (typeof CaseView.static)["entries"][number] {
-  return {
-    id: row.id,
-    provider: row.provider,
-    provider_user_id: row.providerUserId,
-    creator: row.creatorHandle,
-    severity: row.severity,
-    scope: row.scope,
-    vertical: row.vertical,
-    reason_code: row.reasonCode,
-    summary: row.summary,
-    private_note: row.evidence,
-    issued_at: iso(row.issuedAt),
-    expires_at: iso(row.expiresAt),
-    appealable: !!row.appealable,
-    watchlist: !!row.watchlist,
-    status: row.status,
-    supersedes: row.supersedes,
-  };
 }
 
 export class ModerationCases {
@@ -151,7 +130,7 @@ export class ModerationCases {
         created_at: iso(report.createdAt),
       })),
       comments: comments.map((c) => ({ id: c.id, author: `${c.authorKind}:${c.authorId}`, body: c.body, created_at: iso(c.createdAt) })),
-      entries: entries.map(staffEntry),
+      entries: entries.map(toStaffEntry),
       history,
     };
   }

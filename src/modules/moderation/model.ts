@@ -3,9 +3,9 @@
 // evidence. Everything but `ReportReceipt`, `ReportView`, `EvidenceReceipt` and `PublicEvidence`
 // is staff-only.
 import { t } from "elysia";
-import { CASE_OUTCOMES, CASE_STATUSES, ENTRY_STATUSES, EVIDENCE_TYPES, PROVIDERS, REPORT_OUTCOMES, REPORT_STATUSES, REPORTER_KINDS } from "../../domain";
+import { CASE_OUTCOMES, CASE_STATUSES, EVIDENCE_TYPES, PROVIDERS, REPORT_OUTCOMES, REPORT_STATUSES, REPORTER_KINDS } from "../../domain";
 import { DateTime, JsonInteger, literals } from "../../http/model";
-import { EntryFields, Scope, Severity, Vertical } from "../blacklist/model";
+import { EntryFields, Scope, Severity, StaffEntry, Vertical } from "../blacklist/model";
 
 /** Longest report description and staff comment. */
 export const MAX_DESCRIPTION = 4000;
@@ -138,28 +138,6 @@ const CaseComment = t.Object(
   { $id: "CaseComment" },
 );
 
-const CaseEntry = t.Object(
-  {
-    id: t.String(),
-    provider: t.String(),
-    provider_user_id: t.String(),
-    creator: t.Nullable(t.String()),
-    severity: Severity,
-    scope: Scope,
-    vertical: t.String(),
-    reason_code: t.String(),
-    summary: t.Nullable(t.String()),
-    private_note: t.Nullable(t.String()),
-    issued_at: DateTime("When it was issued."),
-    expires_at: t.Nullable(DateTime("When it lapses.")),
-    appealable: t.Boolean(),
-    watchlist: t.Boolean(),
-    status: literals(ENTRY_STATUSES),
-    supersedes: t.Nullable(t.String()),
-  },
-  { $id: "CaseEntry", description: "An entry of the case's subject as staff see it, private note included." },
-);
-
 export const CaseSubject = t.Object(
   {
     key: t.String({ description: "`provider:id` or `creator:handle`.", examples: ["discord:80351110224678912"] }),
@@ -201,7 +179,7 @@ export const CaseView = t.Object(
     ...CaseFields,
     reports: t.Array(CaseReport),
     comments: t.Array(CaseComment),
-    entries: t.Array(CaseEntry),
+    entries: t.Array(StaffEntry),
     history: AuditHistory,
   },
   { $id: "Case", description: "A case as staff read it: every report with its reporter and their standing, evidence, comments, the subject's entries past and present, and its history." },
