@@ -179,3 +179,30 @@ describe("apply", () => {
     expectEnvelope(await b.json("DELETE", "/v1/admin/sources/beta", { key: b.admin }), 404, "not_found");
   });
 });
+
+describe("where a held entry shows", () => {
+  test("the public check and the home page name the source; a local entry says blacklist", async () => {
+    await follow(b, a, "next-door");
+    const remote = await addEntry(a, { username: "FarAwayScammer" });
+    const local = await addEntry(b, { username: "NearbyScammer" });
+    await sync(b, "next-door");
+    const remoteId = (await a.rows("SELECT provider_user_id FROM blacklist_entries WHERE id = ?", remote.id))[0].provider_user_id;
+    const publicHit = (await b.json("GET", `/v1/public/blacklist/check?q=${remoteId}`)).body.platforms[0];
+    expect(publicHit).toMatchObject({ banned: true, source: "next-door" });
+    const localId = (await b.rows("SELECT provider_user_id FROM blacklist_entries WHERE id = ?", local.id))[0].provider_user_id;
+    expect((await b.json("GET", `/v1/public/blacklist/check?q=${localId}`)).body.platforms[0].source).toBe("blacklist");
+    expect((await check(b, localId)).entry.source).toBeUndefined();
+    const page = await (await b.call("GET", `/?q=${remoteId}`)).text();
+    expect(page).toContain("Listed by:</span> next-door");
+    const localPage = await (await b.call("GET", `/?q=${localId}`)).text();
+    expect(localPage).not.toContain("Listed by:");
+  });
+
+  test("a source may not take a name the public answer uses for this instance's own", async () => {
+    const key = (await a.account({ scope: "read" })).key;
+    for (const name of ["blacklist", "creator", "external"]) {
+      expectEnvelope(await b.json("POST", "/v1/admin/sources", { key: b.admin, body: { name, url: a.url, key } }), 422, "unprocessable");
+    }
+  });
+});
+

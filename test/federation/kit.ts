@@ -11,10 +11,11 @@ export interface Instance extends TestApp {
   url: string;
 }
 
-export async function instance(clock: ManualClock): Promise<Instance> {
-  const app = await createTestApp({ clock, http: true });
-  const admin = (await app.account({ scope: "admin", burst: 10_000 })).key;
-  const writer = (await app.account({ scope: "write", burst: 10_000 })).key;
+/** A served instance; `dir` keeps its database when closed, so it can be opened again (a restart). */
+export async function instance(clock: ManualClock, dir?: string, keys?: { admin: string; writer: string }): Promise<Instance> {
+  const app = await createTestApp({ clock, http: true, dir });
+  const admin = keys?.admin ?? (await app.account({ scope: "admin", burst: 10_000 })).key;
+  const writer = keys?.writer ?? (await app.account({ scope: "write", burst: 10_000 })).key;
   return Object.assign(app, { admin, writer, url: app.origin });
 }
 

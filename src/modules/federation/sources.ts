@@ -9,6 +9,7 @@ import { newId } from "../../ids";
 import { yieldToRequests } from "../../yield";
 import type { Actor, AuditLog } from "../audit/service";
 import type { BlacklistService } from "../blacklist/service";
+import { OWN_ANSWER_SOURCES } from "../public/disclosure";
 import type { SourceApplier } from "./apply";
 import type { NewSourceBody, Source, SourcePatchBody } from "./model";
 import { fingerprint } from "./signing";
@@ -71,6 +72,7 @@ export class FederationSources {
   }
 
   async add(input: typeof NewSourceBody.static, actor: Actor): Promise<SourceView> {
+    if (OWN_ANSWER_SOURCES.includes(input.name)) throw unprocessable(`'${input.name}' names this instance's own answers; give the source another name.`);
     const url = baseUrlOf(input.url);
     if (await this.store.sourceByName(input.name)) throw conflict(`A source named '${input.name}' already exists.`);
     let doc;

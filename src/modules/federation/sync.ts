@@ -127,8 +127,9 @@ export class SourceSync {
         await yieldToRequests();
       }
     } catch (caught) {
-      if (!(caught instanceof SourceError)) throw caught;
-      error = caught.message;
+      // A page that could not be applied here (a database fault) rolled back whole: the cursor
+      // still names the last page applied, and the next sync starts there.
+      error = caught instanceof SourceError ? caught.message : `could not apply a page here: ${(caught as Error).message}`;
     } finally {
       this.running.delete(source.id);
     }

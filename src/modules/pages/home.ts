@@ -2,7 +2,7 @@
 // browse the creator directory. The data comes from the public service, the same answers the
 // keyless API gives, so the page shows nothing /v1/public/* would not.
 import type { DirectoryPage, PublicCheckResult, PublicStats } from "../public/service";
-import type { PublicCheckHit } from "../public/disclosure";
+import { followedSourceOf, type PublicCheckHit } from "../public/disclosure";
 import { type Html, html } from "./html";
 import { appealNotice, type AssetPaths, checkForm, page, PROVIDER_NAMES, providerName } from "./layout";
 
@@ -39,6 +39,7 @@ function hitState(hit: PublicCheckHit): { cls: string; title: string; text: stri
 
 function hitView(hit: PublicCheckHit): Html {
   const state = hitState(hit);
+  const followed = followedSourceOf(hit);
   const isProfile = hit.platform === "trustlist";
   const who = hit.username ?? hit.id ?? "";
   return html`<li class="hit ${state.cls}">
@@ -48,6 +49,7 @@ function hitView(hit: PublicCheckHit): Html {
 <span class="muted">${state.text}</span>
 ${hit.reason_code ? html`<p class="summary"><span class="muted">Reason:</span> ${hit.reason_code.replaceAll("_", " ")}</p>` : null}
 ${hit.summary ? html`<p class="summary">${hit.summary}</p>` : null}
+${followed ? html`<p class="summary"><span class="muted">Listed by:</span> ${followed}, an instance this one follows</p>` : null}
 ${hit.appealable && hit.severity !== null ? appealNotice() : null}
 </li>`;
 }

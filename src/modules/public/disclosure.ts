@@ -30,6 +30,14 @@ const MAX_HITS = 25;
 
 export type PublicCheckHit = typeof PublicCheckHitSchema.static;
 
+/** What a hit's `source` says when the answer is this instance's own; any other value names a followed instance. */
+export const OWN_ANSWER_SOURCES: readonly string[] = ["blacklist", "creator", "external"];
+
+/** The followed instance a hit's entry was applied from, or null for this instance's own answer. */
+export function followedSourceOf(hit: PublicCheckHit): string | null {
+  return hit.source && !OWN_ANSWER_SOURCES.includes(hit.source) ? hit.source : null;
+}
+
 interface Account {
   provider: Provider;
   id: string;
@@ -129,7 +137,8 @@ export class PublicAccounts {
       severity: hit?.severity ?? null,
       reason_code: hit?.reasonCode ?? null,
       summary: hit?.summary ?? null,
-      source: hit ? "blacklist" : watchlist ? "external" : "creator",
+      // An entry applied from a followed instance names it instead of this instance's own list.
+      source: hit ? (hit.source ?? "blacklist") : watchlist ? "external" : "creator",
     };
     // Whether the entry may be appealed is part of its public view; the pages and the check widget
     // tell the listed person how.

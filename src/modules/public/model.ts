@@ -22,7 +22,15 @@ export const PublicCheckHit = t.Object({
   severity: t.Nullable(t.String({ examples: ["ban"] })),
   reason_code: t.Nullable(t.String({ examples: ["scam_trade"] })),
   summary: t.Nullable(t.String()),
-  source: t.Optional(t.Nullable(literals(["blacklist", "creator", "external"] as const, { description: "Where the answer comes from." }))),
+  source: t.Optional(
+    t.Nullable(
+      t.String({
+        description:
+          "Where the answer comes from: `blacklist` (this instance's own list), `creator` (a creator profile), `external` (an unconfirmed report), or, for an entry applied from a followed instance, the name this instance gave it.",
+        examples: ["blacklist"],
+      }),
+    ),
+  ),
   appealable: t.Optional(t.Boolean({ description: "On a confirmed hit: whether the listed person may appeal the entry (docs/moderation.md, \"Appeals\")." })),
 }, { $id: "PublicCheckHit", description: "One matched platform account." });
 

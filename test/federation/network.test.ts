@@ -1,0 +1,151 @@
+// Several instances on loopback: two that follow each other without echo, a chain of three where
+// only what originated at each travels, a follower stopped mid-sync resuming from its cursor with
+// nothing missing or doubled, and the exactness of what a follower holds after a mixed burst of
+// additions, overturns and expiries.
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { dropDatabase } from "../backend";
+import { tempDir } from "../helpers";
+import { addEntry, discordId, follow, held, type Instance, instance, overturn, sharedClock, sync } from "./kit";
+
+let a: Instance;
+let b: Instance;
+const others: Instance[] = [];
+
+beforeEach(async () => {
+  const clock = sharedClock();
+  a = await instance(clock);
+  b = await instance(clock);
+});
+afterEach(async () => {
+  await Promise.all([a.close(), b.close(), ...others.splice(0).map((o) => o.close())]);
+});
+
+test("two instances following each other hold each other's own entries once, without echo", async () => {
+  await follow(b, a, "alpha");
+  await follow(a, b, "beta");
+  const fromA = [await addEntry(a), await addEntry(a)];
+  const fromB = [await addEntry(b)];
+  for (let round = 0; round < 3; round++) {
+    await sync(b, "alpha");
+    await sync(a, "beta");
+  }
+  expect([...(await held(b, "alpha")).keys()].sort()).toEqual(fromA.map((e) => e.id).sort());
+  expect([...(await held(a, "beta")).keys()]).toEqual([fromB[0].id]);
+  // Nothing came back: each holds its own entries once, and one entry per item of the other.
+  expect(await a.rows("SELECT id FROM blacklist_entries")).toHaveLength(3);
+  expect(await b.rows("SELECT id FROM blacklist_entries")).toHaveLength(3);
+  expect((await held(a, "alpha")).size).toBe(0);
+  await overturn(a, fromA[0].id);
+  await sync(b, "alpha");
+  await sync(a, "beta");
+  expect([...(await held(b, "alpha")).keys()]).toEqual([fromA[1].id]);
+  expect(await a.rows("SELECT id FROM blacklist_entries")).toHaveLength(3);
+});
+
+test("a chain of three: only what originated at an instance travels from it", async () => {
+  const c = await instance(a.clock);
+  others.push(c);
+  await follow(b, a, "alpha");
+  await follow(c, b, "beta");
+  const own = await addEntry(b);
+  await addEntry(a);
+  await sync(b, "alpha");
+  await sync(c, "beta");
+  expect([...(await held(c, "beta")).keys()]).toEqual([own.id]);
+  await follow(c, a, "alpha");
+  await sync(c, "alpha");
+  expect((await held(c, "alpha")).size).toBe(1);
+});
+
+test("a follower stopped mid-sync resumes from its cursor after a restart, nothing missing or doubled", async () => {
+  const actor = { kind: "cli" as const, id: "test" };
+  const ids: string[] = [];
+  for (let i = 0; i < 250; i++) {
+    const row = await a.services.blacklist.add({ provider: "discord", provider_user_id: discordId(), severity: "ban", reason_code: "scam_trade" }, actor);
+    ids.push(row.id);
+  }
+  const dir = tempDir();
+  let f = await instance(a.clock, dir);
+  try {
+    await follow(f, a, "alpha");
+    // The database refuses the 150th item's entry: the sync stops in its second page.
+    const restore = await f.failWrites("blacklist_entries", "INSERT", `NEW.upstream_id = '${ids[149]}'`);
+    const stopped = await sync(f, "alpha");
+    expect(stopped.applied).toBe(100);
+    expect(stopped.error).toContain("could not apply");
+    await restore();
+    expect((await held(f, "alpha")).size).toBe(100);
+    // A restart on the same database: the cursor was kept.
+    await f.close();
+    f = await instance(a.clock, dir, f);
+    const resumed = await sync(f, "alpha");
+    expect(resumed).toMatchObject({ applied: 150, error: null });
+    const holding = await held(f, "alpha");
+    expect([...holding.keys()].sort()).toEqual([...ids].sort());
+    const doubled = await f.rows("SELECT upstream_id FROM blacklist_entries WHERE source = 'alpha' GROUP BY upstream_id HAVING count(*) > 1");
+    expect(doubled).toEqual([]);
+  } finally {
+    await f.close();
+    await dropDatabase(f.dbPath);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("exactness: after a mixed burst of writes and expiries, the follower holds the source's active entries under its policy", async () => {
+  await follow(b, a, "alpha", { max_severity: "restrict", verticals: ["roblox", "all"], reason_codes: ["scam_trade", "chargeback", "harassment"] });
+  const actor = { kind: "cli" as const, id: "burst" };
+  const severities = ["warn", "restrict", "ban"] as const;
+  const reasons = ["scam_trade", "chargeback", "harassment", "spam"];
+  const verticals = ["roblox", "minecraft", null] as const;
+  let seed = 7;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const live: string[] = [];
+  for (let step = 0; step < 300; step++) {
+    const move = random(10);
+    if (move < 6 || live.length === 0) {
+      const vertical = verticals[random(3)];
+      const row = await a.services.blacklist.add(
+        {
+          provider: "discord",
+          provider_user_id: discordId(),
+          severity: severities[random(3)]!,
+          reason_code: reasons[random(4)]!,
+          scope: vertical ? "vertical" : "global",
+          vertical: vertical ?? "all",
+          watchlist: random(8) === 0,
+          expires_at: random(3) === 0 ? new Date(a.clock.now() + (1 + random(20)) * 60_000).toISOString() : null,
+        },
+        actor,
+      );
+      live.push(row.id);
+    } else if (move < 8) {
+      const id = live.splice(random(live.length), 1)[0]!;
+      const row = await a.services.blacklist.entryRow(id);
+      if (row?.status === "active") await a.services.blacklist.overturn(id, "burst", actor);
+    } else {
+      a.clock.advance(60_000);
+      await a.services.blacklist.expireDue();
+    }
+    if (step % 40 === 0) await sync(b, "alpha");
+  }
+  await a.services.blacklist.expireDue();
+  await sync(b, "alpha");
+  await b.services.blacklist.expireDue();
+
+  const now = a.clock.now();
+  const expected = new Map(
+    (await a.rows<{ id: string; severity: string; vertical: string; reason_code: string; watchlist: number | boolean; expires_at: number | null }>(
+      "SELECT id, severity, vertical, reason_code, watchlist, expires_at FROM blacklist_entries WHERE status = 'active'",
+    ))
+      .filter((row) => row.expires_at === null || Number(row.expires_at) > now)
+      .filter((row) => ["roblox", "all"].includes(row.vertical) && ["scam_trade", "chargeback", "harassment"].includes(row.reason_code))
+      .map((row) => [row.id, { severity: row.severity === "ban" ? "restrict" : row.severity, watchlist: !!row.watchlist }]),
+  );
+  const holding = await held(b, "alpha");
+  expect(expected.size).toBeGreaterThan(10);
+  expect(new Map([...holding].map(([id, entry]) => [id, { severity: entry.severity, watchlist: entry.watchlist }]))).toEqual(expected);
+});

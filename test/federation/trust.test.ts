@@ -1,0 +1,159 @@
+// What a follower trusts: items signed by a pinned key, or by a new key a pinned one endorsed. A
+// tampering proxy between two instances, an unendorsed key and a forged identity all stop the
+// sync at the first bad item, with nothing after it applied, the cursor left before it, and
+// last_error and /metrics saying so.
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { canonicalJson, endorsementText, kidOf, newKeyPair, signText } from "../../src/modules/federation/signing";
+import { addEntry, followerKey, held, type Instance, instance, sharedClock, sync } from "./kit";
+
+let a: Instance;
+let b: Instance;
+let proxy: ReturnType<typeof Bun.serve> | null = null;
+
+beforeEach(async () => {
+  const clock = sharedClock();
+  a = await instance(clock);
+  b = await instance(clock);
+});
+afterEach(async () => {
+  await proxy?.stop(true);
+  proxy = null;
+  await Promise.all([a.close(), b.close()]);
+});
+
+/** A proxy to `a` that passes everything through, after `rewrite` has had its way with JSON bodies. */
+function proxyTo(target: Instance, rewrite: (path: string, body: any) => any): string {
+  proxy = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      const url = new URL(request.url);
+      const upstream = await fetch(`${target.url}${url.pathname}${url.search}`, { headers: request.headers });
+      const body = await upstream.json();
+      return Response.json(rewrite(url.pathname, body), { status: upstream.status });
+    },
+  });
+  return `http://127.0.0.1:${proxy.port}`;
+}
+
+async function followThrough(url: string) {
+  const key = await followerKey(a);
+  const res = await b.json("POST", "/v1/admin/sources", { key: b.admin, body: { name: "alpha", url, key } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+}
+
+async function metric(on: Instance, name: string): Promise<number> {
+  const text = await (await on.call("GET", "/metrics", { key: on.admin })).text();
+  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+  return Number(line?.split(" ")[1]);
+}
+
+test("a tampered item stops the sync there: items before it applied, nothing after, the cursor before it", async () => {
+  const entries = [];
+  for (let i = 0; i < 5; i++) entries.push(await addEntry(a));
+  const tampered = entries[2].id;
+  let tamper = true;
+  await followThrough(
+    proxyTo(a, (path, body) => {
+      if (tamper && path === "/v1/federation/changes") for (const item of body.items) if (item.entry.id === tampered) item.entry.severity = "warn";
+      return body;
+    }),
+  );
+  const outcome = await sync(b, "alpha");
+  expect(outcome.applied).toBe(2);
+  expect(outcome.error).toContain("signature does not verify");
+  expect([...(await held(b, "alpha")).keys()].sort()).toEqual([entries[0].id, entries[1].id].sort());
+  const source = (await b.json("GET", "/v1/admin/sources/alpha", { key: b.admin })).body;
+  expect(source.last_error).toContain(`item `);
+  expect(source.entries_held).toBe(2);
+  expect(await metric(b, "trustlist_federation_refused_items")).toBe(1);
+  expect(await metric(b, "trustlist_federation_failing_sources")).toBe(1);
+  // Again: still stopped at the same item, nothing more applied.
+  expect((await sync(b, "alpha")).applied).toBe(0);
+  expect((await held(b, "alpha")).size).toBe(2);
+  // The proxy stops tampering: the sync resumes from the cursor and applies the rest once.
+  tamper = false;
+  const resumed = await sync(b, "alpha");
+  expect(resumed).toMatchObject({ applied: 3, error: null });
+  expect([...(await held(b, "alpha")).keys()].sort()).toEqual(entries.map((e) => e.id).sort());
+  expect((await b.json("GET", "/v1/admin/sources/alpha", { key: b.admin })).body.last_error).toBeNull();
+  const audit = await b.rows("SELECT action FROM audit_events WHERE action = 'source.sync_stopped'");
+  expect(audit).toHaveLength(1);
+});
+
+test("the first item tampered: nothing applied, the cursor stays null", async () => {
+  await addEntry(a);
+  await followThrough(
+    proxyTo(a, (path, body) => {
+      if (path === "/v1/federation/changes" && body.items[0]) body.items[0].entry.provider_user_id = "1";
+      return body;
+    }),
+  );
+  const outcome = await sync(b, "alpha");
+  expect(outcome).toMatchObject({ applied: 0, cursor: null });
+  expect(outcome.error).toContain("signature does not verify");
+  expect((await b.json("GET", "/v1/admin/sources/alpha", { key: b.admin })).body.cursor).toBeNull();
+});
+
+test("a rotated key endorsed by the pinned one is pinned and its items applied", async () => {
+  await followThrough(a.url);
+  await addEntry(a);
+  await sync(b, "alpha");
+  await a.services.federation.identity.rotate({ kind: "cli", id: "test" });
+  await a.services.federation.identity.rotate({ kind: "cli", id: "test" });
+  const late = await addEntry(a);
+  const outcome = await sync(b, "alpha");
+  expect(outcome).toMatchObject({ applied: 1, error: null });
+  expect((await held(b, "alpha")).has(late.id)).toBe(true);
+  const source = (await b.json("GET", "/v1/admin/sources/alpha", { key: b.admin })).body;
+  expect(source.fingerprints).toHaveLength(3);
+  expect(await b.rows("SELECT kid FROM federation_source_keys WHERE endorsed_by IS NOT NULL")).toHaveLength(2);
+});
+
+test("items signed with a key no pinned key endorsed are refused, whatever the document says", async () => {
+  await addEntry(a);
+  const forged = newKeyPair();
+  const forgedKid = kidOf(forged.publicKey);
+  const other = newKeyPair();
+  let forgeDocument = false;
+  await followThrough(
+    proxyTo(a, (path, body) => {
+      if (path === "/.well-known/trustlist.json" && forgeDocument) {
+        // A new key, "endorsed" by a key the follower never pinned.
+        const otherKid = kidOf(other.publicKey);
+        body.keys.push({ kid: forgedKid, alg: "Ed25519", public_key: forged.publicKey, created_at: body.keys[0].created_at, retired_at: null, endorsement: { kid: otherKid, sig: signText(other.privateKey, endorsementText(forgedKid, forged.publicKey)) } });
+      }
+      if (path === "/v1/federation/changes") {
+        for (const item of body.items) {
+          const { sig: _sig, ...rest } = item;
+          rest.kid = forgedKid;
+          item.kid = forgedKid;
+          item.sig = signText(forged.privateKey, canonicalJson(rest));
+        }
+      }
+      return body;
+    }),
+  );
+  forgeDocument = true;
+  const outcome = await sync(b, "alpha");
+  expect(outcome.applied).toBe(0);
+  expect(outcome.error).toContain("no pinned key endorsed");
+  expect((await held(b, "alpha")).size).toBe(0);
+  expect(await b.rows("SELECT kid FROM federation_source_keys")).toHaveLength(1);
+});
+
+test("an unknown key id sends the follower to a document that names another instance: refused", async () => {
+  await addEntry(a);
+  let swapInstance = false;
+  await followThrough(
+    proxyTo(a, (path, body) => {
+      if (path === "/v1/federation/changes") for (const item of body.items) item.kid = "unknownkid";
+      if (path === "/.well-known/trustlist.json" && swapInstance) body.instance.id = "inst_someone_else";
+      return body;
+    }),
+  );
+  swapInstance = true;
+  const outcome = await sync(b, "alpha");
+  expect(outcome.error).toContain("not the pinned");
+  expect((await held(b, "alpha")).size).toBe(0);
+});
