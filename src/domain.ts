@@ -36,8 +36,11 @@ export const AUDIT_ACTOR_KINDS = ["staff", "key", "cli", "source", "job", "creat
 export const CASE_STATUSES = ["open", "escalated", "closed"] as const;
 /** How a case closed: a decision (an entry), a watchlist row, dismissed, or every report muted. */
 export const CASE_OUTCOMES = ["decided", "watchlisted", "dismissed", "muted"] as const;
-/** Who filed a report: a signed-in creator, a platform member a bot relays for, or a bot's key itself. */
-export const REPORTER_KINDS = ["creator", "member", "key"] as const;
+/**
+ * Who filed a report: a signed-in creator, a platform member a bot relays for, a bot's key itself,
+ * or a followed instance under the `review` policy.
+ */
+export const REPORTER_KINDS = ["creator", "member", "key", "source"] as const;
 export const REPORT_STATUSES = ["open", "closed"] as const;
 /** A closed report's outcome; `muted` is staff-only (its reporter reads it as open). */
 export const REPORT_OUTCOMES = ["upheld", "watchlisted", "dismissed", "muted"] as const;

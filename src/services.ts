@@ -51,6 +51,20 @@ export function createServices(runtime: Runtime): Services {
     retryDelaysMs: runtime.config.webhookRetryDelaysMs,
   });
   const accounts = new AccountsService(runtime.accountsStore, clock, () => runtime.keys.changed());
+  const moderation = new ModerationService(store, clock, runtime.cursors, blacklist, creators, staff, audit);
+  const federation = new FederationService(store, clock, runtime.cursors, createMetaStore(store), blacklist, accounts, audit, runtime.config.baseUrl);
+  // A `review` source's items are filed as its reports, in the sync's transaction.
+  federation.openCasesWith((source, entry) =>
+    moderation.sourceReports.file(source.name, {
+      provider: entry.provider,
+      providerUserId: entry.provider_user_id,
+      username: entry.username,
+      reasonCode: entry.reason_code,
+      severity: entry.severity,
+      summary: entry.summary,
+      upstreamId: entry.id,
+    }),
+  );
   return {
     accounts,
     appeals: new AppealsService(store, clock, runtime.cursors, blacklist, creators, audit),
@@ -62,12 +76,12 @@ export function createServices(runtime: Runtime): Services {
     public: new PublicService(store, clock, blacklist, creators),
     sessions: new SessionsService(store, clock, creators, network, runtime.cursors, runtime.config.baseUrl),
     staff,
-    moderation: new ModerationService(store, clock, runtime.cursors, blacklist, creators, staff, audit),
+    moderation,
     courses: new CoursesService(store, clock, creators, runtime.config.courseSubmissions),
     badges: new BadgeService(creators),
     outbox,
     webhooks,
-    federation: new FederationService(store, clock, runtime.cursors, createMetaStore(store), blacklist, accounts, audit, runtime.config.baseUrl),
+    federation,
     // Tripwire alerts go out as Discord messages through the webhooks' deliveries.
     tripwires: new TripwiresService(store, clock, creators, blacklist, webhooks),
   };

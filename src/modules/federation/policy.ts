@@ -4,8 +4,8 @@
 // place that applies items (a sync, a policy change, an exemption, a removal) asks this, so what
 // is held from a source is always its active items under its current policy.
 import { iso } from "../../clock";
-import { ENTRY_SCOPES, PROVIDERS, SEVERITIES, VERTICALS } from "../../domain";
-import type { NewEntry } from "../blacklist/service";
+import { ENTRY_SCOPES, type Provider, PROVIDERS, SEVERITIES, VERTICALS } from "../../domain";
+import { type NewEntry, normalizeAccountId } from "../blacklist/service";
 import { type FeedEntry, SEVERITY_ORDER } from "./model";
 import type { SourceRow } from "./store";
 
@@ -80,7 +80,7 @@ export function malformedEntry(entry: unknown): string | null {
   const e = entry as Record<string, unknown>;
   if (!isText(e.id, 128)) return "the entry has no id";
   if (!(PROVIDERS as readonly unknown[]).includes(e.provider)) return "the entry's provider is unknown";
-  if (!isText(e.provider_user_id, 128)) return "the entry's provider_user_id is malformed";
+  if (!isText(e.provider_user_id, 128) || normalizeAccountId(e.provider as Provider, e.provider_user_id) === null) return "the entry's provider_user_id is malformed";
   if (!(SEVERITIES as readonly unknown[]).includes(e.severity)) return "the entry's severity is unknown";
   if (!(ENTRY_SCOPES as readonly unknown[]).includes(e.scope)) return "the entry's scope is unknown";
   if (!(VERTICALS as readonly unknown[]).includes(e.vertical)) return "the entry's vertical is unknown";

@@ -12,6 +12,7 @@ import { yieldToRequests } from "../../yield";
 import type { AuditLog } from "../audit/service";
 import { type SourceApplier, sourceActor } from "./apply";
 import type { FeedItem, WellKnown } from "./model";
+import { normalizeAccountId } from "../blacklist/service";
 import { malformedEntry } from "./policy";
 import { canonicalJson, endorsementText, verifyText } from "./signing";
 import type { FederationStore, SourceRow } from "./store";
@@ -213,7 +214,9 @@ export class SourceSync {
         const upstreamId = item.entry.id;
         if (item.type === "added") {
           const existing = await this.store.item(source.id, upstreamId);
-          const row = { sourceId: source.id, upstreamId, entry: JSON.stringify(item.entry), caseId: existing?.caseId ?? null, receivedAt: now };
+          // Kept with the account id in this instance's stored form, as exemptions and checks name it.
+          const entry = { ...item.entry, provider_user_id: normalizeAccountId(item.entry.provider, item.entry.provider_user_id)! };
+          const row = { sourceId: source.id, upstreamId, entry: JSON.stringify(entry), caseId: existing?.caseId ?? null, receivedAt: now };
           await this.store.upsertItem(row);
           await this.applier.reconcile(source, upstreamId, row, exemptions, { tell: true, overturnReason: "source_replaced" });
         } else {

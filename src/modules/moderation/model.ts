@@ -96,7 +96,7 @@ export const EvidenceParams = t.Object({ evd: t.String({ maxLength: 64, descript
 
 const Reporter = t.Object(
   {
-    kind: literals(REPORTER_KINDS, { description: "`creator` (signed in), `member` (a platform member a bot relayed for), or `key` (a bot for itself)." }),
+    kind: literals(REPORTER_KINDS, { description: "`creator` (signed in), `member` (a platform member a bot relayed for), `key` (a bot for itself), or `source` (a followed instance under the review policy)." }),
     id: t.String({ description: "A creator's id, `provider:id`, or a key id: what the mute route takes.", examples: ["discord:80351110224678912"] }),
     handle: t.Optional(t.String({ description: "A creator reporter's handle." })),
   },

@@ -12,6 +12,7 @@ import type { CreatorsService } from "../creators/service";
 import type { StaffService } from "../staff/service";
 import { ModerationCases } from "./cases";
 import { ModerationReports } from "./reports";
+import { SourceReports } from "./source-reports";
 import { createModerationStore } from "./store";
 
 export type { Filer } from "./reports";
@@ -20,6 +21,8 @@ export type { EvidenceRow } from "./store";
 export class ModerationService {
   readonly reports: ModerationReports;
   readonly cases: ModerationCases;
+  /** Reports filed by followed instances under the `review` policy (source-reports.ts). */
+  readonly sourceReports: SourceReports;
 
   constructor(
     database: Database,
@@ -33,5 +36,6 @@ export class ModerationService {
     const store = createModerationStore(database);
     this.reports = new ModerationReports(store, clock, blacklist, creators, audit);
     this.cases = new ModerationCases(store, clock, cursors, blacklist, creators, staff, audit);
+    this.sourceReports = new SourceReports(store, clock, audit);
   }
 }
