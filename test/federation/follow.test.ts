@@ -206,3 +206,23 @@ describe("where a held entry shows", () => {
   });
 });
 
+test("the sync job pulls a source when its interval has passed, from its durable cursor", async () => {
+  await follow(b, a, "alpha", { interval_s: 30 });
+  const first = await addEntry(a);
+  const job = async () => {
+    const res = await b.json("POST", "/v1/admin/jobs/sync-sources", { key: b.admin });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.worked;
+  };
+  expect(await job()).toBe(1);
+  const second = await addEntry(a);
+  b.clock.advance(29_000);
+  expect(await job()).toBe(0);
+  b.clock.advance(1_000);
+  expect(await job()).toBe(1);
+  expect([...(await held(b, "alpha")).keys()].sort()).toEqual([first.id, second.id].sort());
+  const source = (await b.json("GET", "/v1/admin/sources/alpha", { key: b.admin })).body;
+  expect(source.last_synced_at).toBe(new Date(b.clock.now()).toISOString());
+  expect(source.cursor).not.toBeNull();
+});
+
