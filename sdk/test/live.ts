@@ -1,8 +1,10 @@
-// A live `trustlist serve` for the SDK's tests: a real process on a real SQLite file, its admin key
-// from the first start, and accounts and keys made with the CLI as an operator would.
+// A live `trustlist serve` for the SDK's tests: a real process on a real database (a SQLite file, or
+// a new PostgreSQL database when the suite runs on PostgreSQL), its admin key from the first start,
+// and accounts and keys made with the CLI as an operator would.
 import { afterAll, beforeAll } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { dropDatabase, freshDatabaseLocation } from "../../test/backend";
 import { BUN, cliJson, MAIN, type Server, startServer } from "../../test/cli-helpers";
 import { tempDir } from "../../test/helpers";
 
@@ -25,7 +27,8 @@ export function liveServer(flags: string[] = []): Live {
   const live = { base: "", db: "", adminKey: "" } as Live;
   beforeAll(async () => {
     dir = tempDir("trustlist-sdk-");
-    const db = join(dir, "t.db");
+    // Empty: the server migrates it on its first start, as an operator's would be.
+    const db = await freshDatabaseLocation(join(dir, "db"), { migrated: false });
     server = await startServer([BUN, MAIN], db, undefined, true, flags);
     live.base = server.base;
     live.db = db;
@@ -35,6 +38,7 @@ export function liveServer(flags: string[] = []): Live {
   // Stop first, then remove: the server writes to its database until it has exited.
   afterAll(async () => {
     await server?.stop();
+    await dropDatabase(live.db);
     rmSync(dir, { recursive: true, force: true });
   });
   live.key = (...flags) => cliJson(live.db, "keys", "create", "--account", account, ...flags).key;
