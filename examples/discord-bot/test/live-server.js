@@ -2,7 +2,9 @@
 // A live `trustlist serve` for the bot's tests, started as an operator would: Bun running the
 // repository's src/main.ts on a SQLite file in a temporary folder, its admin key from the first
 // start, accounts and keys made with the CLI. `bun` comes from PATH (`make test` puts the pinned
-// one there) or BUN. It can be stopped and started again on the same port, as in an outage.
+// one there) or BUN. It can be stopped and started again on the same port, as in an outage. Under
+// the repository's scripts/with-postgres.sh (TRUSTLIST_TEST_POSTGRES_URL set) it serves a new
+// PostgreSQL database instead, made and dropped with psql.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +12,13 @@ import { join, resolve } from "node:path";
 
 const MAIN = resolve(import.meta.dirname, "..", "..", "..", "src", "main.ts");
 const BUN = process.env.BUN ?? "bun";
+const POSTGRES = process.env.TRUSTLIST_TEST_POSTGRES_URL;
+let databases = 0;
+
+/** Runs one SQL statement on the PostgreSQL server's admin database. @param {string} sql */
+function psql(sql) {
+  execFileSync("psql", [/** @type {string} */ (POSTGRES), "-v", "ON_ERROR_STOP=1", "-qc", sql], { stdio: ["ignore", "ignore", "pipe"] });
+}
 
 /** `trustlist ARGS --db DB --json`, parsed. @param {string} db @param {string[]} args */
 export function cli(db, ...args) {
@@ -43,7 +52,14 @@ function serve(db, flags, firstStart) {
  */
 export async function liveServer(flags = []) {
   const dir = mkdtempSync(join(tmpdir(), "trustlist-bot-live-"));
-  const db = join(dir, "t.db");
+  let db = join(dir, "t.db");
+  if (POSTGRES) {
+    const name = `bot_${process.pid}_${++databases}`;
+    psql(`CREATE DATABASE ${name}`);
+    const url = new URL(POSTGRES);
+    url.pathname = `/${name}`;
+    db = url.toString();
+  }
   /** @type {any} */
   let server = await serve(db, flags, true);
   const base = server.base;
@@ -67,6 +83,7 @@ export async function liveServer(flags = []) {
     start: async () => void (server = await serve(db, [...flags, "--port", new URL(base).port], false)),
     close: async () => {
       await stop();
+      if (POSTGRES) psql(`DROP DATABASE IF EXISTS ${new URL(db).pathname.slice(1)} WITH (FORCE)`);
       rmSync(dir, { recursive: true, force: true });
     },
   };
