@@ -137,9 +137,8 @@ test("a spent daily quota is thrown at once with its Retry-After, not waited out
   expect(seen.map((s) => s.status)).toEqual([200, 429]);
 });
 
-// Needs the server's Idempotency-Key support (SPEC section 2). Until it is merged the repeat writes
-// a second entry and this test fails on the count: that failure is the missing server feature,
-// not a fault of the SDK.
+// The server answers a repeated Idempotency-Key from its record (docs/api.md), so the repeat writes
+// nothing a second time.
 test("a write whose answer is lost is repeated with the same Idempotency-Key and creates one entry", async () => {
   const tl = through(["drop-answer"]);
   const summary = `lost answer ${crypto.randomUUID()}`;
