@@ -5,7 +5,7 @@
 // or without an Origin; hostile data is shown as text.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { signIn } from "../helpers";
-import { formActions, HOSTILE, noticeOf, page, post, snapshot, tokenOf, type World, world } from "./setup";
+import { formActions, from, HOSTILE, noticeOf, page, post, snapshot, tokenOf, type World, world } from "./setup";
 
 let w: World;
 let caseId: string;
@@ -210,6 +210,16 @@ describe("forms", () => {
     const armed = await post(w, "boss", "/console/tripwires", { who: "@dev" });
     expect(armed.status).toBe(303);
     expect(armed.headers.get("location")).toBe("/console/tripwires?done=tripwire-armed");
+  });
+
+  test("a body that is not a form is refused as the API refuses it, and changes nothing", async () => {
+    const before = await snapshot(w);
+    const token = tokenOf((await page(w, "boss", "/console")).text);
+    const send = (type: string, body: string) => w.t.call("POST", "/console/tripwires", { headers: { ...from(), cookie: w.cookies.boss!, "content-type": type }, body });
+    expect((await send("text/plain", `csrf=${token}&who=@plain`)).status).toBe(415);
+    expect((await send("multipart/form-data; boundary=x", `--x\r\nContent-Disposition: form-data; name="csrf"\r\n\r\n${token}\r\n--x--`)).status).toBe(415);
+    expect((await send("application/json", JSON.stringify({ csrf: token, who: "@plain" }))).status).toBe(403);
+    expect(await snapshot(w)).toEqual(before);
   });
 
   test("the token belongs to the session: another sign-in gets another, and signing out ends the session", async () => {

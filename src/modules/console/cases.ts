@@ -50,7 +50,7 @@ function evidenceView(evidence: Case["reports"][number]["evidence"][number]): Ht
   const src = `/v1/moderation/evidence/${encodeURIComponent(evidence.id)}`;
   const label = `${evidence.content_type}, ${evidence.bytes} bytes${evidence.public ? ", public" : ""}`;
   return html`<figure class="evidence">
-${evidence.content_type.startsWith("image/") ? html`<img src="${src}" alt="Evidence ${evidence.id} (${label})" loading="lazy">` : null}
+${evidence.content_type.startsWith("image/") ? html`<img src="${src}" alt="Evidence ${evidence.id} (${label})">` : null}
 <figcaption><a href="${src}">${evidence.id}</a> · ${label} · <span class="muted">sha256 ${evidence.sha256.slice(0, 16)}…</span></figcaption>
 </figure>`;
 }

@@ -6,7 +6,7 @@
 import { Elysia } from "elysia";
 import type { StaffRole } from "../../domain";
 import { ServiceError } from "../../errors";
-import { guardParser, readBodyText } from "../../http/body";
+import { guardParser, readBodyText, readRouteBody } from "../../http/body";
 import { ApiError, fromServiceError } from "../../http/errors";
 import { chargeIp, sessionCookieOf } from "../../http/guards";
 import { PUBLIC_IP_RULE } from "../../http/limits";
@@ -97,6 +97,12 @@ function failureOf(error: unknown): ApiError | null {
 
 
 export type ConsoleKit = ReturnType<typeof consoleKit>;
+
+/** True for an HTML form's body (`application/x-www-form-urlencoded`), what every console form sends. */
+function isFormBody(request: Request): boolean {
+  const type = request.headers.get("content-type") ?? "";
+  return type.split(";")[0]!.trim().toLowerCase() === "application/x-www-form-urlencoded";
+}
 
 export function consoleKit(runtime: Runtime, services: Services) {
   const assets = buildConsoleAssets();
@@ -216,8 +222,14 @@ export function consoleKit(runtime: Runtime, services: Services) {
   /** A controller under /console: hidden from the API document, its form bodies read by the guard's bounded reader. */
   const controller = () =>
     new Elysia({ prefix: "/console", detail: { hide: true } })
-      // Form bodies are read here, within the body bound, and parsed by the handler after the checks.
-      .onParse({ as: "local" }, guardParser(({ request }: { request: Request }) => readBodyText(request, runtime.config.maxBodyBytes)));
+      // Form bodies are read here, within the body bound, and parsed by the handler after the checks;
+      // any other body goes to the one JSON reader, which refuses it as it does everywhere else.
+      .onParse(
+        { as: "local" },
+        guardParser(async ({ request, route }: { request: Request; route?: string }) =>
+          isFormBody(request) ? readBodyText(request, runtime.config.maxBodyBytes) : (await readRouteBody(request, route, runtime.config.maxBodyBytes)).body,
+        ),
+      );
 
   return { assets, guard, cookie, secure, members, memberOf, keyOf, secretPage, keyIssued, view, action, staffActor, role, controller };
 }
