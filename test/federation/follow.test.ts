@@ -62,7 +62,7 @@ describe("apply", () => {
     const gone = await addEntry(a);
     await overturn(a, gone.id);
     const outcome = await sync(b, "alpha");
-    expect(outcome).toMatchObject({ applied: 4, error: null, has_more: false });
+    expect(outcome).toMatchObject({ applied: 4, error: null, has_more: false, running: false });
     expect([...(await held(b, "alpha")).keys()].sort()).toEqual([banned.id, lapsing.id].sort());
     const hit = await check(b, (await a.rows("SELECT provider_user_id FROM blacklist_entries WHERE id = ?", banned.id))[0].provider_user_id);
     expect(hit.banned).toBe(true);

@@ -28,6 +28,9 @@ import {
 } from "./model";
 import type { FederationService } from "./service";
 
+/** How long `POST /v1/admin/sources/{name}/sync` waits for the sync before answering that it goes on. */
+const SYNC_ANSWER_WAIT_MS = 5_000;
+
 export function wellKnownRoutes(runtime: Runtime, federation: FederationService) {
   return new Elysia({ tags: ["Federation"] })
     .use(limitByIp(runtime, "public", PUBLIC_IP_RULE))
@@ -111,7 +114,7 @@ export function sourceRoutes(runtime: Runtime, sessions: SessionLookup, staff: S
         description: "Every entry held from it is overturned with reason `source_removed`, unless `keep=true`.",
       },
     })
-    .post("/:name/sync", ({ params }) => federation.syncSource(params.name), {
+    .post("/:name/sync", ({ params }) => federation.syncSource(params.name, SYNC_ANSWER_WAIT_MS), {
       params: SourceParams,
       response: { 200: SyncResult, ...errors(401, 402, 403, 404, 429) },
       detail: { ...KEY_OR_SESSION, operationId: "syncSource", summary: "Sync a source now", description: "Reads its feed from the stored cursor to the end, or to the first item that fails verification (`error`)." },

@@ -150,6 +150,7 @@ export const SyncResult = t.Object(
     cursor: t.Nullable(t.String()),
     has_more: t.Boolean(),
     error: t.Nullable(t.String()),
+    running: t.Boolean({ description: "The sync goes on after this answer (a large first sync); `sources list` shows its progress." }),
   },
   { $id: "SourceSyncResult", description: "What one sync of a source did." },
 );

@@ -74,9 +74,17 @@ export class FederationService {
     return this.sources.remove(name, keep, actor);
   }
 
-  /** Syncs one source now, whatever its interval. */
-  async syncSource(name: string): Promise<SyncOutcome> {
-    return this.syncer.sync(await this.sources.source(name));
+  /**
+   * Syncs one source now, whatever its interval. With `waitMs`, answers by then even when the sync
+   * goes on (a large first sync outlasts an HTTP request): `running` says so.
+   */
+  async syncSource(name: string, waitMs?: number): Promise<SyncOutcome> {
+    const source = await this.sources.source(name);
+    const sync = this.syncer.sync(source);
+    if (waitMs === undefined) return sync;
+    const timer = new Promise<null>((resolve) => setTimeout(resolve, waitMs, null).unref?.());
+    const outcome = await Promise.race([sync, timer]);
+    return outcome ?? { name, applied: 0, cursor: source.cursor, has_more: true, error: null, running: true };
   }
 
   /** The job: every source whose interval has passed. */

@@ -38,6 +38,8 @@ export interface SyncOutcome {
   cursor: string | null;
   has_more: boolean;
   error: string | null;
+  /** The sync goes on after the answer (only when the caller stopped waiting). */
+  running: boolean;
 }
 
 /** A source could not be read or answered something this instance cannot follow. */
@@ -102,7 +104,7 @@ export class SourceSync {
 
   /** Reads and applies the source's feed from its cursor to its end, or to the first item it refuses. */
   async sync(source: SourceRow): Promise<SyncOutcome> {
-    if (this.running.has(source.id)) return { name: source.name, applied: 0, cursor: source.cursor, has_more: true, error: "a sync of this source is already running" };
+    if (this.running.has(source.id)) return { name: source.name, applied: 0, cursor: source.cursor, has_more: true, error: "a sync of this source is already running", running: true };
     this.running.add(source.id);
     let applied = 0;
     let cursor = source.cursor;
@@ -156,7 +158,7 @@ export class SourceSync {
         nextSyncAt: now + source.intervalS * 1000,
       });
     });
-    return { name: source.name, applied, cursor, has_more: hasMore, error };
+    return { name: source.name, applied, cursor, has_more: hasMore, error, running: false };
   }
 
   private async readPage(source: SourceRow, cursor: string | null, limit: number): Promise<FeedPage> {
