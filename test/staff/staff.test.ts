@@ -78,3 +78,26 @@ describe("who may not", () => {
     expect(list.body.data.find((m: any) => m.handle === "mod").role).toBe("moderator");
   });
 });
+
+describe("the CLI", () => {
+  test("trustlist staff grant, list and revoke, each recorded as the operator at the command line", async () => {
+    const { cli, cliJson } = await import("../cli-helpers");
+    const granted = cliJson(t.dbPath, "staff", "grant", "@Plain", "--role", "moderator");
+    expect(granted).toMatchObject({ handle: "plain", role: "moderator" });
+    expect(granted.granted_by).toStartWith("cli:");
+    expect(cliJson(t.dbPath, "staff", "list").data.find((m: any) => m.handle === "plain").role).toBe("moderator");
+    // The API sees the role at once: the creator's session now reads the audit log.
+    expect((await t.json("GET", "/v1/admin/audit", asCookie("plain"))).status).toBe(200);
+    const human = cli(t.dbPath, "staff", "revoke", "plain");
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain("@plain is no longer staff");
+    expect((await t.json("GET", "/v1/admin/audit", asCookie("plain"))).status).toBe(403);
+    const unknown = cli(t.dbPath, "staff", "grant", "nobody_here", "--role", "admin");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("No creator @nobody_here");
+    const badRole = cli(t.dbPath, "staff", "grant", "plain", "--role", "owner");
+    expect(badRole.code).toBe(2);
+    const events = cliJson(t.dbPath, "audit", "--subject", "creator:plain", "--action", "staff.granted").data;
+    expect(events[0].actor.kind).toBe("cli");
+  });
+});
