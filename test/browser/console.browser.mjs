@@ -190,13 +190,13 @@ const ROLE_PAGES = {
   dev: ["/console", "/console/accounts", "/console/accounts/guild"],
   triager: ["/console", "/console/cases", "/console/cases/CASE", "/console/entries?provider=discord&id=100000000000000901", "/console/staff/appeals"],
   mod: ["/console/cases/CASE", "/console/audit", "/console/staff/appeals"],
-  boss: ["/console", "/console/admin/staff", "/console/admin/accounts"],
+  boss: ["/console", "/console/admin/staff", "/console/admin/accounts", "/console/admin/sources"],
 };
 const NOT_LINKED = {
   plain: ["/console/accounts", "/console/cases", "/console/audit", "/console/admin/staff"],
   dev: ["/console/cases", "/console/audit", "/console/admin/accounts"],
   triager: ["/console/audit", "/console/admin/staff", "/console/accounts"],
-  mod: ["/console/admin/staff", "/console/admin/accounts"],
+  mod: ["/console/admin/staff", "/console/admin/accounts", "/console/admin/sources"],
   boss: [],
 };
 

@@ -21,6 +21,7 @@ import { consoleKit } from "./kit";
 import { overviewBody } from "./mine";
 import { adminRoutes } from "./routes.admin";
 import { caseRoutes } from "./routes.cases";
+import { federationRoutes } from "./routes.federation";
 import { developerRoutes } from "./routes.developer";
 import { mineRoutes } from "./routes.mine";
 import { staffRoutes } from "./routes.staff";
@@ -49,7 +50,7 @@ export function consoleRoutes(runtime: Runtime, services: Services) {
             sections.push(html`<section class="panel" aria-labelledby="desk-title"><h2 id="desk-title">Moderators' desk</h2><p>Your role: <strong>${visitor.role}</strong>.</p><ul class="links">
 <li><a href="/console/cases">Cases</a></li><li><a href="/console/entries">Entries</a></li><li><a href="/console/staff/appeals">Appeals queue</a></li>
 ${hasRole(visitor.role, "moderator") ? html`<li><a href="/console/audit">Audit log</a></li>` : null}
-${hasRole(visitor.role, "admin") ? html`<li><a href="/console/admin/staff">Staff roles</a></li><li><a href="/console/admin/accounts">Accounts and members</a></li>` : null}
+${hasRole(visitor.role, "admin") ? html`<li><a href="/console/admin/staff">Staff roles</a></li><li><a href="/console/admin/accounts">Accounts and members</a></li><li><a href="/console/admin/sources">Sources and exemptions</a></li>` : null}
 </ul></section>`);
           }
           return { page: { title: "Overview", current: "/console", body: overviewBody(visitor, sections), notice: null } };
@@ -72,5 +73,6 @@ ${hasRole(visitor.role, "admin") ? html`<li><a href="/console/admin/staff">Staff
     .use(developerRoutes(kit, services))
     .use(staffRoutes(kit, services))
     .use(caseRoutes(kit, services))
-    .use(adminRoutes(kit, services));
+    .use(adminRoutes(kit, services))
+    .use(federationRoutes(kit, services));
 }

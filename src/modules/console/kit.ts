@@ -61,6 +61,12 @@ const DONE: Record<string, string> = {
   "case-watchlisted": "The subject was put on the watchlist and the case closed.",
   "case-decided": "The entry was added and the case closed.",
   "reporter-muted": "The reporter is muted: their later reports close at once.",
+  "source-added": "The source is followed: its keys are pinned and its first sync has started.",
+  "source-synced": "The source was synced.",
+  "source-updated": "The policy was changed; it applies to what is already held.",
+  "source-removed": "The source is no longer followed.",
+  "exemption-added": "The account is exempt from every followed source's items.",
+  "exemption-removed": "The exemption was removed.",
 };
 
 export function doneNotice(query: Record<string, string | undefined>): Notice | null {

@@ -34,6 +34,7 @@ const SECTIONS: Section[] = [
   { href: "/console/audit", label: "Audit log", shows: (v) => hasRole(v.role, "moderator") },
   { href: "/console/admin/staff", label: "Staff roles", shows: (v) => hasRole(v.role, "admin") },
   { href: "/console/admin/accounts", label: "Accounts", shows: (v) => hasRole(v.role, "admin") },
+  { href: "/console/admin/sources", label: "Sources", shows: (v) => hasRole(v.role, "admin") },
 ];
 
 /** A notice shown at the top of a page: what just happened, or why it did not. */
