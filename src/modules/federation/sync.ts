@@ -22,12 +22,17 @@ type Document = typeof WellKnown.static;
 type FeedPage = { items: Item[]; next_cursor: string; has_more: boolean };
 
 /**
- * Items read and applied per page, each page one transaction. An entry applied costs its insert,
- * its feed row, its event and its audit event, about 0.1 ms on SQLite on the 2-core bench machine
- * under load: 250 keep a transaction near 25 ms, well under the 100 ms a request may wait behind a
- * job, while a 1M-entry first sync makes 4,000 requests instead of 10,000.
+ * Items read and applied per page, each page one transaction with its cursor: the first page's
+ * size, and the bounds of the others. An item applied costs its entry's insert, feed row, event and
+ * audit event: 0.04-0.1 ms on SQLite on the 2-core bench machine, several times that while other
+ * work competes for its cores. So each page after the first is sized from how long the last one's
+ * items took, to keep a transaction near APPLY_TARGET_MS, well under the 100 ms a request may wait
+ * behind a job, and a quiet machine's 1M-entry first sync to about 1,000 requests.
  */
 export const SYNC_PAGE_ITEMS = 250;
+const MIN_PAGE_ITEMS = 20;
+const MAX_PAGE_ITEMS = 1000;
+const APPLY_TARGET_MS = 40;
 /** Items verified between yields: an Ed25519 verification costs 50-100 us here. */
 const VERIFY_SLICE_ITEMS = 100;
 const FETCH_TIMEOUT_MS = 15_000;
@@ -111,13 +116,14 @@ export class SourceSync {
     let hasMore = true;
     let error: string | null = null;
     let pending: Promise<FeedPage> | null = null;
+    let pageItems = SYNC_PAGE_ITEMS;
     try {
       while (hasMore) {
-        const page: FeedPage = await (pending ?? this.readPage(source, cursor, SYNC_PAGE_ITEMS));
+        const page: FeedPage = await (pending ?? this.readPage(source, cursor, pageItems));
         pending = null;
         // The source prepares (reads and signs) the next page while this one is verified and applied.
         if (page.has_more) {
-          pending = this.readPage(source, page.next_cursor, SYNC_PAGE_ITEMS);
+          pending = this.readPage(source, page.next_cursor, pageItems);
           pending.catch(() => {});
         }
         const refusal = await this.firstRefusal(source, page.items);
@@ -128,7 +134,12 @@ export class SourceSync {
           // The cursor must point just past the last good item: read exactly those again.
           next = good.length > 0 ? (await this.readPage(source, cursor, good.length)).next_cursor : cursor!;
         }
+        const applying = performance.now();
         if (good.length > 0 || next !== cursor) await this.applyPage(source, good, next);
+        if (good.length > 0) {
+          const perItemMs = Math.max((performance.now() - applying) / good.length, 0.001);
+          pageItems = Math.min(MAX_PAGE_ITEMS, Math.max(MIN_PAGE_ITEMS, Math.floor(APPLY_TARGET_MS / perItemMs)));
+        }
         applied += good.length;
         cursor = next;
         if (refusal) {

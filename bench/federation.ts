@@ -1,0 +1,239 @@
+#!/usr/bin/env bun
+// Federation at scale (docs/performance.md, "Federation"): a follower's first sync of a source
+// holding the bench data set, both instances on this machine.
+//   1. `trustlist import` of the data set into a fresh database, timed: it becomes the publisher;
+//   2. the publisher's keyed-check throughput alone (wrk, bench/check.lua), for reference;
+//   3. a fresh follower (SQLite, or PostgreSQL with --postgres URL) adds the publisher as a source
+//      and syncs it to the end (the sync job's pages of 250 verified items), timed to its
+//      last_synced_at; meanwhile a probe times one keyed check at a time on the follower (its
+//      worst request latency, target under 100 ms), and wrk measures the publisher's keyed-check
+//      throughput while it serves the feed (target at least 0.8 of idle);
+//   4. the ratio of the sync's time to the import's (target at most 3x), and what signing and
+//      verifying cost per item on this machine (both happen as pages are read and applied).
+// Prints one JSON object.
+// Usage: bun bench/federation.ts [--bin dist/trustlist] [--dataset bench/data/dataset.jsonl]
+//        [--entries N (the first N entries only; 0 = the whole file)] [--postgres URL] [--port 18130]
+//        [--work DIR]
+import { Database } from "bun:sqlite";
+import { SQL } from "bun";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { canonicalJson, newKeyPair, signText, verifyText } from "../src/modules/federation/signing";
+import { waitHealthy } from "./healthy";
+
+const { values: args } = parseArgs({
+  options: {
+    bin: { type: "string" },
+    dataset: { type: "string", default: "bench/data/dataset.jsonl" },
+    queries: { type: "string", default: "bench/data/queries.txt" },
+    entries: { type: "string", default: "0" },
+    postgres: { type: "string" },
+    port: { type: "string", default: "18130" },
+    "wrk-s": { type: "string", default: "8" },
+    connections: { type: "string", default: "16" },
+    work: { type: "string" },
+  },
+});
+// The build (`make build`), or this checkout run by bun.
+const command = args.bin ? [resolve(args.bin)] : [process.execPath, resolve(import.meta.dir, "..", "src", "main.ts")];
+const ENTRIES = Number(args.entries);
+const PORT = Number(args.port);
+const WRK_S = Number(args["wrk-s"]);
+const work = resolve(args.work ?? join("bench", "data", "federation-bench"));
+const checkScript = resolve(import.meta.dir, "check.lua");
+const log = (message: string) => console.error(`[federation ${new Date().toISOString().slice(11, 19)}] ${message}`);
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+rmSync(work, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+
+function cli(db: string, ...argv: string[]) {
+  const run = Bun.spawnSync([...command, ...argv, "--db", db, "--json"], { stderr: "pipe" });
+  if (run.exitCode !== 0) throw new Error(`${argv.join(" ")}: ${run.stderr.toString()}`);
+  return JSON.parse(run.stdout.toString());
+}
+
+/** The data set, or its first N entries (without the creators they may name) in a file of their own. */
+async function dataFile(): Promise<string> {
+  if (ENTRIES === 0) return resolve(args.dataset!);
+  const out: string[] = [];
+  for await (const line of (await Bun.file(resolve(args.dataset!)).text()).split("\n")) {
+    if (!line.includes('"type":"entry"')) continue;
+    const entry = JSON.parse(line);
+    delete entry.creator;
+    out.push(JSON.stringify(entry));
+    if (out.length >= ENTRIES) break;
+  }
+  const file = join(work, "entries.jsonl");
+  writeFileSync(file, `${out.join("\n")}\n`);
+  return file;
+}
+
+/** An enterprise account with a key of `scope` on `db`; answers the key. */
+function account(db: string, name: string, scope: string, federation = false): string {
+  cli(db, "accounts", "create", "--name", name, "--tier", "enterprise", "--daily-quota", "1000000000");
+  if (federation) cli(db, "accounts", "update", name, "--federation", "on");
+  const key = cli(db, "keys", "create", "--account", name, "--scope", scope, "--burst", "1000000", "--rate-tier", "partner");
+  return key.secret ?? key.key;
+}
+
+function serve(db: string, port: number) {
+  const proc = Bun.spawn([...command, "serve", "--db", db, "--port", String(port), "--host", "127.0.0.1", "--access-log", "off"], { stdout: "ignore", stderr: "pipe" });
+  return { proc, base: `http://127.0.0.1:${port}` };
+}
+
+/** One wrk round of keyed checks against `base`: requests/s and p99 ms. */
+async function checkRound(base: string, key: string, seconds: number) {
+  const wrk = Bun.spawn(["wrk", "-t2", `-c${args.connections}`, `-d${seconds}s`, "--timeout", "2s", "--latency", "-s", checkScript, base, "--", "2"], {
+    env: { ...process.env, BENCH_QUERIES: resolve(args.queries!), BENCH_KEY: key },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [output] = await Promise.all([new Response(wrk.stdout).text(), wrk.exited]);
+  const result = output.match(/^RESULT requests=(\d+) duration_s=([\d.]+) .*non2xx=(\d+)/m);
+  const p99 = output.match(/^\s+99%\s+([\d.]+)(us|ms|s)/m);
+  if (!result || !p99) throw new Error(`wrk: no result\n${output}${await new Response(wrk.stderr).text()}`);
+  const [, requests, duration, failed] = result;
+  if (Number(failed) > 0) throw new Error(`wrk: ${failed} answers were not 2xx`);
+  return { rps: Math.round(Number(requests) / Number(duration)), p99_ms: round1(Number(p99[1]) * (p99[2] === "us" ? 0.001 : p99[2] === "s" ? 1000 : 1)) };
+}
+
+/** Signing and verifying one feed item here, in microseconds. */
+function cryptoCost() {
+  const pair = newKeyPair();
+  const item = {
+    seq: 1,
+    type: "added",
+    at: "2026-11-20T10:00:00.000Z",
+    origin: "inst_bench",
+    entry: { id: "bl_01", provider: "discord", provider_user_id: "1234567890", username: "abc", severity: "ban", scope: "global", vertical: "all", reason_code: "scam_trade", summary: "Took payment for a map and never delivered.", issued_at: "2026-11-20T10:00:00.000Z", expires_at: null, appealable: true, high_risk: false, watchlist: false, supersedes: null },
+    kid: "0123456789abcdef",
+  };
+  const n = 5000;
+  let started = performance.now();
+  let text = "";
+  for (let i = 0; i < n; i++) text = canonicalJson({ ...item, seq: i });
+  const canonical = ((performance.now() - started) * 1000) / n;
+  started = performance.now();
+  let sig = "";
+  for (let i = 0; i < n; i++) sig = signText(pair.privateKey, text);
+  const sign = ((performance.now() - started) * 1000) / n;
+  started = performance.now();
+  for (let i = 0; i < n; i++) verifyText(pair.publicKey, text, sig);
+  const verify = ((performance.now() - started) * 1000) / n;
+  return { canonical_us: round1(canonical), sign_us: round1(sign), verify_us: round1(verify) };
+}
+
+/** The source's sync state on the follower's database, read beside the server. */
+function stateReader(db: string): () => Promise<{ last_synced_at: number | null; last_error: string | null }> {
+  if (db.startsWith("postgres")) {
+    const sql = new SQL(db, { max: 1 });
+    return async () => {
+      const [row] = await sql`SELECT last_synced_at, last_error FROM federation_sources WHERE name = 'publisher'`;
+      return { last_synced_at: row?.last_synced_at === null || row === undefined ? null : Number(row.last_synced_at), last_error: row?.last_error ?? null };
+    };
+  }
+  const sqlite = new Database(db, { readonly: true });
+  return async () => sqlite.query<{ last_synced_at: number | null; last_error: string | null }, []>("SELECT last_synced_at, last_error FROM federation_sources WHERE name = 'publisher'").get() ?? { last_synced_at: null, last_error: null };
+}
+
+const started = Date.now();
+const load = loadavg()[0]!;
+log(`load average ${load.toFixed(2)} on this machine before the run`);
+const data = await dataFile();
+
+// 1. The import, which also makes the publisher's database.
+const publisherDb = join(work, "publisher.db");
+let t0 = performance.now();
+const imported = Bun.spawnSync([...command, "import", data, "--db", publisherDb], { stdout: "pipe", stderr: "pipe" });
+if (imported.exitCode !== 0) throw new Error(`import: ${imported.stderr.toString()}`);
+const importS = (performance.now() - t0) / 1000;
+log(`import: ${importS.toFixed(1)} s`);
+const entries = new Database(publisherDb, { readonly: true }).query<{ n: number }, []>("SELECT count(*) AS n FROM blacklist_entries WHERE status = 'active'").get()!.n;
+const feedKey = account(publisherDb, "bench-follower", "read", true);
+const checkKey = account(publisherDb, "bench-checks", "read");
+
+// 2. Both servers; the publisher's throughput alone.
+const followerDb = args.postgres ?? join(work, "follower.db");
+cli(followerDb, "migrate");
+const followerAdmin = account(followerDb, "bench-admin", "admin");
+const followerChecks = account(followerDb, "bench-checks", "read");
+const publisher = serve(publisherDb, PORT);
+const follower = serve(followerDb, PORT + 1);
+try {
+  await waitHealthy(publisher.base, 60_000);
+  await waitHealthy(follower.base, 60_000);
+  const idle = await checkRound(publisher.base, checkKey, WRK_S);
+  log(`publisher alone: ${idle.rps} checks/s, p99 ${idle.p99_ms} ms`);
+
+  // 3. The first sync, with the follower probed and the publisher measured meanwhile.
+  const added = await fetch(`${follower.base}/v1/admin/sources`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${followerAdmin}`, "content-type": "application/json", origin: follower.base },
+    body: JSON.stringify({ name: "publisher", url: publisher.base, key: feedKey, interval_s: 86_400 }),
+  });
+  if (added.status !== 201) throw new Error(`sources add: ${added.status} ${await added.text()}`);
+  const queries = (await Bun.file(resolve(args.queries!)).text()).split("\n").filter(Boolean);
+  const syncFrom = Date.now();
+  const syncStarted = await fetch(`${follower.base}/v1/admin/sources/publisher/sync`, { method: "POST", headers: { authorization: `Bearer ${followerAdmin}`, origin: follower.base } });
+  if (syncStarted.status !== 200) throw new Error(`sync: ${syncStarted.status} ${await syncStarted.text()}`);
+  const state = stateReader(followerDb);
+  let done = false;
+  let worstMs = 0;
+  const probeTimes: number[] = [];
+  const probe = (async () => {
+    for (let i = 0; !done; i++) {
+      const at = performance.now();
+      const res = await fetch(`${follower.base}${queries[i % queries.length]}`, { headers: { authorization: `Bearer ${followerChecks}` } });
+      await res.arrayBuffer();
+      const ms = performance.now() - at;
+      probeTimes.push(ms);
+      worstMs = Math.max(worstMs, ms);
+      await Bun.sleep(10);
+    }
+  })();
+  // The sync's end is the follower's own last_synced_at (its clock is this machine's).
+  const finished = (async () => {
+    let last = { last_synced_at: null as number | null, last_error: null as string | null };
+    while (last.last_synced_at === null && last.last_error === null) {
+      await Bun.sleep(200);
+      last = await state();
+    }
+    done = true;
+    return last;
+  })();
+  const during = await checkRound(publisher.base, checkKey, WRK_S);
+  const outlasted = !done;
+  log(`publisher while serving the feed: ${during.rps} checks/s, p99 ${during.p99_ms} ms${done ? " (the sync ended during the round)" : ""}`);
+  const last = await finished;
+  await probe;
+  const syncS = ((last.last_synced_at ?? Date.now()) - syncFrom) / 1000;
+  if (last.last_error) throw new Error(`the sync stopped: ${last.last_error}`);
+  probeTimes.sort((a, b) => a - b);
+  log(`first sync: ${syncS.toFixed(1)} s for ${entries} entries (${(syncS / importS).toFixed(2)}x the import)`);
+
+  // 4. What a signature and a verification cost here.
+  const crypto = cryptoCost();
+  console.log(
+    JSON.stringify({
+      bench: "federation",
+      started_at: new Date(started).toISOString(),
+      load_average_before: round1(load),
+      follower_database: args.postgres ? "postgres" : "sqlite",
+      entries,
+      import_s: round1(importS),
+      first_sync_s: round1(syncS),
+      sync_to_import: round1(syncS / importS),
+      follower_probe: { requests: probeTimes.length, p99_ms: round1(probeTimes[Math.floor(probeTimes.length * 0.99)] ?? NaN), worst_ms: round1(worstMs) },
+      publisher_checks: { idle, while_serving: during, ratio: Math.round((during.rps / idle.rps) * 100) / 100, sync_outlasted_the_round: outlasted },
+      per_item: crypto,
+      signing: "at read: each feed page is signed as it is answered (Ed25519 is deterministic, nothing is stored); verified by the follower before a page is applied",
+    }),
+  );
+} finally {
+  publisher.proc.kill("SIGTERM");
+  follower.proc.kill("SIGTERM");
+  await Promise.all([publisher.proc.exited, follower.proc.exited]);
+}
