@@ -108,11 +108,10 @@ ${days.map((d, i) => {
 function usageSection(usage: AccountUsage): Html {
   return html`<section class="panel" aria-labelledby="usage-title">
 <h2 id="usage-title">Usage</h2>
-${chart(usage.days)}
-<details>
-<summary>Calls per day as a table</summary>
-${table("Calls per day, newest first", ["Day (UTC)", "Calls"], [...usage.days].reverse().map((d) => [html`${d.day}`, html`${d.count}`]))}
-</details>
+<div class="usage">
+<div>${chart(usage.days)}</div>
+<div class="usage-days">${table("Calls per day, newest first", ["Day (UTC)", "Calls"], [...usage.days].reverse().map((d) => [html`${d.day}`, html`${d.count}`]))}</div>
+</div>
 <h3>By endpoint, last ${usage.days.length} days</h3>
 ${table("Calls per endpoint", ["Endpoint", "Calls"], usage.by_endpoint.map((e) => [html`<code>${e.endpoint}</code>`, html`${e.count}`]), "No call in this window.")}
 </section>`;
