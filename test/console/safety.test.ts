@@ -97,6 +97,14 @@ describe("every answer", () => {
     expect(await last!.text()).toContain("Too many requests");
   });
 
+  test("an address under /console that holds no page is the console's 404 page", async () => {
+    const res = await page(w, "plain", "/console/no/such/page");
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(noticeOf(res.text)).toBe("No console page at this address.");
+    expect((await page(w, "plain", `/console/accounts/${w.guild.id}/webhooks`)).status).toBe(404);
+  });
+
   test("the stylesheet and script are served with an ETag and answer 304 to it", async () => {
     const html = (await page(w, "boss", "/console")).text;
     for (const path of [html.match(/href="(\/console\/assets\/console\.[0-9a-f]+\.css)"/)![1]!, html.match(/src="(\/console\/assets\/console\.[0-9a-f]+\.js)"/)![1]!]) {

@@ -10,6 +10,7 @@
 // answered with a redirect (303), so everything works without the script, which only adds
 // conveniences. Pages are HTML, not API: left out of /openapi.json, and every failure is a page.
 import { Elysia } from "elysia";
+import { ApiError } from "../../http/errors";
 import { sessionCookie, sessionOf } from "../../http/session-cookie";
 import type { Runtime } from "../../runtime";
 import type { Services } from "../../services";
@@ -67,6 +68,13 @@ ${hasRole(visitor.role, "admin") ? html`<li><a href="/console/admin/staff">Staff
           },
         ),
       );
+  // Any other address under /console is a page too: a mistyped link gets the console's 404.
+  const notFound = kit.controller().get(
+    "/*",
+    view(async () => {
+      throw new ApiError(404, "not_found", "No console page at this address.");
+    }),
+  );
   return new Elysia()
     .use(shell)
     .use(mineRoutes(kit, services))
@@ -74,5 +82,6 @@ ${hasRole(visitor.role, "admin") ? html`<li><a href="/console/admin/staff">Staff
     .use(staffRoutes(kit, services))
     .use(caseRoutes(kit, services))
     .use(adminRoutes(kit, services))
-    .use(federationRoutes(kit, services));
+    .use(federationRoutes(kit, services))
+    .use(notFound);
 }
