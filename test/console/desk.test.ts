@@ -112,10 +112,20 @@ describe("appeals and entries", () => {
   test("an appeal filed in the console and removed by a moderator overturns the entry; the appellant reads the note", async () => {
     await w.write("POST", "/v1/partner/creators/plain/connections", { provider: "discord", provider_user_id: "100000000000000201", provider_username: "plain_dc" });
     const entry = await w.write("POST", "/v1/partner/blacklist", { provider: "discord", provider_user_id: "100000000000000201", severity: "ban", reason_code: "scam_trade", appealable: true });
+    await w.write("POST", "/v1/partner/creators/plain/connections", { provider: "discord", provider_user_id: "100000000000000202", provider_username: "plain_alt", public: false });
+    await w.write("POST", "/v1/partner/blacklist", { provider: "discord", provider_user_id: "100000000000000202", severity: "warn", reason_code: "spam", appealable: false });
+    // The page lists the entries naming plain (through a linked account, or by handle), with a way to appeal the appealable ones.
+    const listed = (await page(w, "plain", "/console/appeals")).text;
+    expect(listed).toContain(`href="/console/appeals?entry=${entry.id}#file-title"`);
+    expect(listed).toContain("<code>100000000000000202</code>");
+    expect(listed).toContain("not appealable");
+    const prefilled = (await page(w, "plain", `/console/appeals?entry=${entry.id}`)).text;
+    expect(prefilled).toContain(`name="entry_id" required maxlength="64" value="${entry.id}"`);
     const filed = await post(w, "plain", "/console/appeals", { entry_id: entry.id, statement: "I delivered; here is the log." });
     expect(filed.headers.get("location")).toBe("/console/appeals?done=appeal-filed");
     const [appeal] = (await w.t.json("GET", "/v1/me/appeals", { headers: { cookie: w.cookies.plain! } })).body.data;
     expect(appeal).toMatchObject({ entry_id: entry.id, status: "open" });
+    expect((await page(w, "plain", "/console/appeals")).text).toContain("appeal open");
 
     expect((await page(w, "triager", "/console/staff/appeals")).text).toContain("I delivered; here is the log.");
     expect(formActions((await page(w, "triager", "/console/staff/appeals")).text).some((a) => a.endsWith("/decide"))).toBe(false);

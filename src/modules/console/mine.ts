@@ -2,7 +2,9 @@
 // them, read the outcome and the public note) and their tripwires. The data comes from the same
 // services as `/v1/me/appeals` and `/v1/me/tripwires`.
 import type { AppealPage } from "../appeals/model";
+import type { EntryRow } from "../blacklist/store";
 import { type Html, html } from "../pages/html";
+import { providerName } from "../pages/layout";
 import { TRIGGERS } from "../tripwires/model";
 import type { TripwireList } from "../tripwires/service";
 import type { Visitor } from "./guard";
@@ -15,7 +17,20 @@ export function overviewBody(visitor: Visitor, sections: Html[]): Html {
 ${sections}`;
 }
 
-export function appealsBody(visitor: Visitor, page: typeof AppealPage.static, entryId: string): Html {
+export function appealsBody(visitor: Visitor, page: typeof AppealPage.static, naming: EntryRow[], entryId: string): Html {
+  const open = new Set(page.data.filter((a) => a.status === "open").map((a) => a.entry_id));
+  const namingRows = naming.map((e) => [
+    html`<code>${e.id}</code>`,
+    html`${providerName(e.provider)} <code>${e.providerUserId}</code>${e.username ? html` (${e.username})` : null}`,
+    html`${e.watchlist ? "watchlist" : e.severity}`,
+    html`${e.reasonCode}${e.summary ? html`<br><span class="muted">${e.summary}</span>` : null}`,
+    when(e.issuedAt),
+    open.has(e.id)
+      ? html`<span class="muted">appeal open</span>`
+      : e.appealable
+        ? html`<a href="/console/appeals?entry=${encodeURIComponent(e.id)}#file-title">Appeal</a>`
+        : html`<span class="muted">not appealable</span>`,
+  ]);
   const rows = page.data.map((a) => [
     html`<code>${a.id}</code>`,
     html`<code>${a.entry_id}</code>`,
@@ -25,6 +40,10 @@ export function appealsBody(visitor: Visitor, page: typeof AppealPage.static, en
     when(a.decided_at),
   ]);
   return html`<h1>My appeals</h1>
+<section class="panel" aria-labelledby="naming-title">
+<h2 id="naming-title">Entries naming you</h2>
+${table("Active blacklist entries naming you or an account linked to you", ["Entry", "Account", "Severity", "Reason", "Issued", "Appeal"], namingRows, "No active entry names you or your linked accounts.")}
+</section>
 <section class="panel" aria-labelledby="file-title">
 <h2 id="file-title">File an appeal</h2>
 <p>An appeal asks staff to look again at one blacklist entry that names you or an account linked to you. Staff read your statement; the decision's note is shown here.</p>

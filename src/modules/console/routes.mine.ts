@@ -2,6 +2,7 @@
 // through the same services as /v1/me/appeals and /v1/me/tripwires.
 import type { Services } from "../../services";
 import { MeAppealBody } from "../appeals/model";
+import type { EntryRow } from "../blacklist/store";
 import { TripwireBody } from "../tripwires/model";
 import { all, checked, text } from "./form";
 import { type ConsoleKit, doneNotice } from "./kit";
@@ -9,6 +10,15 @@ import { appealsBody, tripwiresBody } from "./mine";
 
 export function mineRoutes(kit: ConsoleKit, services: Services) {
   const { view, action } = kit;
+  /** The active entries naming the creator or one of their linked accounts (public or private): what they may appeal. */
+  const entriesNaming = async (creatorId: string, handle: string): Promise<EntryRow[]> => {
+    const links = await services.creators.store.connectionsOf(creatorId);
+    const found = new Map<string, EntryRow>();
+    for (const subject of [{ creatorHandle: handle }, ...links.map((c) => ({ provider: c.provider, providerUserId: c.providerUserId }))]) {
+      for (const entry of await services.blacklist.entriesOf(subject)) if (entry.status === "active") found.set(entry.id, entry);
+    }
+    return [...found.values()].sort((a, b) => b.issuedAt - a.issuedAt);
+  };
   return kit
     .controller()
       // Everyone signed in: their appeals and tripwires.
@@ -19,7 +29,7 @@ export function mineRoutes(kit: ConsoleKit, services: Services) {
             title: "My appeals",
             current: "/console/appeals",
             notice: doneNotice(ctx.query),
-            body: appealsBody(visitor, await services.appeals.mine(visitor.viewer, { limit: 100 }), (ctx.query.entry ?? "").slice(0, 64)),
+            body: appealsBody(visitor, await services.appeals.mine(visitor.viewer, { limit: 100 }), await entriesNaming(visitor.viewer.creatorId, visitor.viewer.handle), (ctx.query.entry ?? "").slice(0, 64)),
           },
         })),
       )
