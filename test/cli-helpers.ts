@@ -6,8 +6,12 @@ import { tempDir } from "./helpers";
 
 export const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 export const BUN = process.execPath;
-/** The build's other entry points (Makefile): the checkpointer's and the import's worker threads. */
-const WORKER_ENTRIES = [join(import.meta.dir, "..", "src", "db", "checkpoint-worker.ts"), join(import.meta.dir, "..", "src", "modules", "transfer", "line-check-worker.ts")];
+/** The build's other entry points (Makefile): the checkpointer's, the import's and the feed verifier's worker threads. */
+const WORKER_ENTRIES = [
+  join(import.meta.dir, "..", "src", "db", "checkpoint-worker.ts"),
+  join(import.meta.dir, "..", "src", "modules", "transfer", "line-check-worker.ts"),
+  join(import.meta.dir, "..", "src", "modules", "federation", "verify-worker.ts"),
+];
 
 const dirs: string[] = [];
 // On exit, not in an afterAll: a hook registered by this shared module ran for the first test file
