@@ -1,21 +1,13 @@
 // Exemptions win over every source (or the one named): an entry already applied is overturned at
 // once, without a sync; the source's later items for the account are refused; removing the
 // exemption applies them again.
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { expectEnvelope } from "../helpers";
-import { addEntry, check, follow, held, type Instance, instance, sharedClock, sync } from "./kit";
+import { addEntry, check, eachTestTwoInstances, follow, held, type Instance, sync } from "./kit";
 
 let a: Instance;
 let b: Instance;
-
-beforeEach(async () => {
-  const clock = sharedClock();
-  a = await instance(clock);
-  b = await instance(clock);
-});
-afterEach(async () => {
-  await Promise.all([a.close(), b.close()]);
-});
+eachTestTwoInstances((x, y) => ((a = x), (b = y)));
 
 const subjectOf = async (on: Instance, entryId: string) =>
   (await on.rows<{ provider_user_id: string }>("SELECT provider_user_id FROM blacklist_entries WHERE id = ?", entryId))[0]!.provider_user_id;

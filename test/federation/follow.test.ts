@@ -2,21 +2,13 @@
 // items under the source's policy (cap, verticals, reason codes, watch), its overturns and expiries
 // follow, a policy change re-applies to what is held, removal retracts (or keeps), and the hits
 // name the source.
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { expectEnvelope } from "../helpers";
-import { addEntry, check, follow, held, type Instance, instance, overturn, sharedClock, sync } from "./kit";
+import { addEntry, check, eachTestTwoInstances, follow, held, type Instance, instance, overturn, sync } from "./kit";
 
 let a: Instance;
 let b: Instance;
-
-beforeEach(async () => {
-  const clock = sharedClock();
-  a = await instance(clock);
-  b = await instance(clock);
-});
-afterEach(async () => {
-  await Promise.all([a.close(), b.close()]);
-});
+eachTestTwoInstances((x, y) => ((a = x), (b = y)));
 
 describe("adding a source", () => {
   test("pins the instance id and keys, prints fingerprints, never shows the key", async () => {

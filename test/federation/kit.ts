@@ -1,6 +1,6 @@
 // Real instances on loopback for the federation tests: each a served app on its own database, one
 // clock shared by all (so an entry's expiry means the same moment everywhere), an admin key each.
-import { expect } from "bun:test";
+import { afterEach, beforeEach, expect } from "bun:test";
 import { ManualClock } from "../../src/clock";
 import { createTestApp, type TestApp } from "../helpers";
 
@@ -20,6 +20,19 @@ export async function instance(clock: ManualClock, dir?: string, keys?: { admin:
 }
 
 export const sharedClock = () => new ManualClock(Date.parse("2026-11-20T10:00:00.000Z"));
+
+/** Two fresh instances on one clock for each test of the file, handed to `take`; closed after it. */
+export function eachTestTwoInstances(take: (a: Instance, b: Instance) => void, opened: () => Instance[] = () => []) {
+  let pair: Instance[] = [];
+  beforeEach(async () => {
+    const clock = sharedClock();
+    pair = [await instance(clock), await instance(clock)];
+    take(pair[0]!, pair[1]!);
+  });
+  afterEach(async () => {
+    await Promise.all([...pair, ...opened()].map((one) => one.close()));
+  });
+}
 
 /** A read key on `publisher` of an account opened for following. */
 export async function followerKey(publisher: Instance): Promise<string> {

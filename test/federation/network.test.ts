@@ -2,25 +2,17 @@
 // only what originated at each travels, a follower stopped mid-sync resuming from its cursor with
 // nothing missing or doubled, and the exactness of what a follower holds after a mixed burst of
 // additions, overturns and expiries.
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { SYNC_PAGE_ITEMS } from "../../src/modules/federation/sync";
 import { dropDatabase } from "../backend";
 import { tempDir } from "../helpers";
-import { addEntry, discordId, follow, held, type Instance, instance, overturn, sharedClock, sync } from "./kit";
+import { addEntry, discordId, eachTestTwoInstances, follow, held, type Instance, instance, overturn, sync } from "./kit";
 
 let a: Instance;
 let b: Instance;
 const others: Instance[] = [];
-
-beforeEach(async () => {
-  const clock = sharedClock();
-  a = await instance(clock);
-  b = await instance(clock);
-});
-afterEach(async () => {
-  await Promise.all([a.close(), b.close(), ...others.splice(0).map((o) => o.close())]);
-});
+eachTestTwoInstances((x, y) => ((a = x), (b = y)), () => others.splice(0));
 
 test("two instances following each other hold each other's own entries once, without echo", async () => {
   await follow(b, a, "alpha");

@@ -1,20 +1,12 @@
 // The `review` policy: each item a source adds is filed as that source's report about the account,
 // in the account's open case or a new one, for staff to decide; nothing is held from it. A switch
 // to review overturns what was held and files its items.
-import { afterEach, beforeEach, expect, test } from "bun:test";
-import { addEntry, follow, held, type Instance, instance, sharedClock, sync } from "./kit";
+import { expect, test } from "bun:test";
+import { addEntry, eachTestTwoInstances, follow, held, type Instance, sync } from "./kit";
 
 let a: Instance;
 let b: Instance;
-
-beforeEach(async () => {
-  const clock = sharedClock();
-  a = await instance(clock);
-  b = await instance(clock);
-});
-afterEach(async () => {
-  await Promise.all([a.close(), b.close()]);
-});
+eachTestTwoInstances((x, y) => ((a = x), (b = y)));
 
 test("each added item opens a case with the source as reporter; staff see it in the queue; nothing is held", async () => {
   await follow(b, a, "alpha", { policy: "review" });
