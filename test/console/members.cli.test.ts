@@ -2,9 +2,10 @@
 // command line manages the account in the console, a role change keeps the membership, a removal
 // ends it, and bad input fails clearly without changing anything.
 import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { Database } from "bun:sqlite";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cli, cliJson, migratedWorkspace } from "../cli-helpers";
+import { cli, cliJson, migratedWorkspace, workspace } from "../cli-helpers";
 
 function setUp() {
   const ws = migratedWorkspace();
@@ -50,5 +51,36 @@ describe("trustlist accounts add-member|remove-member", () => {
     const badRole = cli(db, "accounts", "add-member", "guild", "alice", "--role", "admin");
     expect(badRole.code).toBe(2);
     expect(cliJson(db, "accounts", "remove-member", "guild", "alice")).toEqual({ handle: "alice", removed: false });
+  });
+
+  test("members travel in the export, by account name and handle, and come back with an import", () => {
+    const { dir, db } = setUp();
+    const added = cliJson(db, "accounts", "add-member", "guild", "alice", "--role", "owner");
+    const file = join(dir, "out.jsonl");
+    expect(cli(db, "export", "--out", file).code).toBe(0);
+    const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines.filter((l) => l.type === "account_member")).toEqual([{ type: "account_member", account: "guild", handle: "alice", role: "owner", added_at: added.added_at }]);
+    const copy = workspace();
+    expect(cli(copy.db, "import", file).code).toBe(0);
+    const rows = new Database(copy.db, { readonly: true })
+      .query("SELECT a.name AS account, c.handle AS handle, m.role AS role, m.added_at AS added_at FROM account_members m JOIN accounts a ON a.id = m.account_id JOIN creators c ON c.id = m.creator_id")
+      .all();
+    expect(rows).toEqual([{ account: "guild", handle: "alice", role: "owner", added_at: Date.parse(added.added_at) }]);
+  });
+
+  test("an import whose member names an account or creator no earlier line defines fails naming the line, and imports nothing", () => {
+    for (const [line, problem] of [
+      [{ type: "account_member", account: "nope", handle: "alice", role: "developer" }, "line 3: account 'nope' is not defined on an earlier line"],
+      [{ type: "account_member", account: "guild", handle: "bob", role: "developer" }, "line 3: creator 'bob' is not defined on an earlier line"],
+      [{ type: "account_member", account: "guild", handle: "alice", role: "admin" }, "line 3: field 'role'"],
+    ] as const) {
+      const { dir, db } = workspace();
+      const file = join(dir, "in.jsonl");
+      writeFileSync(file, [{ type: "account", name: "guild", tier: "free" }, { type: "creator", handle: "alice", verification_level: 1, joined_at: "2026-01-01T00:00:00Z" }, line].map((l) => JSON.stringify(l)).join("\n") + "\n");
+      const result = cli(db, "import", file);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(problem);
+      expect(new Database(db, { readonly: true }).query("SELECT count(*) AS n FROM accounts").get()).toEqual({ n: 0 });
+    }
   });
 });

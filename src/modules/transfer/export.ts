@@ -7,7 +7,7 @@ import { iso } from "../../clock";
 import type { Database } from "../../db/database";
 import { tableRows } from "../../db/records";
 import { withReadSnapshot } from "../../db/snapshot";
-import { accountsForExport } from "../accounts/export";
+import { accountsForExport, membersForExport } from "../accounts/export";
 import { type EntryRow, entriesForExport } from "../blacklist/store";
 import { connectionsForExport, creatorsForExport } from "../creators/export";
 import { dealsForExport, referralsForExport, reviewsForExport, serversForExport, vouchesForExport } from "../network/store";
@@ -39,6 +39,9 @@ export async function exportAll(database: Database, write: (line: string) => voi
           { provider_username: row.providerUsername, provider_url: row.providerUrl, verified_at: iso(row.verifiedAt) },
         ),
       );
+    }
+    for await (const row of membersForExport(snapshot)) {
+      await emit({ type: "account_member", account: row.account, handle: row.handle, role: row.role, added_at: iso(row.addedAt) });
     }
     for await (const row of entriesForExport(snapshot)) await emit(entryLine(row));
     for await (const row of dealsForExport(snapshot)) {

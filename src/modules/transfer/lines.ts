@@ -4,7 +4,7 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { t } from "elysia";
 import { asUniqueViolation } from "../../db/errors";
-import { ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../domain";
+import { ACCOUNT_MEMBER_ROLES, ACCOUNT_STATUSES, ENTRY_STATUSES } from "../../domain";
 import { ServiceError } from "../../errors";
 import { JsonInteger, DateTime, literals } from "../../http/model";
 import { ApiTier } from "../accounts/model";
@@ -20,6 +20,20 @@ export const AccountLine = TypeCompiler.Compile(
       tier: ApiTier,
       daily_quota: t.Optional(t.Nullable(JsonInteger({ minimum: 0 }))),
       status: t.Optional(literals(ACCOUNT_STATUSES)),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+/** A creator who manages an account in the console: the account by name, the creator by handle. */
+export const AccountMemberLine = TypeCompiler.Compile(
+  t.Object(
+    {
+      type: t.Literal("account_member"),
+      account: t.String({ minLength: 1, maxLength: 64 }),
+      handle: t.String({ minLength: 1, maxLength: 33 }),
+      role: literals(ACCOUNT_MEMBER_ROLES),
+      added_at: t.Optional(DateTime("When the membership began.")),
     },
     { additionalProperties: false },
   ),
@@ -112,6 +126,7 @@ export function schemaProblem(check: { Errors(value: unknown): Iterable<{ path: 
 /** The schema of each kind of line, by its `type`. */
 const SCHEMAS: Record<string, { Check(value: unknown): boolean } & Parameters<typeof schemaProblem>[0]> = {
   account: AccountLine,
+  account_member: AccountMemberLine,
   entry: EntryLine,
   creator: CreatorLine,
   connection: ConnectionLine,

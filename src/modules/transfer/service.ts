@@ -9,6 +9,7 @@ import { ServiceError } from "../../errors";
 import { newId } from "../../ids";
 import type { Services } from "../../services";
 import { requireHandle } from "../../values";
+import { createMembersStore, type MembersStore } from "../accounts/members.store";
 import type { EntryRow } from "../blacklist/service";
 import { EntriesApart } from "./entries-apart";
 import { insertRow } from "../../db/records";
@@ -16,6 +17,7 @@ import { exportAll } from "./export";
 import { recordKind, recordRow } from "./records";
 import {
   AccountLine,
+  AccountMemberLine,
   checkedApart,
   ConnectionLine,
   CreatorLine,
@@ -120,12 +122,16 @@ function pipelineKey(value: { type?: unknown; [field: string]: unknown }, lineNo
 }
 
 export class TransferService {
+  private readonly members: MembersStore;
+
   constructor(
     private readonly database: Database,
     private readonly services: Pick<Services, "accounts" | "blacklist" | "creators" | "network">,
     private readonly clock: Clock,
     private readonly options: { rebuildIndexesFromBytes?: number; checkLinesApartFromBytes?: number } = {},
-  ) {}
+  ) {
+    this.members = createMembersStore(database);
+  }
 
   /**
    * Reads `path` and applies every line in one transaction: a bulk write where the database offers
@@ -385,6 +391,21 @@ export class TransferService {
     switch (value.type) {
       case "account":
         return accounts.createAccount(checked(AccountLine)).then(() => "accounts" as const);
+      case "account_member": {
+        const line = checked(AccountMemberLine);
+        const handle = requireHandle(line.handle);
+        return accounts.getAccount(line.account).then(
+          async (account) => {
+            const creatorId = creatorIds.get(handle) ?? (await writer.findCreator(handle))?.id;
+            if (creatorId === undefined) throw lineError(lineNo, `creator '${line.handle}' is not defined on an earlier line`);
+            await this.members.putMember({ accountId: account.id, creatorId, role: line.role, addedAt: line.added_at === undefined ? now : Date.parse(line.added_at) });
+            return "records" as const;
+          },
+          () => {
+            throw lineError(lineNo, `account '${line.account.slice(0, 64)}' is not defined on an earlier line`);
+          },
+        );
+      }
       case "entry":
         return counting(writer.entry(blacklist.prepareEntry(checked(EntryLine), "import", { allowPast: true })), "entries");
       case "creator": {
