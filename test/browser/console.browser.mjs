@@ -253,6 +253,11 @@ test("hostile names, reports, statements and summaries are shown as text", async
 test("keys created, rotated and revoked in the console answer the API accordingly; the cap of the free plan holds", async () => {
   const guild = await accountId();
   const { page, seen } = await open("dev", `/console/accounts/${guild}`);
+  // What a screen reader meets: the sections as headings, the chart as one labelled image, the form's controls by name.
+  const tree = await page.locator("main").ariaSnapshot();
+  for (const part of ['heading "Plan and quota"', 'heading "API keys"', 'heading "Usage"', 'img "Calls per day, last 30 days"', 'heading "Webhooks"', 'textbox "Name"', 'combobox "Scope"', 'button "Create key"', 'textbox "HTTPS URL"', 'checkbox "blacklist.added"']) {
+    assert.ok(tree.includes(part), `the accessibility tree has ${part}:\n${tree}`);
+  }
   await page.fill("#key-name", "bot-key");
   await page.selectOption("#key-scope", "read");
   await Promise.all([page.waitForNavigation(), page.click("text=Create key")]);

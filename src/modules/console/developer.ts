@@ -89,12 +89,13 @@ ${field("key-scope", "Scope", select("key-scope", "scope", ["read", "write"], "r
 function chart(days: AccountUsage["days"]): Html {
   const width = 600;
   const height = 160;
-  const top = Math.max(1, ...days.map((d) => d.count));
+  const most = Math.max(0, ...days.map((d) => d.count));
+  const top = Math.max(1, most);
   const slot = width / days.length;
   const total = days.reduce((sum, d) => sum + d.count, 0);
-  return html`<svg class="chart" viewBox="0 0 ${width} ${height + 20}" role="img" aria-labelledby="chart-title chart-desc">
+  return html`<svg class="chart" viewBox="0 0 ${width} ${height + 20}" role="img" aria-labelledby="chart-title" aria-describedby="chart-desc">
 <title id="chart-title">Calls per day, last ${days.length} days</title>
-<desc id="chart-desc">${total} calls in all; the most in one day ${top === 1 && total === 0 ? 0 : top}. The table below lists every day.</desc>
+<desc id="chart-desc">${total} calls in all; the most in one day ${most}. The table beside it lists every day.</desc>
 <line class="axis" x1="0" y1="${height}" x2="${width}" y2="${height}"></line>
 ${days.map((d, i) => {
   const h = Math.round((d.count / top) * (height - 10));
