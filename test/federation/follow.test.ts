@@ -3,6 +3,7 @@
 // follow, a policy change re-applies to what is held, removal retracts (or keeps), and the hits
 // name the source.
 import { describe, expect, test } from "bun:test";
+import { eventually } from "../backend";
 import { expectEnvelope } from "../helpers";
 import { addEntry, check, eachTestTwoInstances, follow, held, type Instance, instance, overturn, sync } from "./kit";
 
@@ -162,11 +163,11 @@ describe("apply", () => {
     await sync(b, "alpha");
     await sync(b, "beta");
     const removed = await b.json("DELETE", "/v1/admin/sources/alpha", { key: b.admin });
-    expect(removed.body).toEqual({ name: "alpha", removed: true, entries_overturned: 2 });
+    expect(removed.body).toEqual({ name: "alpha", removed: true, entries_overturned: 2, running: false });
     const reasons = await b.rows<{ overturn_reason: string }>("SELECT overturn_reason FROM blacklist_entries WHERE source = 'alpha'");
     expect(reasons.map((row) => row.overturn_reason)).toEqual(["source_removed", "source_removed"]);
     const kept = await b.json("DELETE", "/v1/admin/sources/beta?keep=true", { key: b.admin });
-    expect(kept.body).toEqual({ name: "beta", removed: true, entries_overturned: 0 });
+    expect(kept.body).toEqual({ name: "beta", removed: true, entries_overturned: 0, running: false });
     expect((await held(b, "beta")).size).toBe(2);
     expectEnvelope(await b.json("DELETE", "/v1/admin/sources/beta", { key: b.admin }), 404, "not_found");
   });
@@ -216,5 +217,23 @@ test("the sync job pulls a source when its interval has passed, from its durable
   const source = (await b.json("GET", "/v1/admin/sources/alpha", { key: b.admin })).body;
   expect(source.last_synced_at).toBe(new Date(b.clock.now()).toISOString());
   expect(source.cursor).not.toBeNull();
+});
+
+test("a sync, a re-apply and a removal that outlast the wait answer at once and finish behind it", async () => {
+  await follow(b, a, "alpha");
+  for (let i = 0; i < 30; i++) await addEntry(a);
+  const actor = { kind: "cli" as const, id: "test" };
+  const early = await b.services.federation.syncSource("alpha", 0);
+  expect(early).toMatchObject({ running: true, error: null });
+  await eventually(async () => expect((await held(b, "alpha")).size).toBe(30));
+  const updated = await b.services.federation.updateSource("alpha", { policy: "watch" }, actor, 0);
+  expect(updated.policy).toBe("watch");
+  await eventually(async () => expect([...(await held(b, "alpha")).values()].every((entry) => entry.watchlist)).toBe(true));
+  const removing = await b.services.federation.removeSource("alpha", false, actor, 0);
+  // On SQLite 30 entries are retracted before the wait is up; on PostgreSQL the answer comes first.
+  expect(removing).toMatchObject({ name: "alpha", removed: true });
+  if (!removing.running) expect(removing.entries_overturned).toBe(30);
+  await eventually(async () => expect((await b.json("GET", "/v1/admin/sources", { key: b.admin })).body.data).toEqual([]));
+  expect((await held(b, "alpha")).size).toBe(0);
 });
 

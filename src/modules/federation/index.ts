@@ -28,7 +28,10 @@ import {
 } from "./model";
 import type { FederationService } from "./service";
 
-/** How long `POST /v1/admin/sources/{name}/sync` waits for the sync before answering that it goes on. */
+/**
+ * How long the sync, a policy change's re-apply and a removal's retraction are waited for before
+ * the answer says they go on: a large source's outlast an HTTP request.
+ */
 const SYNC_ANSWER_WAIT_MS = 5_000;
 
 export function wellKnownRoutes(runtime: Runtime, federation: FederationService) {
@@ -91,7 +94,7 @@ export function sourceRoutes(runtime: Runtime, sessions: SessionLookup, staff: S
       response: { 200: Source, ...errors(401, 402, 403, 404, 429) },
       detail: { ...KEY_OR_SESSION, operationId: "getSource", summary: "One followed source" },
     })
-    .patch("/:name", ({ params, body, actor }) => federation.updateSource(params.name, body, actor), {
+    .patch("/:name", ({ params, body, actor }) => federation.updateSource(params.name, body, actor, SYNC_ANSWER_WAIT_MS), {
       params: SourceParams,
       body: SourcePatchBody,
       parse: "json",
@@ -103,7 +106,7 @@ export function sourceRoutes(runtime: Runtime, sessions: SessionLookup, staff: S
         description: "A change of policy, severity cap, verticals or reason codes is applied at once to every entry held from the source.",
       },
     })
-    .delete("/:name", ({ params, query, actor }) => federation.removeSource(params.name, query.keep === true, actor), {
+    .delete("/:name", ({ params, query, actor }) => federation.removeSource(params.name, query.keep === true, actor, SYNC_ANSWER_WAIT_MS), {
       params: SourceParams,
       query: SourceRemoveQuery,
       response: { 200: SourceRemoved, ...errors(401, 402, 403, 404, 422, 429) },

@@ -156,7 +156,12 @@ export const SyncResult = t.Object(
 );
 
 export const SourceRemoved = t.Object(
-  { name: t.String(), removed: t.Literal(true), entries_overturned: JsonInteger() },
+  {
+    name: t.String(),
+    removed: t.Literal(true),
+    entries_overturned: JsonInteger({ description: "Entries held from it overturned (so far, while `running`)." }),
+    running: t.Boolean({ description: "The retraction goes on after this answer (a large source); the source is deleted when it is done." }),
+  },
   { $id: "SourceRemoved" },
 );
 

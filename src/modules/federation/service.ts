@@ -66,12 +66,33 @@ export class FederationService {
     return this.sources.add(input, actor);
   }
 
-  updateSource(name: string, input: typeof SourcePatchBody.static, actor: Actor) {
-    return this.sources.update(name, input, actor);
+  /**
+   * Changes a source and re-applies its policy to what is held. With `waitMs`, answers by then even
+   * when the re-apply goes on (a large source outlasts an HTTP request); a re-apply that fails
+   * afterwards is told in the source's `last_error`.
+   */
+  async updateSource(name: string, input: typeof SourcePatchBody.static, actor: Actor, waitMs?: number) {
+    const { row, reapplying } = await this.sources.update(name, input, actor);
+    if (reapplying) {
+      const failed = reapplying.catch(async (error) => {
+        await this.store.updateSource(row.id, { lastError: `could not re-apply the policy: ${(error as Error).message}` });
+        throw error;
+      });
+      if (waitMs === undefined) await failed;
+      else await Promise.race([failed, sleep(waitMs)]);
+    }
+    return this.sources.view(row);
   }
 
-  removeSource(name: string, keep: boolean, actor: Actor) {
-    return this.sources.remove(name, keep, actor);
+  /** Stops following a source; with `waitMs`, answers by then even when the retraction goes on (`running`). */
+  async removeSource(name: string, keep: boolean, actor: Actor, waitMs?: number) {
+    const progress = { overturned: 0 };
+    const removal = this.sources.remove(name, keep, actor, progress);
+    if (waitMs === undefined) return { ...(await removal), running: false };
+    const done = await Promise.race([removal, sleep(waitMs)]);
+    if (done) return { ...done, running: false };
+    removal.catch(() => {});
+    return { name, removed: true as const, entries_overturned: progress.overturned, running: true };
   }
 
   /**
@@ -82,8 +103,7 @@ export class FederationService {
     const source = await this.sources.source(name);
     const sync = this.syncer.sync(source);
     if (waitMs === undefined) return sync;
-    const timer = new Promise<null>((resolve) => setTimeout(resolve, waitMs, null).unref?.());
-    const outcome = await Promise.race([sync, timer]);
+    const outcome = await Promise.race([sync, sleep(waitMs)]);
     return outcome ?? { name, applied: 0, cursor: source.cursor, has_more: true, error: null, running: true };
   }
 
@@ -101,4 +121,9 @@ export class FederationService {
   async failingSources(): Promise<number> {
     return (await this.store.sources()).filter((source) => source.lastError !== null).length;
   }
+}
+
+/** Resolves with nothing after `ms`, without keeping the process alive. */
+function sleep(ms: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }

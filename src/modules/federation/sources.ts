@@ -115,8 +115,11 @@ export class FederationSources {
     return this.view(row);
   }
 
-  /** Changes a source; a change of policy, cap or filters is applied at once to what is held from it. */
-  async update(name: string, input: typeof SourcePatchBody.static, actor: Actor): Promise<SourceView> {
+  /**
+   * Changes a source; a change of policy, cap or filters is applied at once to what is held from
+   * it: `reapplying` settles when that is done.
+   */
+  async update(name: string, input: typeof SourcePatchBody.static, actor: Actor): Promise<{ row: SourceRow; reapplying: Promise<void> | null }> {
     const row = await this.source(name);
     const now = this.clock.now();
     const patch: SourcePatch = {
@@ -129,7 +132,7 @@ export class FederationSources {
       intervalS: input.interval_s,
     };
     const changed = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
-    if (Object.keys(changed).length === 0) return this.view(row);
+    if (Object.keys(changed).length === 0) return { row, reapplying: null };
     const updated: SourceRow = { ...row, ...changed, updatedAt: now };
     if (input.interval_s !== undefined) updated.nextSyncAt = Math.min(row.nextSyncAt, now + input.interval_s * 1000);
     await this.store.transaction(async () => {
@@ -138,8 +141,7 @@ export class FederationSources {
       await this.audit.record(actor, "source.updated", {}, { name, ...shown }, now);
     });
     const policyChanged = ["policy", "maxSeverity", "verticals", "reasonCodes"].some((key) => key in changed);
-    if (policyChanged) await this.reapply(updated, actor);
-    return this.view(updated);
+    return { row: updated, reapplying: policyChanged ? this.reapply(updated, actor) : null };
   }
 
   /** Every item of the source reconciled under its current policy, a page at a time. */
@@ -158,10 +160,12 @@ export class FederationSources {
     }
   }
 
-  /** Stops following; unless `keep`, every entry held from it is overturned with `source_removed`. */
-  async remove(name: string, keep: boolean, actor: Actor): Promise<{ name: string; removed: true; entries_overturned: number }> {
+  /**
+   * Stops following; unless `keep`, every entry held from it is overturned with `source_removed`
+   * (counted in `progress` as it goes). The source is deleted once that is done.
+   */
+  async remove(name: string, keep: boolean, actor: Actor, progress = { overturned: 0 }): Promise<{ name: string; removed: true; entries_overturned: number }> {
     const row = await this.source(name);
-    let overturned = 0;
     if (!keep) {
       for (;;) {
         const done = await this.blacklist.transaction(async () => {
@@ -169,15 +173,15 @@ export class FederationSources {
           for (const entry of held) await this.blacklist.overturn(entry.id, "source_removed", actor);
           return held.length;
         });
-        overturned += done;
+        progress.overturned += done;
         if (done < SYNC_PAGE_ITEMS) break;
         await yieldToRequests();
       }
     }
     await this.store.transaction(async () => {
       await this.store.deleteSource(row.id);
-      await this.audit.record(actor, "source.removed", {}, { name, keep, entries_overturned: overturned }, this.clock.now());
+      await this.audit.record(actor, "source.removed", {}, { name, keep, entries_overturned: progress.overturned }, this.clock.now());
     });
-    return { name, removed: true, entries_overturned: overturned };
+    return { name, removed: true, entries_overturned: progress.overturned };
   }
 }

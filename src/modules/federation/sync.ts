@@ -245,11 +245,17 @@ export class SourceSync {
     }
   }
 
-  /** One page's items and the cursor past them, in one transaction. */
-  private async applyPage(source: SourceRow, items: Item[], next: string): Promise<void> {
+  /**
+   * One page's items and the cursor past them, in one transaction, under the source's policy as
+   * it is now: a change made during a long sync applies from the next page (and its re-apply
+   * covers the pages before).
+   */
+  private async applyPage(started: SourceRow, items: Item[], next: string): Promise<void> {
     const exemptions = await this.applier.exemptions();
     const now = this.clock.now();
     await this.store.transaction(async () => {
+      const source = await this.store.sourceByName(started.name);
+      if (!source || source.id !== started.id) throw new SourceError("the source was removed during the sync");
       for (const item of items) {
         const upstreamId = item.entry.id;
         if (item.type === "added") {
