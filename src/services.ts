@@ -1,4 +1,5 @@
 // The services of one runtime, built once and shared by the HTTP app, the jobs and the CLI.
+import { AccountMembers } from "./modules/accounts/members";
 import { AccountsService, UsageService } from "./modules/accounts/service";
 import { AppealsService } from "./modules/appeals/service";
 import { AuditLog } from "./modules/audit/service";
@@ -20,6 +21,8 @@ import type { Runtime } from "./runtime";
 
 export interface Services {
   accounts: AccountsService;
+  /** Who manages an account in the console. */
+  members: AccountMembers;
   appeals: AppealsService;
   audit: AuditLog;
   usage: UsageService;
@@ -67,6 +70,7 @@ export function createServices(runtime: Runtime): Services {
   );
   return {
     accounts,
+    members: new AccountMembers(store, clock, accounts, creators, runtime.meter, runtime.quota),
     appeals: new AppealsService(store, clock, runtime.cursors, blacklist, creators, audit),
     audit,
     usage: new UsageService(runtime.accountsStore, clock, runtime.meter, runtime.quota),

@@ -1,12 +1,8 @@
 // `trustlist accounts create|update|list`: the accounts bots and partners call with.
 import { integer } from "../config";
 import { ACCOUNT_MEMBER_ROLES, API_TIERS, type AccountMemberRole } from "../domain";
-import { AccountMembers } from "../modules/accounts/members";
 import type { AccountView } from "../modules/accounts/service";
-import { type Command, type Opened, print, text, UsageError, withDatabase } from "./args";
-
-/** The members of accounts, on the CLI's database. */
-const membersOf = ({ runtime, services }: Opened) => new AccountMembers(runtime.store, runtime.clock, services.accounts, services.creators, runtime.meter, runtime.quota);
+import { type Command, print, text, UsageError, withDatabase } from "./args";
 
 export const describeAccount = (a: AccountView) =>
   `${a.id}  ${a.name}  tier=${a.tier}  daily_quota=${a.daily_quota}${a.daily_quota_override !== null ? " (override)" : ""}  ${a.status}${a.federation ? "  federation=on" : ""}`;
@@ -73,7 +69,7 @@ export const accountCommands: Command[] = [
     examples: ["trustlist accounts add-member my-guild alice", "trustlist accounts add-member my-guild bob --role owner"],
     async run({ values, positionals }) {
       const role = (text(values.role) ?? "developer") as AccountMemberRole;
-      const member = await withDatabase(values, (opened) => membersOf(opened).add(positionals[0]!, positionals[1]!, role));
+      const member = await withDatabase(values, ({ services }) => services.members.add(positionals[0]!, positionals[1]!, role));
       print(values.json, member, `@${member.handle} is ${role} of ${positionals[0]}`);
     },
   },
@@ -84,7 +80,7 @@ export const accountCommands: Command[] = [
     flags: [],
     examples: ["trustlist accounts remove-member my-guild alice"],
     async run({ values, positionals }) {
-      const result = await withDatabase(values, (opened) => membersOf(opened).remove(positionals[0]!, positionals[1]!));
+      const result = await withDatabase(values, ({ services }) => services.members.remove(positionals[0]!, positionals[1]!));
       print(values.json, result, result.removed ? `@${result.handle} is no longer a member of ${positionals[0]}` : `@${result.handle} was not a member of ${positionals[0]}`);
     },
   },

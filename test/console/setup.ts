@@ -2,7 +2,7 @@
 // with a member, and helpers that read a page as a browser gets it and send a form as a browser
 // sends it (urlencoded, with the page's CSRF token and this service's Origin), or as a forger does.
 import { expect } from "bun:test";
-import { AccountMembers } from "../../src/modules/accounts/members";
+import type { AccountMembers } from "../../src/modules/accounts/members";
 import { createTestApp, partnerWriter, signIn, type TestApp } from "../helpers";
 
 export const HOSTILE = `<img src=x onerror="window.__pwned=1">`;
@@ -35,7 +35,7 @@ export async function world(config: Parameters<typeof createTestApp>[0] = {}): P
   await t.services.staff.grant("boss", "admin", cli);
   await t.services.staff.grant("mod", "moderator", cli);
   await t.services.staff.grant("triager", "triage", cli);
-  const members = new AccountMembers(t.runtime.store, t.runtime.clock, t.services.accounts, t.services.creators, t.runtime.meter, t.runtime.quota);
+  const members = t.services.members;
   const guild = await t.services.accounts.createAccount({ name: "guild", tier: "free" });
   await members.add("guild", "dev", "developer");
   const adminKey = (await t.account({ scope: "admin" })).key;

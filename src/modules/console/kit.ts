@@ -13,7 +13,6 @@ import { PUBLIC_IP_RULE } from "../../http/limits";
 import { sessionsAreSecure } from "../../http/session-cookie";
 import type { Runtime } from "../../runtime";
 import type { Services } from "../../services";
-import { AccountMembers } from "../accounts/members";
 import type { IssuedKey } from "../accounts/service";
 import type { Actor } from "../audit/model";
 import { CONTENT_SECURITY_POLICY } from "../pages";
@@ -116,7 +115,7 @@ export function consoleKit(runtime: Runtime, services: Services) {
   const cookie = sessionCookieOf(runtime);
   const secure = sessionsAreSecure(runtime.config.baseUrl);
 
-  const members = new AccountMembers(runtime.store, runtime.clock, services.accounts, services.creators, runtime.meter, runtime.quota);
+  const members = services.members;
   const nav = async (visitor: Visitor): Promise<NavExtra> => ({ member: (await members.accountsOf(visitor.viewer.creatorId)).length > 0 });
 
   /** The visitor's membership of the account in the path; 403 for anyone else. */
