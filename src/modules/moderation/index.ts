@@ -54,7 +54,9 @@ const EXTENSIONS: Record<EvidenceType, string> = {
 
 /** A stored file as an answer: a download that is never sniffed, rendered as a page, or run. */
 function fileAnswer(row: EvidenceRow): Response {
-  return new Response(row.data, {
+  // Both drivers hand the bytes back on a plain ArrayBuffer; the DOM's BodyInit (the SDK's type
+  // check) names only that kind of view.
+  return new Response(row.data as Uint8Array<ArrayBuffer>, {
     headers: {
       "content-type": row.contentType === "text/plain" ? "text/plain; charset=utf-8" : row.contentType,
       "content-disposition": `attachment; filename="${row.id}.${EXTENSIONS[row.contentType]}"`,
