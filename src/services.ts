@@ -70,7 +70,7 @@ export function createServices(runtime: Runtime): Services {
   );
   return {
     accounts,
-    members: new AccountMembers(store, clock, accounts, creators, runtime.meter, runtime.quota),
+    members: new AccountMembers(store, clock, accounts, creators, runtime.meter, runtime.quota, audit),
     appeals: new AppealsService(store, clock, runtime.cursors, blacklist, creators, audit),
     audit,
     usage: new UsageService(runtime.accountsStore, clock, runtime.meter, runtime.quota),

@@ -2,7 +2,7 @@
 import { integer } from "../config";
 import { ACCOUNT_MEMBER_ROLES, API_TIERS, type AccountMemberRole } from "../domain";
 import type { AccountView } from "../modules/accounts/service";
-import { type Command, print, text, UsageError, withDatabase } from "./args";
+import { cliActor, type Command, print, text, UsageError, withDatabase } from "./args";
 
 export const describeAccount = (a: AccountView) =>
   `${a.id}  ${a.name}  tier=${a.tier}  daily_quota=${a.daily_quota}${a.daily_quota_override !== null ? " (override)" : ""}  ${a.status}${a.federation ? "  federation=on" : ""}`;
@@ -69,7 +69,7 @@ export const accountCommands: Command[] = [
     examples: ["trustlist accounts add-member my-guild alice", "trustlist accounts add-member my-guild bob --role owner"],
     async run({ values, positionals }) {
       const role = (text(values.role) ?? "developer") as AccountMemberRole;
-      const member = await withDatabase(values, ({ services }) => services.members.add(positionals[0]!, positionals[1]!, role));
+      const member = await withDatabase(values, ({ services }) => services.members.add(positionals[0]!, positionals[1]!, role, cliActor()));
       print(values.json, member, `@${member.handle} is ${role} of ${positionals[0]}`);
     },
   },
@@ -80,7 +80,7 @@ export const accountCommands: Command[] = [
     flags: [],
     examples: ["trustlist accounts remove-member my-guild alice"],
     async run({ values, positionals }) {
-      const result = await withDatabase(values, ({ services }) => services.members.remove(positionals[0]!, positionals[1]!));
+      const result = await withDatabase(values, ({ services }) => services.members.remove(positionals[0]!, positionals[1]!, cliActor()));
       print(values.json, result, result.removed ? `@${result.handle} is no longer a member of ${positionals[0]}` : `@${result.handle} was not a member of ${positionals[0]}`);
     },
   },

@@ -177,5 +177,11 @@ describe("admin", () => {
     expect((await post(w, "boss", `${path}/evil/remove`)).status).toBe(303);
     expect((await page(w, "evil", `/console/accounts/${w.guild.id}`)).status).toBe(403);
     expect((await post(w, "boss", path, { handle: "evil", role: "admin" })).status).toBe(422);
+    // Each change is in the audit log under the admin who made it.
+    const events = await w.t.services.audit.list({ subject: "creator:evil", actor: "staff:boss" });
+    expect(events.data.map((e) => [e.action, e.details])).toEqual([
+      ["account.member_removed", { account_id: w.guild.id, account: "guild", handle: "evil" }],
+      ["account.member_added", { account_id: w.guild.id, account: "guild", handle: "evil", role: "owner", previous: null }],
+    ]);
   });
 });

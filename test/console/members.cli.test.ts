@@ -35,6 +35,14 @@ describe("trustlist accounts add-member|remove-member", () => {
     // A role change keeps when the membership began.
     expect(cliJson(db, "accounts", "add-member", "guild", "alice", "--role", "owner").added_at).toBe(added.added_at);
     expect(cliJson(db, "accounts", "remove-member", "guild", "alice")).toEqual({ handle: "alice", removed: true });
+    // Each change is audited under the operator's CLI; a removal that removed nothing is not.
+    const audit = cliJson(db, "audit", "--subject", "creator:alice").data;
+    expect(audit.map((e: { action: string; actor: { kind: string } }) => `${e.actor.kind} ${e.action}`)).toEqual([
+      "cli account.member_removed",
+      "cli account.member_added",
+      "cli account.member_added",
+      "cli account.member_added",
+    ]);
     const again = cli(db, "accounts", "remove-member", "guild", "alice");
     expect(again.code).toBe(0);
     expect(again.stdout.trim()).toBe("@alice was not a member of guild");

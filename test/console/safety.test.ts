@@ -17,7 +17,7 @@ beforeAll(async () => {
   w = await world({ config: { allowPrivateWebhooks: true } });
   // Something on every page, so every form is rendered: a case with a hostile report, an
   // appealable entry naming plain's account with an open appeal, a key, a webhook, a tripwire.
-  await w.members.add("guild", "boss", "owner");
+  await w.members.add("guild", "boss", "owner", { kind: "cli", id: "root" });
   await w.write("POST", "/v1/partner/creators/plain/connections", { provider: "discord", provider_user_id: "100000000000000077", provider_username: "plain_dc" });
   const entry = await w.write("POST", "/v1/partner/blacklist", {
     provider: "discord",

@@ -37,7 +37,7 @@ export async function world(config: Parameters<typeof createTestApp>[0] = {}): P
   await t.services.staff.grant("triager", "triage", cli);
   const members = t.services.members;
   const guild = await t.services.accounts.createAccount({ name: "guild", tier: "free" });
-  await members.add("guild", "dev", "developer");
+  await members.add("guild", "dev", "developer", cli);
   const adminKey = (await t.account({ scope: "admin" })).key;
   return { t, cookies, write, members, guild, adminKey };
 }

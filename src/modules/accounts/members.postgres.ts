@@ -14,6 +14,10 @@ export class PostgresMembersStore implements MembersStore {
     return this.database.sql();
   }
 
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.database.write(fn);
+  }
+
   async putMember(row: MemberRow): Promise<void> {
     await this.database.write(async () => {
       await this.sql`INSERT INTO account_members (account_id, creator_id, role, added_at)

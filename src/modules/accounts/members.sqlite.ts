@@ -9,6 +9,10 @@ const MEMBER_COLUMNS = columnsOf(accountMembers, undefined, "m");
 export class SqliteMembersStore implements MembersStore {
   constructor(private readonly store: Store) {}
 
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.store.write(fn);
+  }
+
   async putMember(row: MemberRow): Promise<void> {
     await this.store.write(() => {
       this.store.sqlite.run(

@@ -15,6 +15,8 @@ export type DayCount = RowOf<typeof usageDaily, "day" | "count">;
 export type EndpointCount = RowOf<typeof usageEndpoints, "endpoint" | "count">;
 
 export interface MembersStore {
+  /** One transaction around `fn`; store calls inside join it. */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
   /** Adds the member, or changes its role. */
   putMember(row: MemberRow): Promise<void>;
   /** False when the creator was no member. */

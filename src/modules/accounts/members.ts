@@ -1,11 +1,13 @@
 // Account members: the creators who manage an API account in the console (its keys, usage and
 // webhooks), added and removed by the operator (`trustlist accounts add-member|remove-member`) or
-// an admin in the console. Also the console's view of an account's usage: calls per UTC day and
+// an admin in the console, each change in one transaction with its audit event (it gives or takes
+// the power to make and revoke the account's keys). Also the console's view of an account's usage: calls per UTC day and
 // per endpoint, the persisted counts plus what the meter has not flushed yet.
 import { type Clock, iso } from "../../clock";
 import type { Database } from "../../db/database";
 import type { AccountMemberRole } from "../../domain";
 import { notFound } from "../../errors";
+import type { Actor, AuditLog } from "../audit/service";
 import type { AccountsService, AccountView, PendingUsage, QuotaUsed } from "./service";
 import { createMembersStore, type MembersStore } from "./members.store";
 
@@ -42,27 +44,40 @@ export class AccountMembers {
     private readonly creators: CreatorLookup,
     private readonly meter: PendingUsage,
     private readonly quota: QuotaUsed,
+    private readonly audit: AuditLog,
   ) {
     this.store = createMembersStore(database);
   }
 
   /** Makes the creator a member of the account (id or name), or changes their role. */
-  async add(account: string, handle: string, role: AccountMemberRole): Promise<MemberView> {
+  async add(account: string, handle: string, role: AccountMemberRole, actor: Actor): Promise<MemberView> {
     const owner = await this.accounts.getAccount(account);
     const creator = await this.creators.find(handle);
     if (!creator) throw notFound(`No creator @${handle.replace(/^@/, "").slice(0, 64)}: members are creators, who sign in with links.`);
-    const existing = (await this.store.membershipsOf(creator.id)).find((m) => m.accountId === owner.id);
-    const addedAt = existing?.addedAt ?? this.clock.now();
-    await this.store.putMember({ accountId: owner.id, creatorId: creator.id, role, addedAt });
+    const now = this.clock.now();
+    const addedAt = await this.store.transaction(async () => {
+      const existing = (await this.store.membershipsOf(creator.id)).find((m) => m.accountId === owner.id);
+      const since = existing?.addedAt ?? now;
+      await this.store.putMember({ accountId: owner.id, creatorId: creator.id, role, addedAt: since });
+      const details = { account_id: owner.id, account: owner.name, handle: creator.handle, role, previous: existing?.role ?? null };
+      await this.audit.record(actor, "account.member_added", { subject: `creator:${creator.handle}` }, details, now);
+      return since;
+    });
     return { handle: creator.handle, role, added_at: iso(addedAt) };
   }
 
-  /** Ends the creator's membership; `removed` is false when they were none. */
-  async remove(account: string, handle: string): Promise<{ handle: string; removed: boolean }> {
+  /** Ends the creator's membership; `removed` is false when they were none (nothing is recorded then). */
+  async remove(account: string, handle: string, actor: Actor): Promise<{ handle: string; removed: boolean }> {
     const owner = await this.accounts.getAccount(account);
     const creator = await this.creators.find(handle);
     if (!creator) throw notFound(`No creator @${handle.replace(/^@/, "").slice(0, 64)}.`);
-    return { handle: creator.handle, removed: await this.store.deleteMember(owner.id, creator.id) };
+    const now = this.clock.now();
+    const removed = await this.store.transaction(async () => {
+      if (!(await this.store.deleteMember(owner.id, creator.id))) return false;
+      await this.audit.record(actor, "account.member_removed", { subject: `creator:${creator.handle}` }, { account_id: owner.id, account: owner.name, handle: creator.handle }, now);
+      return true;
+    });
+    return { handle: creator.handle, removed };
   }
 
   async list(account: string): Promise<MemberView[]> {

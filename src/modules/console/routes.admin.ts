@@ -63,7 +63,7 @@ export function adminRoutes(kit: ConsoleKit, services: Services) {
             if (!(ACCOUNT_MEMBER_ROLES as readonly string[]).includes(memberRole)) throw new ApiError(422, "unprocessable", `role: one of ${ACCOUNT_MEMBER_ROLES.join(", ")}.`);
             const handle = normalizeHandle(text(form, "handle") ?? "");
             if (!handle) throw new ApiError(422, "unprocessable", "handle: a handle is 2-32 letters, digits, '_' or '.'.");
-            await members.add(ctx.params.account!, handle, memberRole as AccountMemberRole);
+            await members.add(ctx.params.account!, handle, memberRole as AccountMemberRole, staffActor(visitor));
             return { redirect: "/console/admin/accounts?done=member-added" };
           },
         ),
@@ -74,7 +74,7 @@ export function adminRoutes(kit: ConsoleKit, services: Services) {
           () => "/console/admin/accounts",
           async (visitor, _form, ctx) => {
             role("admin")(visitor);
-            await members.remove(ctx.params.account!, ctx.params.handle!);
+            await members.remove(ctx.params.account!, ctx.params.handle!, staffActor(visitor));
             return { redirect: "/console/admin/accounts?done=member-removed" };
           },
         ),
