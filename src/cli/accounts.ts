@@ -1,4 +1,5 @@
-// `trustlist accounts create|update|list`: the accounts bots and partners call with.
+// `trustlist accounts create|update|list`: the accounts bots and partners call with, and
+// `accounts add-member|remove-member|members`: the creators who manage one in the console.
 import { integer } from "../config";
 import { ACCOUNT_MEMBER_ROLES, API_TIERS, type AccountMemberRole } from "../domain";
 import type { AccountView } from "../modules/accounts/service";
@@ -82,6 +83,17 @@ export const accountCommands: Command[] = [
     async run({ values, positionals }) {
       const result = await withDatabase(values, ({ services }) => services.members.remove(positionals[0]!, positionals[1]!, cliActor()));
       print(values.json, result, result.removed ? `@${result.handle} is no longer a member of ${positionals[0]}` : `@${result.handle} was not a member of ${positionals[0]}`);
+    },
+  },
+  {
+    name: "accounts members",
+    summary: "list who manages the account in the console",
+    args: ["ID|NAME"],
+    flags: [],
+    examples: ["trustlist accounts members guild --json"],
+    async run({ values, positionals }) {
+      const list = await withDatabase(values, ({ services }) => services.members.list(positionals[0]!));
+      print(values.json, { data: list }, list.map((m) => `@${m.handle}  ${m.role}  since ${m.added_at}`).join("\n") || "no members");
     },
   },
 ];

@@ -1,6 +1,6 @@
-// `trustlist accounts add-member|remove-member` as an operator runs them: a member added on the
-// command line manages the account in the console, a role change keeps the membership, a removal
-// ends it, and bad input fails clearly without changing anything.
+// `trustlist accounts add-member|remove-member|members` as an operator runs them: a member added on
+// the command line is listed, a role change keeps the membership, a removal ends it, each is
+// audited, members travel in the export, and bad input fails clearly without changing anything.
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -23,7 +23,7 @@ function setUp() {
   return ws;
 }
 
-describe("trustlist accounts add-member|remove-member", () => {
+describe("trustlist accounts add-member|remove-member|members", () => {
   test("adds a developer by default, changes the role, removes; each says what it did", () => {
     const { db } = setUp();
     const added = cliJson(db, "accounts", "add-member", "guild", "@Alice");
@@ -34,7 +34,10 @@ describe("trustlist accounts add-member|remove-member", () => {
     expect(owner.stdout.trim()).toBe("@alice is owner of guild");
     // A role change keeps when the membership began.
     expect(cliJson(db, "accounts", "add-member", "guild", "alice", "--role", "owner").added_at).toBe(added.added_at);
+    expect(cliJson(db, "accounts", "members", "guild").data).toEqual([{ handle: "alice", role: "owner", added_at: added.added_at }]);
+    expect(cli(db, "accounts", "members", "guild").stdout.trim()).toBe(`@alice  owner  since ${added.added_at}`);
     expect(cliJson(db, "accounts", "remove-member", "guild", "alice")).toEqual({ handle: "alice", removed: true });
+    expect(cli(db, "accounts", "members", "guild").stdout.trim()).toBe("no members");
     // Each change is audited under the operator's CLI; a removal that removed nothing is not.
     const audit = cliJson(db, "audit", "--subject", "creator:alice").data;
     expect(audit.map((e: { action: string; actor: { kind: string } }) => `${e.actor.kind} ${e.action}`)).toEqual([
