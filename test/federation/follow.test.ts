@@ -35,6 +35,12 @@ describe("adding a source", () => {
     const bad = await b.json("POST", "/v1/admin/sources", { key: b.admin, body: { name: "beta", url: a.url, key, interval_s: 1 } });
     expect(bad.status).toBe(422);
     expectEnvelope(await b.json("POST", "/v1/admin/sources", { key: b.admin, body: { name: "beta", url: "ftp://x", key } }), 422, "unprocessable");
+    for (const [method, path] of [["GET", "/v1/admin/sources/nobody"], ["PATCH", "/v1/admin/sources/nobody"], ["POST", "/v1/admin/sources/nobody/sync"], ["DELETE", "/v1/admin/sources/nobody"]] as const) {
+      expectEnvelope(await b.json(method, path, { key: b.admin, body: method === "PATCH" ? { policy: "watch" } : undefined }), 404, "not_found");
+      expectEnvelope(await b.json(method, path, { key: b.writer, body: method === "PATCH" ? { policy: "watch" } : undefined }), 403, "forbidden");
+    }
+    expect((await b.json("PATCH", "/v1/admin/sources/alpha", { key: b.admin, body: { policy: "ban-all" } })).status).toBe(422);
+    expect((await b.json("PATCH", "/v1/admin/sources/alpha", { key: b.admin, body: { interval_s: 4 } })).status).toBe(422);
     expect((await b.json("GET", "/v1/admin/sources", { key: b.admin })).body.data).toHaveLength(1);
   });
 
