@@ -356,7 +356,7 @@ test("a form without its token, or sent from another origin's page with a valid 
   await page.close();
 });
 
-test("with the keyboard alone: reach a section, arm a tripwire, create a key", async () => {
+test("with the keyboard alone: reach a section, arm and delete a tripwire, create and revoke a key", async () => {
   const { page, seen } = await open("dev", "/console");
   await tabTo(page, "a[href='/console/tripwires']");
   await Promise.all([page.waitForNavigation(), page.keyboard.press("Enter")]);
@@ -370,16 +370,22 @@ test("with the keyboard alone: reach a section, arm a tripwire, create a key", a
   await Promise.all([page.waitForNavigation(), page.keyboard.press("Enter")]);
   assert.match(page.url(), /done=tripwire-deleted/);
 
+  // Whatever keys earlier tests left, the account starts with none live.
+  const guild = await accountId();
+  for (const k of (await api("GET", `/v1/admin/keys?account=${guild}`)).data) if (!k.revoked_at) await api("DELETE", `/v1/admin/keys/${k.id}`);
   await page.goto(`${base}/console`);
   await tabTo(page, "a[href^='/console/accounts/']");
-  await Promise.all([page.waitForNavigation(), page.keyboard.press("Enter")]);
-  // Revoke the key the tests above left, then create one: all by keyboard.
-  await tabTo(page, "form[aria-label^='Revoke key'] button");
   await Promise.all([page.waitForNavigation(), page.keyboard.press("Enter")]);
   await tabTo(page, "#key-name");
   await page.keyboard.type("keyboard");
   await Promise.all([page.waitForNavigation(), page.keyboard.press("Enter")]);
-  assert.match(await page.inputValue("#secret-value"), /^tl_live_/);
+  const key = await page.inputValue("#secret-value");
+  assert.match(key, /^tl_live_/);
+  await tabTo(page, "a[href^='/console/accounts/']");
+  await Promise.all([page.waitForNavigation(), page.keyboard.press("Enter")]);
+  await tabTo(page, "form[aria-label^='Revoke key'] button");
+  await Promise.all([page.waitForNavigation(), page.keyboard.press("Enter")]);
+  assert.equal((await fetch(`${base}/v1/account/usage`, { headers: { authorization: `Bearer ${key}` } })).status, 401);
   assertHarmless(seen, "keyboard");
   await page.close();
 });

@@ -155,6 +155,26 @@ describe("appeals and entries", () => {
   });
 });
 
+describe("tripwires", () => {
+  test("armed, told where alerts go, and deleted in the console, as /v1/me/tripwires reads them", async () => {
+    const api = async () => (await w.t.json("GET", "/v1/me/tripwires", { headers: { cookie: w.cookies.dev! } })).body;
+    expect((await post(w, "dev", "/console/tripwires", { who: "@plain", triggers: ["blacklisted", "trust_drop"] })).status).toBe(303);
+    const [wire] = (await api()).tripwires;
+    expect(wire).toMatchObject({ who: "@plain", triggers: ["blacklisted", "trust_drop"] });
+    expect((await post(w, "dev", "/console/tripwires/preferences", { email: "dev@example.org" })).headers.get("location")).toBe("/console/tripwires?done=preferences-saved");
+    expect((await api()).preferences).toEqual({ discord_webhook_url: null, email: "dev@example.org" });
+    const refused = await post(w, "dev", "/console/tripwires/preferences", { discord_webhook_url: "https://example.org/not-discord" });
+    expect(refused.status).toBe(422);
+    expect((await api()).preferences.email).toBe("dev@example.org");
+    expect((await post(w, "dev", `/console/tripwires/${wire.id}/delete`)).status).toBe(303);
+    expect((await api()).tripwires).toEqual([]);
+    // Another person's wire is not theirs to delete.
+    await post(w, "plain", "/console/tripwires", { who: "@dev" });
+    const [theirs] = (await w.t.json("GET", "/v1/me/tripwires", { headers: { cookie: w.cookies.plain! } })).body.tripwires;
+    expect((await post(w, "dev", `/console/tripwires/${theirs.id}/delete`)).status).toBe(404);
+  });
+});
+
 describe("admin", () => {
   test("an admin grants and revokes staff roles; the audit names them", async () => {
     expect((await post(w, "boss", "/console/admin/staff", { handle: "@Plain", role: "triage" })).headers.get("location")).toBe("/console/admin/staff?done=staff-granted");

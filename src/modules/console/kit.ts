@@ -42,6 +42,7 @@ const DONE: Record<string, string> = {
   "appeal-filed": "Your appeal was filed. Staff will read it; the decision shows here.",
   "tripwire-armed": "The tripwire is armed.",
   "tripwire-deleted": "The tripwire was deleted.",
+  "preferences-saved": "Where alerts go was saved.",
   "entry-overturned": "The entry was overturned.",
   "appeal-decided": "The appeal was decided.",
   "staff-granted": "The role was granted.",

@@ -88,6 +88,15 @@ ${postForm(
 <section class="panel" aria-labelledby="wires-title">
 <h2 id="wires-title">Armed</h2>
 ${table("Your tripwires", ["Watching", "Triggers", "Trips", "Last tripped", "Armed", "Action"], rows, "No tripwire is armed.")}
-<p class="muted">Alerts go to ${list.preferences.discord_webhook_url ? "your Discord webhook" : "no Discord webhook yet (set one with PUT /v1/me/tripwires/preferences)"}.</p>
+</section>
+<section class="panel" aria-labelledby="alerts-title">
+<h2 id="alerts-title">Where alerts go</h2>
+${postForm(
+  visitor,
+  "/console/tripwires/preferences",
+  html`${field("discord-url", "Discord webhook URL (empty: none)", html`<input id="discord-url" name="discord_webhook_url" type="url" maxlength="2048" value="${list.preferences.discord_webhook_url ?? ""}" autocomplete="off" placeholder="https://discord.com/api/webhooks/…">`)}
+${field("alert-email", "E-mail (kept; this server sends none yet)", html`<input id="alert-email" name="email" type="email" maxlength="254" value="${list.preferences.email ?? ""}" autocomplete="email">`)}`,
+  "Save",
+)}
 </section>`;
 }

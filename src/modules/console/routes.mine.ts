@@ -3,7 +3,7 @@
 import type { Services } from "../../services";
 import { MeAppealBody } from "../appeals/model";
 import type { EntryRow } from "../blacklist/store";
-import { TripwireBody } from "../tripwires/model";
+import { PreferencesBody, TripwireBody } from "../tripwires/model";
 import { all, checked, text } from "./form";
 import { type ConsoleKit, doneNotice } from "./kit";
 import { appealsBody, tripwiresBody } from "./mine";
@@ -57,6 +57,17 @@ export function mineRoutes(kit: ConsoleKit, services: Services) {
             const triggers = all(form, "triggers");
             await services.tripwires.create(visitor.viewer, checked(TripwireBody, { who: text(form, "who") ?? "", ...(triggers.length > 0 ? { triggers } : {}) }));
             return { redirect: "/console/tripwires?done=tripwire-armed" };
+          },
+        ),
+      )
+      .post(
+        "/tripwires/preferences",
+        action(
+          () => "/console/tripwires",
+          async (visitor, form) => {
+            const input = checked(PreferencesBody, { discord_webhook_url: text(form, "discord_webhook_url") ?? null, email: text(form, "email") ?? null });
+            await services.tripwires.setPreferences(visitor.viewer, input);
+            return { redirect: "/console/tripwires?done=preferences-saved" };
           },
         ),
       )
