@@ -136,8 +136,17 @@ export class SourceSync {
         let next = page.next_cursor;
         if (refusal) {
           good = page.items.slice(0, refusal.index);
-          // The cursor must point just past the last good item: read exactly those again.
-          next = good.length > 0 ? (await this.readPage(source, cursor, good.length)).next_cursor : cursor!;
+          // The cursor must point just past the last good item: read exactly those again, and
+          // take its cursor only if they are the same items, signed the same.
+          if (good.length > 0) {
+            const again = await this.readPage(source, cursor, good.length);
+            if (again.items.length !== good.length || again.items.some((item, i) => item?.seq !== good[i]!.seq || item?.sig !== good[i]!.sig)) {
+              throw new SourceError("the source answered the items before a refused one differently when read again");
+            }
+            next = again.next_cursor;
+          } else {
+            next = cursor!;
+          }
         }
         const applying = performance.now();
         if (good.length > 0 || next !== cursor) await this.applyPage(source, good, next);
