@@ -48,3 +48,12 @@ test("a switch from apply to review overturns what was held and files its items 
   await b.json("PATCH", "/v1/admin/sources/alpha", { key: b.admin, body: { policy: "review", max_severity: "warn" } });
   expect(await b.rows("SELECT id FROM moderation_reports")).toHaveLength(1);
 });
+
+test("the source's watchlist rows are held as watchlist hits even under review, and open no case", async () => {
+  await follow(b, a, "alpha", { policy: "review" });
+  const watched = await addEntry(a, { watchlist: true });
+  await sync(b, "alpha");
+  expect((await held(b, "alpha")).get(watched.id)).toMatchObject({ watchlist: true });
+  expect(await b.rows("SELECT id FROM moderation_reports")).toHaveLength(0);
+});
+
