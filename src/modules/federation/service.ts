@@ -125,5 +125,6 @@ export class FederationService {
 
 /** Resolves with nothing after `ms`, without keeping the process alive. */
 function sleep(ms: number): Promise<undefined> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+  // Bun's timers have unref; the DOM's (the SDK's type check) answer a number, so it is looked up.
+  return new Promise((resolve) => (setTimeout(resolve, ms) as { unref?: () => void }).unref?.());
 }

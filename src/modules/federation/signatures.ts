@@ -44,7 +44,8 @@ export class SignatureChecker {
     if (this.worker || this.failed) return this.worker;
     try {
       const worker = new Worker(workerEntry("modules/federation/verify-worker.ts"));
-      worker.unref();
+      // Bun's Worker may be unref'd (it never keeps the process alive); the DOM's type lacks it.
+      (worker as { unref?: () => void }).unref?.();
       worker.onmessage = (event: MessageEvent<{ id: number; valid: boolean[] }>) => {
         const resolve = this.waiting.get(event.data.id);
         this.waiting.delete(event.data.id);
