@@ -18,13 +18,33 @@ export function canonicalJson(value: unknown): string {
   }
   if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item))).join(",")}]`;
   if (typeof value === "object") {
-    const members = Object.keys(value as object)
-      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${members.join(",")}}`;
+    const record = value as Record<string, unknown>;
+    let text = "{";
+    for (const [key, name] of memberOrder(Object.keys(record))) {
+      const member = record[key];
+      if (member === undefined) continue;
+      text += `${text.length > 1 ? "," : ""}${name}${canonicalJson(member)}`;
+    }
+    return `${text}}`;
   }
   throw new Error(`canonical JSON has no form for a ${typeof value}`);
+}
+
+/**
+ * An object's member names sorted, each with its serialised `"name":`, kept by the list of names:
+ * a feed's items all have the same few shapes, so a page is sorted once, not once per item.
+ */
+const memberOrders = new Map<string, Array<[string, string]>>();
+
+function memberOrder(keys: string[]): Array<[string, string]> {
+  const shape = JSON.stringify(keys);
+  let order = memberOrders.get(shape);
+  if (!order) {
+    order = [...keys].sort().map((key) => [key, `${JSON.stringify(key)}:`]);
+    if (memberOrders.size >= 256) memberOrders.clear();
+    memberOrders.set(shape, order);
+  }
+  return order;
 }
 
 export interface KeyPair {
