@@ -60,6 +60,30 @@ export function toAuditEvent(row: AuditRow): AuditEventView {
   return event;
 }
 
+/** One event to record: who, what, what it is about, its details and when. */
+export interface EventToRecord {
+  actor: Actor;
+  action: string;
+  refs: AuditRefs;
+  details: object;
+  at: number;
+}
+
+function auditRow({ actor, action, refs, details, at }: EventToRecord): Omit<AuditRow, "seq"> {
+  return {
+    id: newId("aud", at),
+    at,
+    actorKind: actor.kind,
+    actorId: actor.id,
+    action,
+    entryId: refs.entryId ?? null,
+    caseId: refs.caseId ?? null,
+    appealId: refs.appealId ?? null,
+    subject: refs.subject ?? null,
+    details: JSON.stringify(details),
+  };
+}
+
 export class AuditLog {
   private readonly store: AuditStore;
 
@@ -72,18 +96,12 @@ export class AuditLog {
 
   /** Appends one event at `at`; call it inside the transaction of the change it records. */
   async record(actor: Actor, action: string, refs: AuditRefs, details: object, at: number): Promise<void> {
-    await this.store.insert({
-      id: newId("aud", at),
-      at,
-      actorKind: actor.kind,
-      actorId: actor.id,
-      action,
-      entryId: refs.entryId ?? null,
-      caseId: refs.caseId ?? null,
-      appealId: refs.appealId ?? null,
-      subject: refs.subject ?? null,
-      details: JSON.stringify(details),
-    });
+    await this.store.insert(auditRow({ actor, action, refs, details, at }));
+  }
+
+  /** Appends events in order, as `record` would each (a sync's page of entries). */
+  async recordMany(events: EventToRecord[]): Promise<void> {
+    if (events.length > 0) await this.store.insertMany(events.map(auditRow));
   }
 
   /** Restores one event of an export as it was (the import; inside its transaction). */

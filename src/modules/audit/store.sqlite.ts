@@ -23,6 +23,11 @@ export class SqliteAuditStore implements AuditStore {
     return Promise.resolve();
   }
 
+  insertMany(rows: Array<Omit<AuditRow, "seq">>): Promise<void> {
+    for (const row of rows) this.insertStatement.run(row.id, row.at, row.actorKind, row.actorId, row.action, row.entryId, row.caseId, row.appealId, row.subject, row.details);
+    return Promise.resolve();
+  }
+
   async page(filters: AuditFilters, beforeSeq: number, limit: number): Promise<AuditRow[]> {
     const { where, values } = auditPageWhere(filters);
     // Numbered parameters are SQLite's ?N; the statement is cached by its text.

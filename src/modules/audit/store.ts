@@ -16,6 +16,8 @@ export type AuditFilters = Partial<Pick<AuditRow, "entryId" | "caseId" | "appeal
 export interface AuditStore {
   /** Appends one event; the caller holds the transaction of the change it records. */
   insert(row: Omit<AuditRow, "seq">): Promise<void>;
+  /** Appends events in order, in one statement where the database takes one (a sync's page). */
+  insertMany(rows: Array<Omit<AuditRow, "seq">>): Promise<void>;
   /** Up to `limit` events matching `filters` with seq below `beforeSeq`, newest first. */
   page(filters: AuditFilters, beforeSeq: number, limit: number): Promise<AuditRow[]>;
   /** Every event of one case, oldest first (a case's history). */

@@ -149,6 +149,15 @@ export class BlacklistService {
     return this.store.heldFrom(source, upstreamId);
   }
 
+  heldUpstreamIds(source: string, upstreamIds: string[]) {
+    return this.store.heldUpstreamIds(source, upstreamIds);
+  }
+
+  /** Adds a followed source's fresh entries in order, each as `add` would, in one transaction (writes.ts). */
+  addMany(batch: Parameters<BlacklistWrites["addMany"]>[0]): Promise<EntryRow[]> {
+    return this.writes.addMany(batch);
+  }
+
   heldPage(source: string, afterUpstreamId: string, limit: number) {
     return this.store.heldPage(source, afterUpstreamId, limit);
   }

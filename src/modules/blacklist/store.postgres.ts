@@ -97,6 +97,15 @@ export class PostgresBlacklistStore implements BlacklistStore {
     return row ? readEntry(row) : null;
   }
 
+  async heldUpstreamIds(source: string, upstreamIds: string[]) {
+    if (upstreamIds.length === 0) return new Set<string>();
+    const rows = await this.sql.unsafe(
+      "SELECT upstream_id AS id FROM blacklist_entries WHERE source = $1 AND upstream_id = ANY($2::text[]) AND status = 'active'",
+      [source, upstreamIds],
+    );
+    return new Set<string>(rows.map((row: { id: string }) => row.id));
+  }
+
   async heldPage(source: string, afterUpstreamId: string, limit: number) {
     const rows = await this.sql.unsafe(
       `SELECT ${ENTRY_COLUMNS} FROM blacklist_entries
@@ -141,6 +150,15 @@ export class PostgresBlacklistStore implements BlacklistStore {
 
   async insertChange(type: ChangeType, entryId: string, at: number) {
     await this.sql`INSERT INTO blacklist_changes (type, entry_id, at) VALUES (${type}, ${entryId}, ${at})`;
+  }
+
+  async insertAddedChanges(rows: EntryRow[]) {
+    if (rows.length === 0) return;
+    await this.sql.unsafe(
+      `INSERT INTO blacklist_changes (type, entry_id, at)
+       SELECT 'added', entry_id, at FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS r(entry_id, at, n) ORDER BY n`,
+      [rows.map((row) => row.id), rows.map((row) => row.createdAt)],
+    );
   }
 
   async markOverturned(id: string, at: number, reason: string | null) {

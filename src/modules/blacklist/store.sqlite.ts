@@ -184,6 +184,16 @@ export class SqliteBlacklistStore implements BlacklistStore, BlacklistSyncStore 
     return row ? readEntry(row) : null;
   }
 
+  async heldUpstreamIds(source: string, upstreamIds: string[]) {
+    const rows = this.sqlite
+      .query<{ id: string }, [string, string]>(
+        `SELECT upstream_id AS id FROM blacklist_entries INDEXED BY blacklist_source_idx
+         WHERE source = ?1 AND upstream_id IN (SELECT value FROM json_each(?2)) AND status = 'active'`,
+      )
+      .all(source, JSON.stringify(upstreamIds));
+    return new Set(rows.map((row) => row.id));
+  }
+
   async heldPage(source: string, afterUpstreamId: string, limit: number) {
     return this.sqlite
       .query<Record<string, unknown>, [string, string, number]>(
@@ -223,6 +233,10 @@ export class SqliteBlacklistStore implements BlacklistStore, BlacklistSyncStore 
 
   async insertChange(type: ChangeType, entryId: string, at: number) {
     this.insertChangeRow.run(type, entryId, at);
+  }
+
+  async insertAddedChanges(rows: EntryRow[]) {
+    for (const row of rows) this.insertChangeRow.run("added", row.id, row.createdAt);
   }
 
   async markOverturned(id: string, at: number, reason: string | null) {

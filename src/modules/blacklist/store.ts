@@ -52,6 +52,8 @@ export interface BlacklistStore {
   originChangesAfter(seq: number, limit: number): Promise<ChangeRow[]>;
   /** The active entry applied from `source` for its item `upstreamId`, if any. */
   heldFrom(source: string, upstreamId: string): Promise<EntryRow | null>;
+  /** Which of `upstreamIds` have an active entry applied from `source` (a sync's page, one look-up). */
+  heldUpstreamIds(source: string, upstreamIds: string[]): Promise<Set<string>>;
   /** Active entries applied from `source` past `afterUpstreamId`, in upstream id order. */
   heldPage(source: string, afterUpstreamId: string, limit: number): Promise<EntryRow[]>;
   /** Active entries of one account applied from any source. */
@@ -62,6 +64,8 @@ export interface BlacklistStore {
   /** Throws UniqueViolation for an id already taken. */
   insertEntry(row: EntryRow): Promise<void>;
   insertChange(type: ChangeType, entryId: string, at: number): Promise<void>;
+  /** `insertChange` for many entries' additions, in order, in one statement where the database takes one. */
+  insertAddedChanges(rows: EntryRow[]): Promise<void>;
   markOverturned(id: string, at: number, reason: string | null): Promise<void>;
   /** Marks up to `limit` active rows lapsed at `now` expired and returns them (as they were before). */
   expireDue(now: number, limit: number): Promise<EntryRow[]>;

@@ -5,7 +5,7 @@ import { type Clock, iso } from "../../clock";
 import { UniqueViolation } from "../../db/errors";
 import type { ChangeType } from "../../domain";
 import { conflict, notFound } from "../../errors";
-import { type Actor, type AuditLog, accountSubject, actorText } from "../audit/service";
+import { type Actor, type AuditLog, accountSubject, actorText, type EventToRecord } from "../audit/service";
 import type { Outbox } from "../outbox/service";
 import type { BlacklistChecks } from "./check";
 import { type NewEntry, prepareEntryAt, toPublicEntry } from "./entry";
@@ -19,6 +19,9 @@ import type { SubjectFilter } from "./subject-filter";
  * for imports, which write no events.
  */
 export type EntryListener = (row: EntryRow, change: ChangeType, emit: boolean) => void | Promise<void>;
+
+/** What an added entry's audit event is also about, and the followed source's item it came from. */
+export type AddRefs = { caseId?: string; appealId?: string; details?: object; origin?: { source: string; upstreamId: string } };
 
 export class BlacklistWrites {
   private readonly listeners: EntryListener[] = [];
@@ -38,7 +41,11 @@ export class BlacklistWrites {
 
   /** Tells the listeners in order, each awaited, inside the writing transaction. */
   async notify(row: EntryRow, change: ChangeType, emit: boolean): Promise<void> {
-    for (const listener of this.listeners) await listener(row, change, emit);
+    // A listener with nothing left to do answers no promise (SQLite): none is waited for.
+    for (const listener of this.listeners) {
+      const pending = listener(row, change, emit);
+      if (pending) await pending;
+    }
   }
 
   /** One write transaction; a verdict cache forgets what it may have read meanwhile. */
@@ -56,7 +63,7 @@ export class BlacklistWrites {
    * stay off the list, the keyed change feed and the events, but get a feed row, which only the
    * signed federation feed reads (followers hold them as watchlist rows).
    */
-  private async writeEntry(row: EntryRow, emit: boolean): Promise<void> {
+  private async writeEntry(row: EntryRow, emit: boolean, deferChanges?: EntryRow[]): Promise<void> {
     try {
       await this.store.insertEntry(row);
     } catch (error) {
@@ -64,10 +71,12 @@ export class BlacklistWrites {
       if (error instanceof UniqueViolation) throw conflict(`Entry ${row.id} already exists.`);
       throw error;
     }
+    // `deferChanges` (addMany) collects the entries whose feed rows its caller writes afterwards.
+    deferChanges?.push(row);
     if (row.status !== "active") return;
     this.subjects.add(row.provider, row.providerUserId);
     this.checks.forget(row.provider, row.providerUserId);
-    await this.store.insertChange("added", row.id, row.createdAt);
+    if (!deferChanges) await this.store.insertChange("added", row.id, row.createdAt);
     if (!row.watchlist && emit) await this.outbox.write("blacklist.added", toPublicEntry(row), row.createdAt);
     await this.notify(row, "added", emit);
   }
@@ -82,22 +91,48 @@ export class BlacklistWrites {
    * appeal's downgrade, with its audit event. Inside a caller's transaction it joins it (a
    * decision closes its case in the same one); `refs` names what else the event is about.
    */
-  async add(
-    input: NewEntry,
-    actor: Actor,
-    refs: { caseId?: string; appealId?: string; details?: object; origin?: { source: string; upstreamId: string } } = {},
-  ): Promise<EntryRow> {
+  async add(input: NewEntry, actor: Actor, refs: AddRefs = {}): Promise<EntryRow> {
+    const row = this.prepareAdded(input, actor, refs);
+    await this.transaction(() => this.writeAdded(row, actor, refs));
+    return row;
+  }
+
+  /**
+   * Adds entries in order, each as `add` would, in one transaction without a savepoint each: a
+   * sync's page of a followed source's fresh items, which rolls back whole when one fails. Each
+   * entry is stored, evented and told to the listeners in turn (a creator's score reads the
+   * entries before it only); the feed rows and audit events, which no listener reads, follow in
+   * one statement each. Joins a caller's transaction.
+   */
+  addMany(batch: Array<{ input: NewEntry; actor: Actor; refs: AddRefs }>): Promise<EntryRow[]> {
+    return this.transaction(async () => {
+      const rows: EntryRow[] = [];
+      const events: EventToRecord[] = [];
+      for (const { input, actor, refs } of batch) {
+        const row = this.prepareAdded(input, actor, refs);
+        await this.writeEntry(row, true, rows);
+        events.push(addedEvent(row, actor, refs));
+      }
+      await this.store.insertAddedChanges(rows.filter((row) => row.status === "active"));
+      await this.audit.recordMany(events);
+      return rows;
+    });
+  }
+
+  private prepareAdded(input: NewEntry, actor: Actor, refs: AddRefs): EntryRow {
     const row = prepareEntryAt({ ...input, id: undefined, status: undefined }, reporterOf(actor), this.clock.now(), { allowPast: refs.origin !== undefined });
     // An entry applied from a followed source names it and the source's own id for it.
     if (refs.origin) {
       row.source = refs.origin.source;
       row.upstreamId = refs.origin.upstreamId;
     }
-    await this.transaction(async () => {
-      await this.writeEntry(row, true);
-      await this.audit.record(actor, "entry.added", { entryId: row.id, subject: accountSubject(row.provider, row.providerUserId), ...refs }, { ...entryDetails(row), ...refs.details }, row.createdAt);
-    });
     return row;
+  }
+
+  private async writeAdded(row: EntryRow, actor: Actor, refs: AddRefs): Promise<void> {
+    await this.writeEntry(row, true);
+    const { action, refs: about, details, at } = addedEvent(row, actor, refs);
+    await this.audit.record(actor, action, about, details, at);
   }
 
   /** Overturns an active entry, with its audit event; inside a caller's transaction it joins it (an appeal's decision). */
@@ -139,6 +174,17 @@ export class BlacklistWrites {
   recordExpiry(row: EntryRow, at: number): Promise<void> {
     return this.audit.record(EXPIRY_JOB, "entry.expired", { entryId: row.id, subject: accountSubject(row.provider, row.providerUserId) }, { expires_at: iso(row.expiresAt) }, at);
   }
+}
+
+/** An added entry's audit event. */
+function addedEvent(row: EntryRow, actor: Actor, refs: AddRefs): EventToRecord {
+  return {
+    actor,
+    action: "entry.added",
+    refs: { entryId: row.id, subject: accountSubject(row.provider, row.providerUserId), ...refs },
+    details: { ...entryDetails(row), ...refs.details },
+    at: row.createdAt,
+  };
 }
 
 /** The expiry job, as the audit log names it. */

@@ -6,7 +6,7 @@
 import type { Clock } from "../../clock";
 import type { Actor, AuditLog } from "../audit/service";
 import { accountSubject } from "../audit/service";
-import type { BlacklistService, EntryRow } from "../blacklist/service";
+import type { BlacklistService, EntryRow, NewEntry } from "../blacklist/service";
 import { holds, type UpstreamEntry, verdictOf } from "./policy";
 import type { ExemptionRow, FederationStore, ItemRow, SourceRow } from "./store";
 
@@ -83,6 +83,33 @@ export class SourceApplier {
       await this.store.setItemCase(source.id, upstreamId, caseId);
     }
     return held ? "overturned" : "none";
+  }
+
+  /**
+   * A sync's fresh items, each `reconcile`d to an entry with none held for it before (`fresh`
+   * answers which are): their item rows and entries written in one go, in page order.
+   */
+  async addFresh(source: SourceRow, items: Array<{ row: ItemRow; input: NewEntry }>): Promise<void> {
+    if (items.length === 0) return;
+    const actor = sourceActor(source.name);
+    await this.store.upsertItems(items.map((item) => item.row));
+    await this.blacklist.addMany(
+      items.map(({ row, input }) => ({ input, actor, refs: { origin: { source: source.name, upstreamId: row.upstreamId }, details: { source: source.name, upstream_id: row.upstreamId } } })),
+    );
+  }
+
+  /**
+   * The entry `reconcile` would add for an item of a sync with nothing held for it, or null when
+   * the item is not one of those (a case, a refusal, a lapsed item): the sync's bulk path.
+   */
+  fresh(source: SourceRow, entry: UpstreamEntry, exemptions: ExemptionSet): NewEntry | null {
+    const verdict = verdictOf(entry, source, exemptions.covers(source.name, entry.provider, entry.provider_user_id), this.clock.now());
+    return verdict.kind === "entry" ? verdict.input : null;
+  }
+
+  /** Which of a page's item ids have an entry held from the source (one look-up for the page). */
+  heldOf(source: SourceRow, upstreamIds: string[]): Promise<Set<string>> {
+    return this.blacklist.heldUpstreamIds(source.name, upstreamIds);
   }
 
   /** The source said its item was overturned or expired: the entry held for it goes the same way. */

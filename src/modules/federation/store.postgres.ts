@@ -120,6 +120,16 @@ export class PostgresFederationStore implements FederationStore {
       ON CONFLICT (source_id, upstream_id) DO UPDATE SET entry = excluded.entry, received_at = excluded.received_at`;
   }
 
+  async upsertItems(rows: ItemRow[]) {
+    if (rows.length === 0) return;
+    await this.sql.unsafe(
+      `INSERT INTO federation_items (source_id, upstream_id, entry, case_id, received_at)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
+       ON CONFLICT (source_id, upstream_id) DO UPDATE SET entry = excluded.entry, received_at = excluded.received_at`,
+      [rows.map((row) => row.sourceId), rows.map((row) => row.upstreamId), rows.map((row) => row.entry), rows.map((row) => row.caseId), rows.map((row) => row.receivedAt)],
+    );
+  }
+
   async deleteItem(sourceId: string, upstreamId: string) {
     await this.sql`DELETE FROM federation_items WHERE source_id = ${sourceId} AND upstream_id = ${upstreamId}`;
   }

@@ -124,11 +124,20 @@ export class SqliteFederationStore implements FederationStore {
   }
 
   async upsertItem(row: ItemRow) {
-    this.sqlite.run(
-      `INSERT INTO federation_items (source_id, upstream_id, entry, case_id, received_at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (source_id, upstream_id) DO UPDATE SET entry = excluded.entry, received_at = excluded.received_at`,
-      [row.sourceId, row.upstreamId, row.entry, row.caseId, row.receivedAt],
-    );
+    this.upsertItemRow(row);
+  }
+
+  async upsertItems(rows: ItemRow[]) {
+    for (const row of rows) this.upsertItemRow(row);
+  }
+
+  private upsertItemRow(row: ItemRow): void {
+    this.sqlite
+      .query(
+        `INSERT INTO federation_items (source_id, upstream_id, entry, case_id, received_at) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (source_id, upstream_id) DO UPDATE SET entry = excluded.entry, received_at = excluded.received_at`,
+      )
+      .run(row.sourceId, row.upstreamId, row.entry, row.caseId, row.receivedAt);
   }
 
   async deleteItem(sourceId: string, upstreamId: string) {

@@ -45,6 +45,8 @@ export interface FederationStore {
   item(sourceId: string, upstreamId: string): Promise<ItemRow | null>;
   /** Inserts the item or replaces its entry (keeping its case). */
   upsertItem(row: ItemRow): Promise<void>;
+  /** `upsertItem` for many items of distinct ids, in one statement where the database takes one. */
+  upsertItems(rows: ItemRow[]): Promise<void>;
   deleteItem(sourceId: string, upstreamId: string): Promise<void>;
   setItemCase(sourceId: string, upstreamId: string, caseId: string): Promise<void>;
   /** A source's items past `afterUpstreamId`, in upstream id order. */

@@ -265,20 +265,41 @@ export class SourceSync {
     await this.store.transaction(async () => {
       const source = await this.store.sourceByName(started.name);
       if (!source || source.id !== started.id) throw new SourceError("the source was removed during the sync");
+      // Fresh items (an entry to add, nothing held for it, its id not met before on this page)
+      // are gathered and written together, in page order, before any other item is applied.
+      const held = await this.applier.heldOf(source, items.filter((item) => item.type === "added").map((item) => item.entry.id));
+      const met = new Set<string>();
+      const fresh: Parameters<SourceApplier["addFresh"]>[1] = [];
+      const flush = async () => {
+        await this.applier.addFresh(source, fresh);
+        fresh.length = 0;
+      };
       for (const item of items) {
         const upstreamId = item.entry.id;
+        const first = !met.has(upstreamId);
+        met.add(upstreamId);
         if (item.type === "added") {
-          // Only a review case is kept from the item's earlier row (the upsert leaves it in place).
-          const existing = source.policy === "review" ? await this.store.item(source.id, upstreamId) : null;
           // Kept with the account id in this instance's stored form, as exemptions and checks name it.
           const entry = { ...item.entry, provider_user_id: normalizeAccountId(item.entry.provider, item.entry.provider_user_id)! };
+          if (source.policy !== "review" && first && !held.has(upstreamId)) {
+            const input = this.applier.fresh(source, entry, exemptions);
+            if (input) {
+              fresh.push({ row: { sourceId: source.id, upstreamId, entry: JSON.stringify(entry), caseId: null, receivedAt: now }, input });
+              continue;
+            }
+          }
+          await flush();
+          // Only a review case is kept from the item's earlier row (the upsert leaves it in place).
+          const existing = source.policy === "review" ? await this.store.item(source.id, upstreamId) : null;
           const row = { sourceId: source.id, upstreamId, entry: JSON.stringify(entry), caseId: existing?.caseId ?? null, receivedAt: now };
           await this.store.upsertItem(row);
           await this.applier.reconcile(source, upstreamId, row, exemptions, { tell: true, overturnReason: "source_replaced" });
         } else {
+          await flush();
           await this.applier.retract(source, upstreamId, item.type);
         }
       }
+      await flush();
       await this.store.updateSource(source.id, { cursor: next, updatedAt: undefined });
     });
   }
