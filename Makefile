@@ -12,7 +12,7 @@ CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 SOURCES := $(shell find src migrations -type f) package.json bun.lock
 
-.PHONY: run test build release deps migrations bench bench-postgres bench-workers clean sdk postgres-server fuzz
+.PHONY: file-command run test build release deps migrations bench bench-postgres bench-workers clean sdk postgres-server fuzz
 
 # The whole suite runs twice: on SQLite files, then on PostgreSQL (a throwaway cluster started and
 # removed by scripts/with-postgres.sh). Tests of SQLite's own behaviour skip themselves there.
@@ -27,7 +27,7 @@ run: dist/trustlist
 
 # The Discord bot's tests run under Node, as its users run it (`npm test` in its folder); they
 # start a server from the source with the Bun above, and use the SDK `sdk` built.
-test: deps sdk $(CHROMIUM) postgres-server
+test: deps sdk $(CHROMIUM) postgres-server file-command
 	$(BUN) x tsc --noEmit -p .
 	$(BUN) x tsc --noEmit -p sdk
 	$(BUN) test --timeout $(TEST_TIMEOUT_MS)
@@ -48,6 +48,10 @@ deps: node_modules/.installed
 # Browser tests drive Debian's Chromium through playwright-core (which downloads no browser).
 $(CHROMIUM):
 	apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium
+
+# `file`, which the release test asks what each cross-compiled binary is (Debian's package).
+file-command:
+	@command -v file >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq --no-install-recommends file)
 
 # The PostgreSQL server binaries for the tests on PostgreSQL (Debian's package; no service is started).
 postgres-server:
