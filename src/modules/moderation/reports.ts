@@ -12,8 +12,9 @@ import { type Actor, type AuditLog, accountSubject } from "../audit/service";
 import { type BlacklistService, isProvider, normalizeAccountId } from "../blacklist/service";
 import type { CreatorsService } from "../creators/service";
 import { evidenceMismatch } from "./evidence-type";
+import { type CaseSubject, fileIntoCase } from "./filing";
 import { MAX_EVIDENCE_BYTES, MAX_EVIDENCE_FILES, type EvidenceReceipt, type PublicEvidenceList, type ReportBody, type ReportReceipt, type ReportView } from "./model";
-import type { CaseRow, EvidenceMeta, EvidenceRow, ModerationStore, ReportRow } from "./store";
+import type { EvidenceMeta, EvidenceRow, ModerationStore, ReportRow } from "./store";
 
 /** Reports one key's account, or one signed-in creator, may file in an hour. */
 export const REPORTS_PER_HOUR = 20;
@@ -21,9 +22,6 @@ const HOUR_MS = 3_600_000;
 
 /** Who files: a key (a bot), or a signed-in creator. */
 export type Filer = { kind: "key"; keyId: string; accountId: string } | { kind: "creator"; creatorId: string; handle: string };
-
-/** What a case is about, as a report names it and a case keeps it. */
-type Subject = Pick<CaseRow, "subjectKey" | "provider" | "providerUserId" | "username" | "creatorHandle">;
 
 export function filerActor(filer: Filer): Actor {
   return filer.kind === "key" ? { kind: "key", id: filer.keyId } : { kind: "creator", id: filer.handle };
@@ -66,7 +64,7 @@ export class ModerationReports {
   ) {}
 
   /** The report's subject: a platform account in its stored form, or an existing creator (404 for an unknown handle). */
-  private async subjectOf(subject: (typeof ReportBody.static)["subject"]): Promise<Subject> {
+  private async subjectOf(subject: (typeof ReportBody.static)["subject"]): Promise<CaseSubject> {
     if ("handle" in subject) {
       const creator = await this.creators.find(subject.handle);
       if (!creator) throw notFound(`No creator @${subject.handle.slice(0, 40)}.`);
@@ -104,47 +102,21 @@ export class ModerationReports {
         const retry = (recent[REPORTS_PER_HOUR - 1]! + HOUR_MS - now) / 1000;
         throw rateLimited(`At most ${REPORTS_PER_HOUR} reports an hour ${filer.kind === "key" ? "per account" : "per creator"}; the next is allowed in ${Math.ceil(retry)} s.`, retry);
       }
-      const muted = (await this.store.muteOf(reporter.reporterId)) !== null;
-      let kase = await this.store.openCaseOf(subject.subjectKey);
-      if (!kase) {
-        kase = {
-          id: newId("case", now),
-          status: muted ? "closed" : "open",
-          ...subject,
-          assigneeId: null,
-          muted,
-          outcome: muted ? "muted" : null,
-          entryId: null,
-          createdAt: now,
-          updatedAt: now,
-          closedAt: muted ? now : null,
-        };
-        await this.store.insertCase(kase);
-        await this.audit.record(actor, "case.opened", { caseId: kase.id, subject: subject.subjectKey }, { muted }, now);
-      }
-      const report: ReportRow = {
-        id: newId("rpt", now),
-        caseId: kase.id,
-        reasonCode: body.reason_code,
-        description,
-        evidenceUrls: JSON.stringify(evidenceUrls),
-        ...reporter,
-        filedBy: filer_,
-        relayedBy: filer.kind === "key" ? filer.keyId : null,
-        status: muted ? "closed" : "open",
-        outcome: muted ? "muted" : null,
-        createdAt: now,
-        closedAt: muted ? now : null,
-      };
-      await this.store.insertReport(report);
-      await this.audit.record(
+      const report = await fileIntoCase(
+        { store: this.store, audit: this.audit },
         actor,
-        "report.filed",
-        { caseId: kase.id, subject: subject.subjectKey },
-        { report_id: report.id, reason_code: report.reasonCode, reporter: { kind: report.reporterKind, id: report.reporterId }, muted },
+        subject,
+        {
+          reasonCode: body.reason_code,
+          description,
+          evidenceUrls: JSON.stringify(evidenceUrls),
+          ...reporter,
+          filedBy: filer_,
+          relayedBy: filer.kind === "key" ? filer.keyId : null,
+        },
         now,
       );
-      return { id: report.id, status: "open" as const, case_id: kase.id, created_at: iso(now) };
+      return { id: report.id, status: "open" as const, case_id: report.caseId, created_at: iso(now) };
     });
   }
 

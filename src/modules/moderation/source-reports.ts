@@ -4,9 +4,9 @@
 // files into a closed, muted case as a muted reporter does. Called inside the sync's transaction.
 import type { Clock } from "../../clock";
 import type { Provider } from "../../domain";
-import { newId } from "../../ids";
 import { accountSubject, type AuditLog } from "../audit/service";
-import type { CaseRow, ModerationStore, ReportRow } from "./store";
+import { fileIntoCase } from "./filing";
+import type { ModerationStore } from "./store";
 
 /** What a source's item says about the account, as the report carries it. */
 export interface SourceItem {
@@ -35,52 +35,23 @@ export class SourceReports {
     const actor = { kind: "source" as const, id: source };
     return this.store.transaction(async () => {
       await this.store.lockKeys([`subject:${subjectKey}`]);
-      const muted = (await this.store.muteOf(reporterId)) !== null;
-      let kase = await this.store.openCaseOf(subjectKey);
-      if (!kase) {
-        kase = {
-          id: newId("case", now),
-          status: muted ? "closed" : "open",
-          subjectKey,
-          provider: item.provider,
-          providerUserId: item.providerUserId,
-          username: item.username,
-          creatorHandle: null,
-          assigneeId: null,
-          muted,
-          outcome: muted ? "muted" : null,
-          entryId: null,
-          createdAt: now,
-          updatedAt: now,
-          closedAt: muted ? now : null,
-        } satisfies CaseRow;
-        await this.store.insertCase(kase);
-        await this.audit.record(actor, "case.opened", { caseId: kase.id, subject: subjectKey }, { muted }, now);
-      }
-      const report: ReportRow = {
-        id: newId("rpt", now),
-        caseId: kase.id,
-        reasonCode: item.reasonCode,
-        description: `Listed by the followed instance '${source}' (its entry ${item.upstreamId}, severity ${item.severity})${item.summary ? `: ${item.summary}` : "."}`,
-        evidenceUrls: "[]",
-        reporterKind: "source",
-        reporterId,
-        filedBy: reporterId,
-        relayedBy: null,
-        status: muted ? "closed" : "open",
-        outcome: muted ? "muted" : null,
-        createdAt: now,
-        closedAt: muted ? now : null,
-      };
-      await this.store.insertReport(report);
-      await this.audit.record(
+      const report = await fileIntoCase(
+        { store: this.store, audit: this.audit },
         actor,
-        "report.filed",
-        { caseId: kase.id, subject: subjectKey },
-        { report_id: report.id, reason_code: report.reasonCode, reporter: { kind: "source", id: reporterId }, upstream_id: item.upstreamId, muted },
+        { subjectKey, provider: item.provider, providerUserId: item.providerUserId, username: item.username, creatorHandle: null },
+        {
+          reasonCode: item.reasonCode,
+          description: `Listed by the followed instance '${source}' (its entry ${item.upstreamId}, severity ${item.severity})${item.summary ? `: ${item.summary}` : "."}`,
+          evidenceUrls: "[]",
+          reporterKind: "source",
+          reporterId,
+          filedBy: reporterId,
+          relayedBy: null,
+        },
         now,
+        { upstream_id: item.upstreamId },
       );
-      return kase.id;
+      return report.caseId;
     });
   }
 }
