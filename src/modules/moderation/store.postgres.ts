@@ -1,7 +1,7 @@
 // The moderation tables on PostgreSQL (the contract: store.ts).
 import type { PostgresDatabase } from "../../db/postgres";
 import { insertRow } from "../../db/records";
-import { columnsOf, rowReader } from "../../db/rows";
+import { columnsOf } from "../../db/rows";
 import type { CaseStatus, ReportOutcome } from "../../domain";
 import {
   type CasePosition,
@@ -15,18 +15,8 @@ import {
   type ReportRow,
   type Standing,
 } from "./store";
-import { EVIDENCE_META_FIELDS } from "./store.shared";
+import { CASE_COLUMNS, EVIDENCE_META, readCase, readComment, readEvidence, readMeta, readMute, readReport, REPORT_COLUMNS } from "./store.shared";
 import { moderationCases, moderationComments, moderationEvidence, moderationMutes, moderationReports } from "./tables";
-
-const CASE_COLUMNS = columnsOf(moderationCases);
-const REPORT_COLUMNS = columnsOf(moderationReports);
-const EVIDENCE_META = columnsOf(moderationEvidence, EVIDENCE_META_FIELDS, "e");
-const readCase = rowReader(moderationCases);
-const readReport = rowReader(moderationReports);
-const readEvidence = rowReader(moderationEvidence);
-const readMeta = rowReader(moderationEvidence, EVIDENCE_META_FIELDS);
-const readComment = rowReader(moderationComments);
-const readMute = rowReader(moderationMutes);
 
 export class PostgresModerationStore implements ModerationStore {
   constructor(private readonly database: PostgresDatabase) {}
@@ -148,9 +138,7 @@ export class PostgresModerationStore implements ModerationStore {
 
   async evidenceById(id: string): Promise<EvidenceRow | null> {
     const [row] = await this.rows(`SELECT ${columnsOf(moderationEvidence)} FROM moderation_evidence WHERE id = $1`, [id]);
-    if (!row) return null;
-    const read = readEvidence(row);
-    return { ...read, data: Buffer.from(read.data) };
+    return row ? readEvidence(row) : null;
   }
 
   async publishEvidence(ids: string[], caseId: string, entryId: string): Promise<number> {

@@ -1,7 +1,7 @@
 // The moderation tables on SQLite (the contract: store.ts).
 import type { Store } from "../../db/client";
 import { insertRow } from "../../db/records";
-import { columnsOf, rowReader } from "../../db/rows";
+import { columnsOf } from "../../db/rows";
 import type { CaseStatus, ReportOutcome } from "../../domain";
 import {
   type CasePosition,
@@ -15,15 +15,8 @@ import {
   type ReportRow,
   type Standing,
 } from "./store";
-import { EVIDENCE_META_FIELDS } from "./store.shared";
+import { CASE_COLUMNS, EVIDENCE_META, readCase, readEvidence, readMeta, REPORT_COLUMNS } from "./store.shared";
 import { moderationCases, moderationComments, moderationEvidence, moderationMutes, moderationReports } from "./tables";
-
-const CASE_COLUMNS = columnsOf(moderationCases);
-const REPORT_COLUMNS = columnsOf(moderationReports);
-const EVIDENCE_META = columnsOf(moderationEvidence, EVIDENCE_META_FIELDS, "e");
-const readCase = rowReader(moderationCases);
-const readEvidence = rowReader(moderationEvidence);
-const readMeta = rowReader(moderationEvidence, EVIDENCE_META_FIELDS);
 
 export class SqliteModerationStore implements ModerationStore {
   constructor(private readonly store: Store) {}
@@ -141,9 +134,7 @@ export class SqliteModerationStore implements ModerationStore {
 
   async evidenceById(id: string): Promise<EvidenceRow | null> {
     const row = this.db.query<Record<string, unknown>, [string]>(`SELECT ${columnsOf(moderationEvidence)} FROM moderation_evidence WHERE id = ?`).get(id);
-    if (!row) return null;
-    const read = readEvidence(row);
-    return { ...read, data: Buffer.from(read.data) };
+    return row ? readEvidence(row) : null;
   }
 
   async publishEvidence(ids: string[], caseId: string, entryId: string): Promise<number> {
