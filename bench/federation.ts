@@ -21,7 +21,7 @@ import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { canonicalJson, newKeyPair, signText, verifyText } from "../src/modules/federation/signing";
-import { waitHealthy } from "./healthy";
+import { checkRound as sharedCheckRound, waitHealthy } from "./healthy";
 
 const { values: args } = parseArgs({
   options: {
@@ -86,18 +86,8 @@ function serve(db: string, port: number) {
 
 /** One wrk round of keyed checks against `base`: requests/s and p99 ms. */
 async function checkRound(base: string, key: string, seconds: number) {
-  const wrk = Bun.spawn(["wrk", "-t2", `-c${args.connections}`, `-d${seconds}s`, "--timeout", "2s", "--latency", "-s", checkScript, base, "--", "2"], {
-    env: { ...process.env, BENCH_QUERIES: resolve(args.queries!), BENCH_KEY: key },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [output] = await Promise.all([new Response(wrk.stdout).text(), wrk.exited]);
-  const result = output.match(/^RESULT requests=(\d+) duration_s=([\d.]+) .*non2xx=(\d+)/m);
-  const p99 = output.match(/^\s+99%\s+([\d.]+)(us|ms|s)/m);
-  if (!result || !p99) throw new Error(`wrk: no result\n${output}${await new Response(wrk.stderr).text()}`);
-  const [, requests, duration, failed] = result;
-  if (Number(failed) > 0) throw new Error(`wrk: ${failed} answers were not 2xx`);
-  return { rps: Math.round(Number(requests) / Number(duration)), p99_ms: round1(Number(p99[1]) * (p99[2] === "us" ? 0.001 : p99[2] === "s" ? 1000 : 1)) };
+  const { rps, p99ms } = await sharedCheckRound({ base, key, seconds, connections: Number(args.connections), queries: resolve(args.queries!), script: checkScript });
+  return { rps: Math.round(rps), p99_ms: round1(p99ms) };
 }
 
 /** Signing and verifying one feed item here, in microseconds. */

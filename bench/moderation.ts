@@ -14,7 +14,7 @@ import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { waitHealthy } from "./healthy";
+import { checkRound as sharedCheckRound, waitHealthy } from "./healthy";
 
 const { values: args } = parseArgs({
   options: {
@@ -111,20 +111,8 @@ function serve(db: string, port: number) {
 }
 
 /** One wrk round of keyed checks against `base`: requests/s and p99 ms. */
-async function checkRound(base: string, key: string, seconds: number) {
-  const wrk = Bun.spawn(["wrk", "-t2", `-c${CONNECTIONS}`, `-d${seconds}s`, "--timeout", "2s", "--latency", "-s", checkScript, base, "--", "2"], {
-    env: { ...process.env, BENCH_QUERIES: resolve(args.queries!), BENCH_KEY: key },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [output] = await Promise.all([new Response(wrk.stdout).text(), wrk.exited]);
-  const result = output.match(/^RESULT requests=(\d+) duration_s=([\d.]+) .*non2xx=(\d+)/m);
-  const p99 = output.match(/^\s+99%\s+([\d.]+)(us|ms|s)/m);
-  if (!result || !p99) throw new Error(`wrk: no result\n${output}${await new Response(wrk.stderr).text()}`);
-  const [, requests, duration, failed] = result;
-  if (Number(failed) > 0) throw new Error(`wrk: ${failed} answers were not 2xx`);
-  const p99ms = Number(p99[1]) * (p99[2] === "us" ? 0.001 : p99[2] === "s" ? 1000 : 1);
-  return { rps: Number(requests) / Number(duration), p99ms };
+function checkRound(base: string, key: string, seconds: number) {
+  return sharedCheckRound({ base, key, seconds, connections: CONNECTIONS, queries: resolve(args.queries!), script: checkScript });
 }
 
 /**
