@@ -221,7 +221,9 @@ export function conventions(runtime: Runtime) {
       }
       if (request.method === "GET" || request.method === "HEAD") return;
       const length = Number(request.headers.get("content-length") ?? 0);
-      // A file route (an evidence upload) takes more than a JSON body; its guard reads it within that bound.
+      if (length <= runtime.config.maxBodyBytes) return;
+      // A file route (an evidence upload) takes more than a JSON body; its guard reads it within
+      // that bound. Asked only of a body over the JSON bound, so other writes never look it up.
       const max = rawBodyLimitOfPath(request.method, path) ?? runtime.config.maxBodyBytes;
       if (length > max) {
         throw new ApiError(413, "payload_too_large", `Request body is larger than ${max} bytes.`);

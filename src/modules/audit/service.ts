@@ -104,11 +104,6 @@ export class AuditLog {
     if (events.length > 0) await this.store.insertMany(events.map(auditRow));
   }
 
-  /** Restores one event of an export as it was (the import; inside its transaction). */
-  async restore(row: Omit<AuditRow, "seq">): Promise<void> {
-    await this.store.insert(row);
-  }
-
   /** One page of the log, newest first, narrowed by the query's filters. */
   async list(query: typeof AuditQuery.static): Promise<{ data: AuditEventView[]; next_cursor: string | null; has_more: boolean }> {
     const limit = query.limit ?? 50;
