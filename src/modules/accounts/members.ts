@@ -9,7 +9,7 @@ import type { AccountMemberRole } from "../../domain";
 import { notFound } from "../../errors";
 import type { Actor, AuditLog } from "../audit/service";
 import type { AccountsService, AccountView, PendingUsage, QuotaUsed } from "./service";
-import { createMembersStore, type MembersStore } from "./members.store";
+import { createMembersStore, type MembersStore } from "./store.members";
 
 export interface MemberView {
   handle: string;

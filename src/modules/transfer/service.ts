@@ -9,7 +9,7 @@ import { ServiceError } from "../../errors";
 import { newId } from "../../ids";
 import type { Services } from "../../services";
 import { requireHandle } from "../../values";
-import { createMembersStore, type MembersStore } from "../accounts/members.store";
+import { createMembersStore, type MembersStore } from "../accounts/store.members";
 import type { EntryRow } from "../blacklist/service";
 import { EntriesApart } from "./entries-apart";
 import { insertRow } from "../../db/records";

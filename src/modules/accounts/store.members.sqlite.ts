@@ -1,7 +1,7 @@
-// `account_members` and the console's usage reads on SQLite (the contract: members.store.ts).
+// `account_members` and the console's usage reads on SQLite (the contract: store.members.ts).
 import type { Store } from "../../db/client";
 import { columnsOf } from "../../db/rows";
-import type { DayCount, EndpointCount, MemberRow, MembersStore, MemberWithHandle } from "./members.store";
+import type { DayCount, EndpointCount, MemberRow, MembersStore, MemberWithHandle } from "./store.members";
 import { accountMembers } from "./tables";
 
 const MEMBER_COLUMNS = columnsOf(accountMembers, undefined, "m");

@@ -1,9 +1,9 @@
 // The `account_members` table and the console's reads of an account's usage history: the contract
-// both databases implement, and the factory that picks one (members.sqlite.ts, members.postgres.ts).
+// both databases implement, and the factory that picks one (store.members.sqlite.ts, store.members.postgres.ts).
 import type { Database } from "../../db/database";
 import type { RowOf } from "../../db/rows";
-import { PostgresMembersStore } from "./members.postgres";
-import { SqliteMembersStore } from "./members.sqlite";
+import { PostgresMembersStore } from "./store.members.postgres";
+import { SqliteMembersStore } from "./store.members.sqlite";
 import type { accountMembers, usageDaily, usageEndpoints } from "./tables";
 
 export type MemberRow = RowOf<typeof accountMembers>;

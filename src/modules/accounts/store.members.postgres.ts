@@ -1,7 +1,7 @@
-// `account_members` and the console's usage reads on PostgreSQL (the contract: members.store.ts).
+// `account_members` and the console's usage reads on PostgreSQL (the contract: store.members.ts).
 import type { PostgresDatabase } from "../../db/postgres";
 import { columnsOf, rowReader } from "../../db/rows";
-import type { DayCount, EndpointCount, MemberRow, MembersStore, MemberWithHandle } from "./members.store";
+import type { DayCount, EndpointCount, MemberRow, MembersStore, MemberWithHandle } from "./store.members";
 import { accountMembers } from "./tables";
 
 const MEMBER_COLUMNS = columnsOf(accountMembers, undefined, "m");
