@@ -8,7 +8,7 @@
 //      alone, then while wrk sends the keyed check (target: p99 under 50 ms both ways).
 // Prints one JSON object; bench/report.ts renders it.
 // Usage: bun bench/moderation.ts --bin dist/trustlist --source bench/data/bench.db [--cases 10000]
-//        [--audit 100000] [--rounds 3] [--round-s 8] [--pages 300] [--port 18120] [--work DIR]
+//        [--audit 100000] [--rounds 4] [--round-s 8] [--pages 300] [--port 18120] [--work DIR]
 import { Database } from "bun:sqlite";
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -23,7 +23,7 @@ const { values: args } = parseArgs({
     queries: { type: "string", default: "bench/data/queries.txt" },
     cases: { type: "string", default: "10000" },
     audit: { type: "string", default: "100000" },
-    rounds: { type: "string", default: "3" },
+    rounds: { type: "string", default: "4" },
     "round-s": { type: "string", default: "8" },
     pages: { type: "string", default: "300" },
     connections: { type: "string", default: "32" },
@@ -155,10 +155,13 @@ try {
   await checkRound(b.base, moderated.key, 3);
   const rounds: Array<{ plain: { rps: number; p99ms: number }; moderated: { rps: number; p99ms: number } }> = [];
   for (let i = 0; i < ROUNDS; i++) {
-    const first = await checkRound(a.base, plain.key, ROUND_S);
-    const second = await checkRound(b.base, moderated.key, ROUND_S);
-    log(`round ${i + 1}: plain ${Math.round(first.rps)}/s p99 ${first.p99ms} ms, moderated ${Math.round(second.rps)}/s p99 ${second.p99ms} ms`);
-    rounds.push({ plain: first, moderated: second });
+    // ABBA: every other round starts with the moderated copy, so going second weighs on neither.
+    const plainFirst = i % 2 === 0;
+    const first = plainFirst ? await checkRound(a.base, plain.key, ROUND_S) : await checkRound(b.base, moderated.key, ROUND_S);
+    const second = plainFirst ? await checkRound(b.base, moderated.key, ROUND_S) : await checkRound(a.base, plain.key, ROUND_S);
+    const [plainRound, moderatedRound] = plainFirst ? [first, second] : [second, first];
+    log(`round ${i + 1}: plain ${Math.round(plainRound.rps)}/s p99 ${plainRound.p99ms} ms, moderated ${Math.round(moderatedRound.rps)}/s p99 ${moderatedRound.p99ms} ms`);
+    rounds.push({ plain: plainRound, moderated: moderatedRound });
   }
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
   const plainRps = median(rounds.map((r) => r.plain.rps));
