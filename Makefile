@@ -71,7 +71,7 @@ node_modules/.installed: package.json bun.lock | $(BUN)
 # Not minified: Elysia reads its handlers' and hooks' source to decide what each route compiles to
 # (which context parts to build, whether to await), and minified source misleads it (about 8 % more
 # CPU per keyed check, bench database). The binary is 0.7 MB larger.
-ENTRIES := src/main.ts src/db/checkpoint-worker.ts src/modules/transfer/line-check-worker.ts src/modules/federation/verify-worker.ts
+ENTRIES := src/main.ts src/db/checkpoint-worker.ts src/modules/transfer/line-check-worker.ts src/modules/federation/crypto-worker.ts
 # The commit `trustlist --version` names (src/version.ts).
 COMMIT = $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 dist/trustlist: $(SOURCES) | deps

@@ -6,11 +6,11 @@ import { tempDir } from "./helpers";
 
 export const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 export const BUN = process.execPath;
-/** The build's other entry points (Makefile): the checkpointer's, the import's and the feed verifier's worker threads. */
+/** The build's other entry points (Makefile): the checkpointer's, the import's and the federation feed's signing and verifying threads. */
 const WORKER_ENTRIES = [
   join(import.meta.dir, "..", "src", "db", "checkpoint-worker.ts"),
   join(import.meta.dir, "..", "src", "modules", "transfer", "line-check-worker.ts"),
-  join(import.meta.dir, "..", "src", "modules", "federation", "verify-worker.ts"),
+  join(import.meta.dir, "..", "src", "modules", "federation", "crypto-worker.ts"),
 ];
 
 const dirs: string[] = [];

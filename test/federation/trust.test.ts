@@ -21,13 +21,17 @@ afterEach(async () => {
   await Promise.all([a.close(), b.close()]);
 });
 
-/** A proxy to `a` that passes everything through, after `rewrite` has had its way with JSON bodies. */
-function proxyTo(target: Instance, rewrite: (path: string, body: any) => any): string {
+/**
+ * A proxy to `a` that passes everything through, after `rewrite` has had its way with JSON bodies;
+ * with `pageLimit`, feed pages hold at most that many items (the follower reads more pages).
+ */
+function proxyTo(target: Instance, rewrite: (path: string, body: any) => any, pageLimit?: number): string {
   proxy = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     async fetch(request) {
       const url = new URL(request.url);
+      if (pageLimit && url.searchParams.has("limit")) url.searchParams.set("limit", String(Math.min(pageLimit, Number(url.searchParams.get("limit")))));
       const upstream = await fetch(`${target.url}${url.pathname}${url.search}`, { headers: request.headers });
       const body = await upstream.json();
       return Response.json(rewrite(url.pathname, body), { status: upstream.status });
@@ -79,6 +83,32 @@ test("a tampered item stops the sync there: items before it applied, nothing aft
   expect((await b.json("GET", "/v1/admin/sources/alpha", { key: b.admin })).body.last_error).toBeNull();
   const audit = await b.rows("SELECT action FROM audit_events WHERE action = 'source.sync_stopped'");
   expect(audit).toHaveLength(1);
+});
+
+test("pages verified ahead on the signing threads: a tampered item in the third page stops the sync at it", async () => {
+  // Pages of 25 items (the verifying threads take pages of 20 or more), the follower reading two
+  // pages ahead of the one it applies.
+  const entries = [];
+  for (let i = 0; i < 90; i++) entries.push(await addEntry(a));
+  const tampered = entries[57].id;
+  let tamper = true;
+  await followThrough(
+    proxyTo(
+      a,
+      (path, body) => {
+        if (tamper && path === "/v1/federation/changes") for (const item of body.items) if (item.entry.id === tampered) item.sig = `${item.sig[0] === "A" ? "B" : "A"}${item.sig.slice(1)}`;
+        return body;
+      },
+      25,
+    ),
+  );
+  const outcome = await sync(b, "alpha");
+  expect(outcome.applied).toBe(57);
+  expect(outcome.error).toContain("signature does not verify");
+  expect([...(await held(b, "alpha")).keys()].sort()).toEqual(entries.slice(0, 57).map((e) => e.id).sort());
+  tamper = false;
+  expect(await sync(b, "alpha")).toMatchObject({ applied: 33, error: null });
+  expect([...(await held(b, "alpha")).keys()].sort()).toEqual(entries.map((e) => e.id).sort());
 });
 
 test("the first item tampered: nothing applied, the cursor stays null", async () => {

@@ -1,8 +1,8 @@
 // The signed feed: this instance's own entries' changes in commit order, each item signed with the
 // current key over its RFC 8785 canonical JSON. Entries applied from a followed source are never
 // published (two instances that follow each other do not echo); watchlist rows are, flagged.
-// Signatures are made as a page is read: Ed25519 is deterministic, so a page read twice is signed
-// the same, and nothing is stored per change.
+// Signatures are made as a page is read, on a low-priority thread (crypto-threads.ts): Ed25519 is
+// deterministic, so a page read twice is signed the same, and nothing is stored per change.
 import { iso } from "../../clock";
 import type { CursorCodec } from "../../cursor";
 import { forbidden, ServiceError } from "../../errors";
@@ -10,7 +10,8 @@ import type { AccountsService } from "../accounts/service";
 import type { BlacklistService, EntryRow } from "../blacklist/service";
 import type { InstanceIdentity } from "./identity";
 import type { FeedItem, FeedPage } from "./model";
-import { canonicalJson, signText } from "./signing";
+import type { CryptoThreads } from "./crypto-threads";
+import { canonicalJson } from "./signing";
 
 type Item = typeof FeedItem.static;
 
@@ -20,6 +21,7 @@ export class SignedFeed {
     private readonly blacklist: BlacklistService,
     private readonly accounts: AccountsService,
     private readonly cursors: CursorCodec,
+    private readonly crypto: CryptoThreads,
   ) {}
 
   /** A page for a key of `accountId`, which the operator must have opened for following. */
@@ -38,10 +40,9 @@ export class SignedFeed {
     const [origin, key, rows] = await Promise.all([this.identity.instanceId(), this.identity.signingKey(), this.blacklist.originChangesAfter(after, limit + 1)]);
     const hasMore = rows.length > limit;
     const page = hasMore ? rows.slice(0, limit) : rows;
-    const items = page.map((row) => {
-      const item: Omit<Item, "sig"> = { seq: row.seq, type: row.type, at: iso(row.at)!, origin, entry: feedEntry(row), kid: key.kid };
-      return { ...item, sig: signText(key.privateKey, canonicalJson(item)) };
-    });
+    const unsigned = page.map((row): Omit<Item, "sig"> => ({ seq: row.seq, type: row.type, at: iso(row.at)!, origin, entry: feedEntry(row), kid: key.kid }));
+    const sigs = await this.crypto.sign(key.privateKey, unsigned.map((item) => canonicalJson(item)));
+    const items = unsigned.map((item, i) => ({ ...item, sig: sigs[i]! }));
     const lastSeq = page.length > 0 ? page[page.length - 1]!.seq : after;
     return { items, next_cursor: this.cursors.encode({ k: "federation", s: lastSeq }), has_more: hasMore };
   }

@@ -10,6 +10,7 @@ import type { Actor, AuditLog } from "../audit/service";
 import type { BlacklistService } from "../blacklist/service";
 import { type CaseOpener, SourceApplier } from "./apply";
 import { FederationExemptions } from "./exemptions";
+import { CryptoThreads } from "./crypto-threads";
 import { SignedFeed } from "./feed";
 import { InstanceIdentity } from "./identity";
 import type { NewSourceBody, SourcePatchBody } from "./model";
@@ -34,10 +35,12 @@ export class FederationService {
   constructor(database: Database, clock: Clock, cursors: CursorCodec, meta: MetaStore, blacklist: BlacklistService, accounts: AccountsService, audit: AuditLog, baseUrl: string) {
     this.store = createFederationStore(database);
     this.identity = new InstanceIdentity(this.store, meta, audit, clock, baseUrl);
-    this.feed = new SignedFeed(this.identity, blacklist, accounts, cursors);
+    // One pool of signing and verifying threads for the feed this instance serves and the ones it reads.
+    const crypto = new CryptoThreads();
+    this.feed = new SignedFeed(this.identity, blacklist, accounts, cursors, crypto);
     this.applier = new SourceApplier(this.store, blacklist, audit, clock);
     this.sources = new FederationSources(this.store, this.applier, blacklist, audit, clock);
-    this.syncer = new SourceSync(this.store, this.applier, audit, clock);
+    this.syncer = new SourceSync(this.store, this.applier, audit, clock, crypto);
     this.exemptions = new FederationExemptions(this.store, this.applier, blacklist, audit, clock);
   }
 

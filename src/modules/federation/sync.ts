@@ -10,34 +10,39 @@ import type { Clock } from "../../clock";
 import { CHANGE_TYPES } from "../../domain";
 import { yieldToRequests } from "../../yield";
 import type { AuditLog } from "../audit/service";
+import type { CryptoThreads } from "./crypto-threads";
 import { type SourceApplier, sourceActor } from "./apply";
 import type { FeedItem, WellKnown } from "./model";
 import { normalizeAccountId } from "../blacklist/service";
 import { malformedEntry } from "./policy";
-import { SignatureChecker } from "./signatures";
 import { endorsementText, verifyText } from "./signing";
 import type { FederationStore, SourceRow } from "./store";
 
 type Item = typeof FeedItem.static;
 type Document = typeof WellKnown.static;
-type FeedPage = { items: Item[]; next_cursor: string; has_more: boolean };
+type FeedPage = { items: Item[]; next_cursor: string; has_more: boolean; text: string };
 type Refusal = { index: number; seq: unknown; reason: string };
 /** A page read, with its first refused item (null: none), or undefined when not verified yet. */
 type Checked = { page: FeedPage; refusal: Refusal | null | undefined };
 
 /**
  * Items read and applied per page, each page one transaction with its cursor: the first page's
- * size, and the bounds of the others. An item applied costs its entry's insert, feed row, event and
- * audit event: 0.04-0.1 ms on SQLite on the 2-core bench machine, several times that while other
- * work competes for its cores. So each page after the first is sized from how long the last one's
- * items took, to keep a transaction near APPLY_TARGET_MS, well under the 100 ms a request may wait
- * behind a job even when the machine slows down meanwhile, and a quiet machine's 1M-entry first sync
- * to about 2,000 requests.
+ * size, and the bounds of the others. An item applied costs its entry's insert (with the search
+ * index's names), feed row, event and audit event: 0.1-0.2 ms on SQLite on the 2-core bench
+ * machine, several times that while other work competes for its cores. Larger transactions cost
+ * less per item (each commit writes the index pages it touched: 75 us a row at 250 rows, 49 at
+ * 5,000, inserting the bench data's entries alone), but a request waits behind one: with pages
+ * sized to 50 ms, the follower's worst check took 129 ms while the machine was busy, against 46 ms
+ * at 25 ms. So each page after the first is sized from how long the last one's items took, to keep
+ * a transaction near APPLY_TARGET_MS: well under the 100 ms a request may wait behind a job even
+ * when the machine slows down meanwhile.
  */
 export const SYNC_PAGE_ITEMS = 250;
 const MIN_PAGE_ITEMS = 20;
 const MAX_PAGE_ITEMS = 500;
 const APPLY_TARGET_MS = 25;
+/** Pages read and verified ahead of the one applied: one for each verifying thread. */
+const READ_AHEAD = 2;
 const FETCH_TIMEOUT_MS = 15_000;
 
 export interface SyncOutcome {
@@ -55,6 +60,19 @@ class SourceError extends Error {}
 
 /** Reads a source's JSON over HTTP, with its key; a SourceError for anything but a 200 with JSON. */
 export async function readJson(url: string, apiKey: string | null): Promise<unknown> {
+  return parseJson(url, await readText(url, apiKey));
+}
+
+function parseJson(url: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new SourceError(`${url} did not answer JSON`);
+  }
+}
+
+/** A source's answer over HTTP, with its key, as text; a SourceError for anything but a 200. */
+async function readText(url: string, apiKey: string | null): Promise<string> {
   let response: Response;
   try {
     response = await fetch(url, {
@@ -73,11 +91,7 @@ export async function readJson(url: string, apiKey: string | null): Promise<unkn
     } catch {}
     throw new SourceError(`${url} answered ${response.status}${code ? ` ${code}` : ""}`);
   }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new SourceError(`${url} did not answer JSON`);
-  }
+  return text;
 }
 
 /** The source's well-known document, checked for the shape this instance reads. */
@@ -93,13 +107,13 @@ export class SourceSync {
   /** Items refused by verification since start (the /metrics counter). */
   refusedItems = 0;
   private readonly running = new Set<string>();
-  private readonly signatures = new SignatureChecker();
 
   constructor(
     private readonly store: FederationStore,
     private readonly applier: SourceApplier,
     private readonly audit: AuditLog,
     private readonly clock: Clock,
+    private readonly crypto: CryptoThreads,
   ) {}
 
   /** Syncs every source whose interval has passed; the job's run. Answers the items applied. */
@@ -119,19 +133,26 @@ export class SourceSync {
     let cursor = source.cursor;
     let hasMore = true;
     let error: string | null = null;
-    let pending: Promise<Checked> | null = null;
     let pageItems = SYNC_PAGE_ITEMS;
+    // A page read (from a cursor that is known once the page before it is read) and verified; null
+    // past the feed's end. The next READ_AHEAD pages are read and verified while one is applied.
+    type Ahead = { page: Promise<FeedPage | null>; checked: Promise<Checked | null> };
+    const request = (from: Promise<string | null | undefined>): Ahead => {
+      const page = from.then((at) => (at === undefined ? null : this.readPage(source, at, pageItems)));
+      const checked = page.then((read) => (read ? this.check(source, read) : null));
+      page.catch(() => {});
+      checked.catch(() => {});
+      return { page, checked };
+    };
+    const after = (previous: Ahead): Ahead => request(previous.page.then((read) => (read?.has_more ? read.next_cursor : undefined)));
+    const ahead: Ahead[] = [request(Promise.resolve(cursor))];
     try {
       while (hasMore) {
-        const checked: Checked = await (pending ?? this.readAndCheck(source, cursor, pageItems));
+        const current = ahead.shift()!;
+        while (ahead.length < READ_AHEAD) ahead.push(after(ahead[ahead.length - 1] ?? current));
+        const checked = (await current.checked)!;
         const page = checked.page;
-        pending = null;
-        // The next page is read (the source signs it) and verified while this one is applied.
-        if (page.has_more) {
-          pending = this.readAndCheck(source, page.next_cursor, pageItems);
-          pending.catch(() => {});
-        }
-        const refusal = checked.refusal !== undefined ? checked.refusal : await this.firstRefusal(source, page.items);
+        const refusal = checked.refusal !== undefined ? checked.refusal : await this.firstRefusal(source, page);
         let good = page.items;
         let next = page.next_cursor;
         if (refusal) {
@@ -190,21 +211,23 @@ export class SourceSync {
    * A page and its verdict, when every key it names is pinned already; a page that names another
    * key is verified by the loop itself, after the page before it (pinning writes).
    */
-  private async readAndCheck(source: SourceRow, cursor: string | null, limit: number): Promise<Checked> {
-    const page = await this.readPage(source, cursor, limit);
+  private async check(source: SourceRow, page: FeedPage): Promise<Checked> {
     const keys = new Map((await this.store.sourceKeys(source.id)).map((key) => [key.kid, key.publicKey]));
     if (page.items.some((item) => item && typeof item === "object" && !keys.has(item.kid))) return { page, refusal: undefined };
-    return { page, refusal: await this.firstRefusal(source, page.items, keys) };
+    return { page, refusal: await this.firstRefusal(source, page, keys) };
   }
 
+  /** A feed page, with the text it was read from (which the verifying thread parses for itself). */
   private async readPage(source: SourceRow, cursor: string | null, limit: number): Promise<FeedPage> {
     const query = new URLSearchParams({ limit: String(limit) });
     if (cursor) query.set("cursor", cursor);
-    const page = (await readJson(`${source.url}/v1/federation/changes?${query}`, source.apiKey)) as { items?: unknown; next_cursor?: unknown; has_more?: unknown };
+    const url = `${source.url}/v1/federation/changes?${query}`;
+    const text = await readText(url, source.apiKey);
+    const page = parseJson(url, text) as { items?: unknown; next_cursor?: unknown; has_more?: unknown };
     if (!page || !Array.isArray(page.items) || typeof page.next_cursor !== "string" || typeof page.has_more !== "boolean" || page.items.length > limit) {
       throw new SourceError(`${source.url} answered a feed page this instance cannot read`);
     }
-    return page as FeedPage;
+    return { ...(page as Omit<FeedPage, "text">), text };
   }
 
   /**
@@ -212,10 +235,11 @@ export class SourceSync {
    * items name that are not pinned yet are looked for first (a rotation the source's document
    * shows); the signatures are checked on the verifying thread.
    */
-  private async firstRefusal(source: SourceRow, items: Item[], pinned?: Map<string, string>): Promise<Refusal | null> {
+  private async firstRefusal(source: SourceRow, page: FeedPage, pinned?: Map<string, string>): Promise<Refusal | null> {
+    const items = page.items;
     const keys = pinned ?? new Map((await this.store.sourceKeys(source.id)).map((key) => [key.kid, key.publicKey]));
     if (!pinned && items.some((item) => item && typeof item === "object" && typeof item.kid === "string" && !keys.has(item.kid))) await this.pinEndorsedKeys(source, keys);
-    const valid = await this.signatures.check(keys, items);
+    const valid = await this.crypto.verifyPage(keys, page.text, items.length);
     for (let index = 0; index < items.length; index++) {
       const item = items[index]!;
       if (!item || typeof item !== "object") return { index, seq: null, reason: "not an item" };

@@ -1,0 +1,124 @@
+// Signing and verifying federation feed items off the request thread. An Ed25519 signature costs
+// 15-26 us and a verification 55-72 us on the 2-core bench machine (docs/performance.md,
+// "Federation"): a page of 500 items is 8-13 ms of signing for the source and 28-36 ms of
+// verifying for the follower, time no request should wait behind. Pages go to up to two threads
+// (crypto-worker.ts) in turn, so a follower verifies the next pages on both cores while it applies
+// this one; a page is sent as its JSON text (a string crosses threads far cheaper than the parsed
+// items do: structured cloning of pages cost the sync thread 9% of a first sync). The threads run
+// at the lowest CPU priority where the system allows it: a sync takes the cores that requests
+// leave idle, and a machine serving checks meanwhile serves them first.
+import { readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
+import { workerEntry } from "../../worker-entry";
+import { canonicalJson, signText, verifyText } from "./signing";
+
+/** Whether each item's `sig` verifies over its canonical JSON without `sig`, with the key its `kid` names. */
+export function signaturesValid(keys: Map<string, string>, items: unknown[]): boolean[] {
+  return items.map((item) => {
+    if (!item || typeof item !== "object") return false;
+    const { sig, ...rest } = item as { sig?: unknown; kid?: unknown };
+    const publicKey = typeof rest.kid === "string" ? keys.get(rest.kid) : undefined;
+    if (publicKey === undefined || typeof sig !== "string") return false;
+    try {
+      return verifyText(publicKey, canonicalJson(rest), sig);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** `signaturesValid` for the items of a feed page's JSON text; none valid when it is not one. */
+export function pageSignaturesValid(keys: Map<string, string>, text: string): boolean[] {
+  try {
+    const items = (JSON.parse(text) as { items?: unknown }).items;
+    return Array.isArray(items) ? signaturesValid(keys, items) : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Lowers the calling thread's CPU priority to the least (nice 19). Linux lets one thread of a
+ * process be reniced by its own id, which /proc/thread-self names; elsewhere, or where the system
+ * refuses, the thread keeps the process's priority.
+ */
+export function lowerThisThreadsPriority(): boolean {
+  try {
+    const threadId = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    if (!Number.isInteger(threadId) || threadId <= 0) return false;
+    setPriority(threadId, 19);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Pages below this many items are done on the calling thread: the message costs more than they do. */
+const THREAD_MIN_ITEMS = 20;
+const THREADS = 2;
+
+type Answer = { id: number; valid?: boolean[]; sigs?: string[] };
+
+/** Up to two low-priority threads, started on first use; the calling thread when none can be. */
+export class CryptoThreads {
+  private readonly workers: Worker[] = [];
+  private failed = false;
+  private turn = 0;
+  private next = 0;
+  private readonly waiting = new Map<number, (answer: Answer | null) => void>();
+
+  constructor(private size = THREADS) {}
+
+  /** Which items of the feed page `text` (`count` items) verify with `keys` (see signaturesValid). */
+  async verifyPage(keys: Map<string, string>, text: string, count: number): Promise<boolean[]> {
+    const answer = count >= THREAD_MIN_ITEMS ? await this.send({ op: "verify", keys: [...keys], text }) : null;
+    return answer?.valid ?? pageSignaturesValid(keys, text);
+  }
+
+  /** Each text's base64url Ed25519 signature with `privateKey`. */
+  async sign(privateKey: string, texts: string[]): Promise<string[]> {
+    const answer = texts.length >= THREAD_MIN_ITEMS ? await this.send({ op: "sign", privateKey, texts }) : null;
+    return answer?.sigs ?? texts.map((text) => signText(privateKey, text));
+  }
+
+  /** The job's answer from the next thread in turn, or null when no thread can take it (then the caller does it). */
+  private send(job: object): Promise<Answer | null> {
+    const worker = this.pick();
+    if (!worker) return Promise.resolve(null);
+    const id = ++this.next;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      worker.postMessage({ id, ...job });
+    });
+  }
+
+  private pick(): Worker | null {
+    if (this.failed) return null;
+    if (this.workers.length < this.size) {
+      try {
+        const worker = new Worker(workerEntry("modules/federation/crypto-worker.ts"));
+        // Bun's Worker may be unref'd (it never keeps the process alive); the DOM's type lacks it.
+        (worker as { unref?: () => void }).unref?.();
+        worker.onmessage = (event: MessageEvent<Answer>) => {
+          const resolve = this.waiting.get(event.data.id);
+          this.waiting.delete(event.data.id);
+          resolve?.(event.data);
+        };
+        worker.onerror = () => {
+          // The jobs already sent are done on the calling thread instead, and no thread is used again.
+          this.failed = true;
+          for (const w of this.workers) w.terminate();
+          this.workers.length = 0;
+          for (const [id, resolve] of this.waiting) this.waiting.delete(id), resolve(null);
+        };
+        this.workers.push(worker);
+      } catch {
+        // No more threads than started: the pool works with the ones it has.
+        this.size = this.workers.length;
+        if (this.size === 0) this.failed = true;
+      }
+    }
+    if (this.workers.length === 0) return null;
+    return this.workers[this.turn++ % this.workers.length]!;
+  }
+}
