@@ -140,14 +140,16 @@ sqliteOnly("a large import computes every creator, the feed and the indexes exac
   await t.services.creators.refreshAll();
   expect(sqlite.query(`SELECT ${columns} FROM creators ORDER BY handle`).all()).toEqual(imported);
 
-  // One `added` per confirmed active entry, in file order.
+  // One `added` per active entry, in file order: watchlist rows too, which only the signed
+  // federation feed publishes (as a single write would store them).
   const feed = sqlite
     .query<{ provider_user_id: string }, []>(
       "SELECT e.provider_user_id FROM blacklist_changes c JOIN blacklist_entries e ON e.id = c.entry_id WHERE c.type = 'added' ORDER BY c.seq",
     )
     .all()
     .map((r) => r.provider_user_id);
-  expect(feed).toEqual(entries.filter((e) => !e.watchlist && e.status === "active").map((e) => e.provider_user_id));
+  expect(feed).toEqual(entries.filter((e) => e.status === "active").map((e) => e.provider_user_id));
+  expect(entries.some((e) => e.watchlist && e.status === "active")).toBe(true);
   sqlite.run("INSERT INTO search_names_fts(search_names_fts) VALUES ('integrity-check')");
   expect(sqlite.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
   // SQLite does not check references during an import: every one it wrote resolves, and later
@@ -168,6 +170,10 @@ sqliteOnly("a large import computes every creator, the feed and the indexes exac
     const entryRows = (db: typeof sqlite) =>
       db.query<{ id: string; created_at: number }, []>("SELECT * FROM blacklist_entries ORDER BY rowid").all().map(({ id: _, created_at: __, ...row }) => row);
     expect(entryRows(sqlite)).toEqual(entryRows(rowByRow.sqlite));
+    // And the same feed rows, watchlist rows included.
+    const feedRows = (db: typeof sqlite) =>
+      db.query("SELECT c.type, e.provider_user_id, e.watchlist FROM blacklist_changes c JOIN blacklist_entries e ON e.id = c.entry_id ORDER BY c.seq").all();
+    expect(feedRows(sqlite)).toEqual(feedRows(rowByRow.sqlite));
   } finally {
     rowByRow.close();
   }

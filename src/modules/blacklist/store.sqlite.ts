@@ -315,7 +315,7 @@ export class SqliteBlacklistStore implements BlacklistStore, BlacklistSyncStore 
     this.sqlite.run(
       `INSERT INTO blacklist_changes (type, entry_id, at)
        SELECT 'added', id, created_at FROM blacklist_entries
-       WHERE rowid > ?1 AND status = 'active' AND watchlist = 0 ORDER BY rowid`,
+       WHERE rowid > ?1 AND status = 'active' ORDER BY rowid`,
       [afterPosition],
     );
   }
