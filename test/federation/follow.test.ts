@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { eventually } from "../backend";
 import { expectEnvelope } from "../helpers";
-import { addEntry, check, eachTestTwoInstances, follow, held, type Instance, instance, overturn, sync } from "./kit";
+import { addEntry, check, discordId, eachTestTwoInstances, follow, held, type Instance, instance, overturn, sync } from "./kit";
 
 let a: Instance;
 let b: Instance;
@@ -54,6 +54,49 @@ describe("adding a source", () => {
 });
 
 describe("apply", () => {
+  test("a page's items that name a follower's creator blacklist them: the score falls, one creator.blacklisted event", async () => {
+    const accountA = discordId();
+    const accountB = discordId();
+    expect((await b.json("PUT", "/v1/partner/creators/builder", { key: b.writer, body: { display_name: "Builder", verification_level: 2 } })).status).toBe(201);
+    for (const id of [accountA, accountB]) {
+      expect((await b.json("POST", "/v1/partner/creators/builder/connections", { key: b.writer, body: { provider: "discord", provider_user_id: id, public: true } })).status).toBe(201);
+    }
+    const before = (await b.json("GET", "/v1/users/builder/trust", { key: b.writer })).body;
+    await follow(b, a, "alpha");
+    // Two entries naming the creator and one naming nobody, applied in one page.
+    await addEntry(a, { provider_user_id: accountA });
+    await addEntry(a, { provider_user_id: accountB });
+    await addEntry(a);
+    expect(await sync(b, "alpha")).toMatchObject({ applied: 3, error: null });
+    const after = (await b.json("GET", "/v1/users/builder/trust", { key: b.writer })).body;
+    expect(after.blacklisted).toBe(true);
+    expect(after.trust_score).toBeLessThan(before.trust_score);
+    const events = await b.rows<{ type: string; payload: string }>("SELECT type, payload FROM outbox_events ORDER BY created_at, id");
+    expect(events.filter((e) => e.type === "blacklist.added")).toHaveLength(3);
+    // Blacklisted once, however many of the page's entries name the creator.
+    const blacklisted = events.filter((e) => e.type === "creator.blacklisted").map((e) => JSON.parse(e.payload));
+    expect(blacklisted).toHaveLength(1);
+    expect(blacklisted[0].handle).toBe("builder");
+  });
+
+  test("a follower's tripwire on a Discord account trips when a synced page bans it, and only that one", async () => {
+    expect((await b.json("PUT", "/v1/partner/creators/watcher", { key: b.writer, body: {} })).status).toBe(201);
+    const link = await b.json("POST", "/v1/partner/login-links", { key: b.writer, body: { handle: "watcher" } });
+    const url = new URL(link.body.url);
+    const cookie = (await b.call("GET", url.pathname + url.search)).headers.get("set-cookie")!.split(";")[0]!;
+    const watched = discordId();
+    const unwatched = discordId();
+    const wire = await b.json("POST", "/v1/me/tripwires", { body: { who: watched }, headers: { cookie } });
+    expect(wire.status, JSON.stringify(wire.body)).toBe(201);
+    await follow(b, a, "alpha");
+    await addEntry(a, { provider_user_id: unwatched });
+    await addEntry(a, { provider_user_id: watched });
+    await addEntry(a, { provider_user_id: discordId(), severity: "warn" });
+    expect(await sync(b, "alpha")).toMatchObject({ applied: 3, error: null });
+    const wires = (await b.json("GET", "/v1/me/tripwires", { headers: { cookie } })).body.tripwires;
+    expect(wires.map((w: { who: string; trips: number }) => [w.who, w.trips])).toEqual([[watched, 1]]);
+  });
+
   test("items become entries naming the source; overturns and expiries follow; the cursor advances", async () => {
     await follow(b, a, "alpha");
     const banned = await addEntry(a);

@@ -57,8 +57,8 @@ export async function sync(follower: Instance, name: string) {
 }
 
 let nextId = 100_000_000_000_000;
-/** A new discord id no other test uses. */
-export const discordId = () => String(nextId++);
+/** A new Discord id (a snowflake's 17 digits) no other test uses. */
+export const discordId = () => `80${nextId++}`;
 
 export async function addEntry(on: Instance, fields: Record<string, unknown> = {}) {
   const res = await on.json("POST", "/v1/partner/blacklist", {

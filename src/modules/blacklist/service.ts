@@ -16,7 +16,7 @@ import { BlacklistFeed } from "./feed";
 import { type BlacklistStore, createBlacklistStore, type EntryRow, type SubjectKey } from "./store";
 import { SUBJECTS_NOTE } from "./store.shared";
 import { SubjectFilter } from "./subject-filter";
-import { BlacklistWrites, type EntryListener } from "./writes";
+import { BlacklistWrites, type EntriesListener, type EntryListener } from "./writes";
 
 export type { BatchRow, CheckResult, CheckVerdict } from "./check";
 export { isProvider, type NewEntry, normalizeAccountId, prepareEntryAt, type PublicEntry, toPublicEntry, toStaffEntry } from "./entry";
@@ -55,8 +55,8 @@ export class BlacklistService {
     });
   }
 
-  onEntryChange(listener: EntryListener): void {
-    this.writes.onEntryChange(listener);
+  onEntryChange(one: EntryListener, many?: EntriesListener): void {
+    this.writes.onEntryChange(one, many);
   }
 
   onBulkEntries(listener: BulkEntriesListener): void {

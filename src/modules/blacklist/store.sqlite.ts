@@ -227,6 +227,12 @@ export class SqliteBlacklistStore implements BlacklistStore, BlacklistSyncStore 
     await translatingConflicts(() => this.insertEntryNow(row));
   }
 
+  async insertEntries(rows: EntryRow[]) {
+    await translatingConflicts(() => {
+      for (const row of rows) this.insertEntryNow(row);
+    });
+  }
+
   insertEntryNow(row: EntryRow): void {
     insertEntryWith(this.insertEntryRow, row);
   }

@@ -63,6 +63,8 @@ export interface BlacklistStore {
   markExpiredNow(id: string): Promise<void>;
   /** Throws UniqueViolation for an id already taken. */
   insertEntry(row: EntryRow): Promise<void>;
+  /** Stores several entries in order: a sync's page (one statement on PostgreSQL); UniqueViolation as `insertEntry`. */
+  insertEntries(rows: EntryRow[]): Promise<void>;
   insertChange(type: ChangeType, entryId: string, at: number): Promise<void>;
   /** `insertChange` for many entries' additions, in order, in one statement where the database takes one. */
   insertAddedChanges(rows: EntryRow[]): Promise<void>;

@@ -120,7 +120,10 @@ export class TrustScores {
   ) {
     this.sync = store.sync ?? null;
     // On SQLite the blacklist's transaction is synchronous: the recomputation runs inside it as is.
-    blacklist.onEntryChange((row, _change, emit) => (this.sync ? this.afterEntryChangeNow(row, emit) : this.afterEntryChange(row, emit)));
+    blacklist.onEntryChange(
+      (row, _change, emit) => (this.sync ? this.afterEntryChangeNow(row, emit) : this.afterEntryChange(row, emit)),
+      (rows, _change, emit) => (this.sync ? this.afterEntriesChangeNow(rows, emit) : this.afterEntriesChange(rows, emit)),
+    );
     blacklist.onBulkEntries((afterRowid) => {
       const store = this.syncStore();
       // An import that brought every creator has them all awaiting recomputation already: the
@@ -213,6 +216,22 @@ export class TrustScores {
     for (const id of await this.store.creatorsNamedBy(row.creatorHandle ?? "", row.provider, row.providerUserId)) {
       await this.recompute(id, now, emit);
     }
+  }
+
+  /** Entries added together: each creator any of them names is recomputed once. */
+  private async afterEntriesChange(rows: EntryRow[], emit: boolean): Promise<void> {
+    const now = this.clock.now();
+    for (const id of await this.store.creatorsNamedByAny(rows.map(namedBy))) await this.recompute(id, now, emit);
+  }
+
+  private afterEntriesChangeNow(rows: EntryRow[], emit: boolean): void | Promise<void> {
+    const now = this.clock.now();
+    const pending: Promise<void>[] = [];
+    for (const id of this.syncStore().creatorsNamedByAny(rows.map(namedBy))) {
+      const left = this.recomputeNow(id, now, emit);
+      if (left) pending.push(left);
+    }
+    if (pending.length > 0) return Promise.all(pending).then(() => undefined);
   }
 
   private afterEntryChangeNow(row: EntryRow, emit: boolean): void | Promise<void> {
@@ -339,4 +358,9 @@ export class TrustScores {
       await yieldToRequests();
     }
   }
+}
+
+/** What an entry names a creator by: a handle, or a linked account. */
+function namedBy(row: EntryRow): { handle: string; provider: string; accountId: string } {
+  return { handle: row.creatorHandle ?? "", provider: row.provider, accountId: row.providerUserId };
 }

@@ -169,6 +169,17 @@ export class PostgresCreatorsStore implements CreatorsStore {
     return rows.map((row: Raw) => row.id as string);
   }
 
+  async creatorsNamedByAny(subjects: Array<{ handle: string; provider: string; accountId: string }>): Promise<string[]> {
+    if (subjects.length === 0) return [];
+    const rows = await this.sql.unsafe(
+      `SELECT id FROM creators WHERE handle = ANY($1::text[])
+       UNION SELECT c.creator_id FROM connections c JOIN unnest($2::text[], $3::text[]) AS s(provider, account_id)
+         ON c.provider = s.provider AND c.provider_user_id = s.account_id`,
+      [subjects.map((s) => s.handle), subjects.map((s) => s.provider), subjects.map((s) => s.accountId)],
+    );
+    return rows.map((row: Raw) => row.id as string);
+  }
+
   async writeTrust(id: string, t: TrustFields): Promise<void> {
     await this.sql`
       UPDATE creators SET trust_score = ${t.trustScore}, trust_band = ${t.trustBand}, blacklisted = ${t.blacklisted},

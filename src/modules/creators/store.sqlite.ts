@@ -253,6 +253,12 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
     };
   }
 
+  creatorsNamedByAny(subjects: Array<{ handle: string; provider: string; accountId: string }>): string[] {
+    const ids = new Set<string>();
+    for (const { handle, provider, accountId } of subjects) for (const id of this.creatorsNamedBy(handle, provider, accountId)) ids.add(id);
+    return [...ids];
+  }
+
   creatorsNamedBy(handle: string, provider: string, accountId: string): string[] {
     return this.creatorsNamedByStatement.all(handle, provider, accountId).map((row) => row.id);
   }

@@ -116,6 +116,8 @@ export interface CreatorsStore {
   scoreBasis(creator: Pick<CreatorRow, "id" | "handle">, now: number): Awaitable<ScoreBasis>;
   /** Creators an entry names: by handle, or through a linked account. */
   creatorsNamedBy(handle: string, provider: string, accountId: string): Awaitable<string[]>;
+  /** Creators any of several entries names (each once): a sync's page in one statement on PostgreSQL. */
+  creatorsNamedByAny(subjects: Array<{ handle: string; provider: string; accountId: string }>): Awaitable<string[]>;
   writeTrust(id: string, fields: TrustFields): Awaitable<void>;
   /** The number of courses the creator passed (the course buff's input; the courses module counts them). */
   writeCoursesPassed(id: string, count: number): Awaitable<void>;
@@ -169,6 +171,7 @@ export interface CreatorsSyncStore {
   updateConnection(id: number, fields: ConnectionFields): void;
   scoreBasis(creator: Pick<CreatorRow, "id" | "handle">, now: number): ScoreBasis;
   creatorsNamedBy(handle: string, provider: string, accountId: string): string[];
+  creatorsNamedByAny(subjects: Array<{ handle: string; provider: string; accountId: string }>): string[];
   /** Creators named by active entries stored past `afterRowid` (a bulk write's catch-up). */
   creatorsNamedSince(afterRowid: number): string[];
   writeTrust(id: string, fields: TrustFields): void;

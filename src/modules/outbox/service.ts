@@ -42,6 +42,13 @@ export class Outbox {
     await this.store.insert(newId("evt", at), type, JSON.stringify(await this.disclosed(type, data)), at);
   }
 
+  /** Several events of one write, in order. */
+  async writeMany(events: Array<{ type: EventType; data: object; at: number }>): Promise<void> {
+    const rows = [];
+    for (const { type, data, at } of events) rows.push({ id: newId("evt", at), type, payload: JSON.stringify(await this.disclosed(type, data)), at });
+    await this.store.insertMany(rows);
+  }
+
   private async disclosed(type: EventType, data: object): Promise<object> {
     switch (type) {
       case "blacklist.added":

@@ -18,6 +18,15 @@ export class PostgresOutboxStore implements OutboxStore {
     await this.sql`INSERT INTO outbox_events (id, type, payload, created_at) VALUES (${id}, ${type}, ${payload}, ${at})`;
   }
 
+  async insertMany(events: Array<{ id: string; type: string; payload: string; at: number }>): Promise<void> {
+    if (events.length === 0) return;
+    await this.sql.unsafe(
+      `INSERT INTO outbox_events (id, type, payload, created_at)
+       SELECT id, type, payload, at FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) WITH ORDINALITY AS r(id, type, payload, at, n) ORDER BY n`,
+      [events.map((e) => e.id), events.map((e) => e.type), events.map((e) => e.payload), events.map((e) => e.at)],
+    );
+  }
+
   async pendingCount(): Promise<number> {
     const [row] = await this.sql`SELECT count(*)::int AS n FROM outbox_events WHERE dispatched_at IS NULL`;
     return row.n as number;

@@ -32,6 +32,11 @@ export class SqliteOutboxStore implements OutboxStore {
     return Promise.resolve();
   }
 
+  insertMany(events: Array<{ id: string; type: string; payload: string; at: number }>): Promise<void> {
+    for (const event of events) this.statement.run(event.id, event.type, event.payload, event.at);
+    return Promise.resolve();
+  }
+
   async hasPending(): Promise<boolean> {
     return this.store.sqlite.query("SELECT 1 FROM outbox_events WHERE dispatched_at IS NULL LIMIT 1").get() !== null;
   }

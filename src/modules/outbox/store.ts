@@ -23,6 +23,8 @@ export interface EntryTie {
 export interface OutboxStore {
   /** On SQLite it runs before it returns: a caller inside a synchronous transaction has its row written. */
   insert(id: string, type: string, payload: string, at: number): Promise<void>;
+  /** Several events in order (one statement on PostgreSQL). */
+  insertMany(events: Array<{ id: string; type: string; payload: string; at: number }>): Promise<void>;
   /** Events not dispatched yet (a partial index covers them). */
   pendingCount(): Promise<number>;
   /** How entry `entryId` ties to creator `creatorId`; null when either is unknown. */

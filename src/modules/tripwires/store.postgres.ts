@@ -48,6 +48,12 @@ export class PostgresTripwiresStore implements TripwiresStore {
     return rows.map(readWire);
   }
 
+  async watchedAmong(target: TripwireTarget, watched: string[]): Promise<Set<string>> {
+    if (watched.length === 0) return new Set();
+    const rows = await this.sql`SELECT DISTINCT watched FROM tripwires WHERE target = ${target} AND watched = ANY(${this.sql.array(watched, "TEXT")})`;
+    return new Set(rows.map((row: { watched: string }) => row.watched));
+  }
+
   async recordTrips(ids: string[], at: number): Promise<void> {
     if (ids.length === 0) return;
     await this.sql`UPDATE tripwires SET trips = trips + 1, last_tripped_at = ${at} WHERE id = ANY(${this.sql.array(ids, "TEXT")})`;

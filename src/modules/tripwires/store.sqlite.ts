@@ -59,6 +59,10 @@ export class SqliteTripwiresStore implements TripwiresStore {
     return this.statements.watching.all(target, watched);
   }
 
+  async watchedAmong(target: TripwireTarget, watched: string[]): Promise<Set<string>> {
+    return new Set(watched.filter((id) => this.statements.watching.all(target, id).length > 0));
+  }
+
   async recordTrips(ids: string[], at: number): Promise<void> {
     for (const id of ids) this.statements.trip.run(id, at);
   }

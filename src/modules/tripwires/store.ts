@@ -23,6 +23,8 @@ export interface TripwiresStore {
   deleteWire(ownerId: string, id: string): Promise<WireRow | null>;
   /** Every wire on one handle or Discord id, whoever owns it. */
   wiresWatching(target: TripwireTarget, watched: string): Promise<WireRow[]>;
+  /** Which of `watched` any wire of `target` watches (one statement for a sync's page). */
+  watchedAmong(target: TripwireTarget, watched: string[]): Promise<Set<string>>;
   /** Adds one trip to each wire. */
   recordTrips(ids: string[], at: number): Promise<void>;
   preferencesOf(ownerId: string): Promise<PreferencesRow | null>;

@@ -46,13 +46,24 @@ export class TripwireTrips {
     blacklist: BlacklistService,
     private readonly alerts: DiscordAlerts,
   ) {
-    blacklist.onEntryChange((row, change, emit) => (emit && change === "added" ? this.afterEntryAdded(row) : undefined));
+    blacklist.onEntryChange(
+      (row, change, emit) => (emit && change === "added" ? this.afterEntryAdded(row) : undefined),
+      (rows, change, emit) => (emit && change === "added" ? this.afterEntriesAdded(rows) : undefined),
+    );
     creators.onTrustChange((change) => this.afterTrustChange(change));
     creators.onConnectionAdded((creator, connection, at) => this.afterConnectionAdded(creator, connection, at));
   }
 
+  /** A sync's page: the accounts any wire watches are looked up at once, and only those trip. */
+  private async afterEntriesAdded(rows: EntryRow[]): Promise<void> {
+    const candidates = rows.filter(trips);
+    if (candidates.length === 0) return;
+    const watched = await this.store.watchedAmong("discord", [...new Set(candidates.map((row) => row.providerUserId))]);
+    for (const row of candidates) if (watched.has(row.providerUserId)) await this.afterEntryAdded(row);
+  }
+
   private afterEntryAdded(row: EntryRow): Promise<void> | undefined {
-    if (row.provider !== "discord" || row.status !== "active" || row.watchlist || row.severity !== "ban") return;
+    if (!trips(row)) return;
     return this.trip({
       target: "discord",
       watched: row.providerUserId,
@@ -111,4 +122,9 @@ export class TripwireTrips {
       if (url) await this.alerts.queueDiscordMessage(url, message, event.at);
     }
   }
+}
+
+/** An entry a Discord account's wire trips on: an active, confirmed ban of that account. */
+function trips(row: EntryRow): boolean {
+  return row.provider === "discord" && row.status === "active" && !row.watchlist && row.severity === "ban";
 }
