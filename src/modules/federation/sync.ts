@@ -134,6 +134,8 @@ export class SourceSync {
     let hasMore = true;
     let error: string | null = null;
     let pageItems = SYNC_PAGE_ITEMS;
+    /** What an item has cost to apply, ms: up at once when one page is slower, down slowly after. */
+    let perItemMs = 0;
     // A page read (from a cursor that is known once the page before it is read) and verified; null
     // past the feed's end. The next READ_AHEAD pages are read and verified while one is applied.
     type Ahead = { page: Promise<FeedPage | null>; checked: Promise<Checked | null> };
@@ -172,7 +174,11 @@ export class SourceSync {
         const applying = performance.now();
         if (good.length > 0 || next !== cursor) await this.applyPage(source, good, next);
         if (good.length > 0) {
-          const perItemMs = Math.max((performance.now() - applying) / good.length, 0.001);
+          // An item's cost swings by 2-5x from page to page as commits write more or fewer index
+          // pages; sized from the last page alone, a fast page was followed by one twice the
+          // target. The estimate follows a slower page at once and a faster one by a third.
+          const lastMs = Math.max((performance.now() - applying) / good.length, 0.001);
+          perItemMs = perItemMs === 0 ? lastMs : Math.max(lastMs, perItemMs + (lastMs - perItemMs) / 3);
           pageItems = Math.min(MAX_PAGE_ITEMS, Math.max(MIN_PAGE_ITEMS, Math.floor(APPLY_TARGET_MS / perItemMs)));
         }
         applied += good.length;
