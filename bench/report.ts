@@ -168,6 +168,13 @@ if (imp) {
     `- import of ${what} into a fresh database: **${f(Number(facts.import_wall_s), 1)} s** wall, median of ${String(facts.import_walls_s ?? facts.import_wall_s).split(",").map((s) => f(Number(s), 1)).join(", ")} s (process start to exit; ${f(imp.seconds, 1)} s inside the last one's transaction), ${f(imp.lines / Number(facts.import_wall_s))} lines/s; database **${f(Number(facts.db_bytes) / 1048576)} MiB**${Number(facts.db_wal_bytes) > 0 ? ` (+ ${f(Number(facts.db_wal_bytes) / 1048576)} MiB WAL)` : ""}`,
   );
 } else out.push(`- import: FAILED (see import.err)`);
+if (facts.import_entries_wall_s && facts.raw_load_wall_s) {
+  // The import's target is a ratio to the raw load of the same file, measured in the same run.
+  const ratio = Number(facts.import_entries_wall_s) / Number(facts.raw_load_wall_s);
+  out.push(
+    `- the entries alone (${meta ? f(meta.entries) : "?"}, without the creators): import **${f(Number(facts.import_entries_wall_s), 1)} s** (${facts.import_entries_walls_s} s), raw load (bench/raw-load.ts) **${f(Number(facts.raw_load_wall_s), 1)} s** (${facts.raw_load_walls_s} s): import / raw load **${f(ratio, 2)}** (target <= 1.5): **${pass(ratio <= 1.5)}**`,
+  );
+}
 out.push("");
 out.push(`## Start and memory`);
 out.push("");

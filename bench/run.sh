@@ -5,6 +5,7 @@
 #     connections, deals, reviews, vouches, referrals and 1M entries (dataset.jsonl), the keyed
 #     check's query list and the keyless query lists (search.txt, directory.txt, badge.txt)
 #  2. time `trustlist import` of the whole data set into a fresh database (BENCH_IMPORTS times: the median)
+#  2b. the entries alone: `trustlist import` against their raw load (bench/raw-load.ts), alternating
 #  3. cold start to the first 200 on /healthz (empty database, then the full database)
 #  4. serve trustlist (access log on, stdout to /dev/null, --trust-proxy) and the ceiling
 #  5. wrk rounds alternating ceiling, trustlist, ... on GET /v1/blacklist/check
@@ -167,6 +168,39 @@ fact import_walls_s "$(printf '%s\n' "${WALLS[@]}" | paste -sd, -)"
 fact import_wall_s "$(printf '%s\n' "${WALLS[@]}" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')"
 fact db_bytes "$(stat -c %s "$DB")"
 fact db_wal_bytes "$(stat -c %s "$DB-wal" 2>/dev/null || echo 0)"
+
+# ---- 2b. the import against the raw load of the same file ----------------------------------
+# The entries alone (without the creators they may name), imported and loaded raw (bench/raw-load.ts:
+# parsed and inserted the fastest way SQLite offers, nothing checked or derived), alternating,
+# IMPORTS times each into fresh files; the medians' ratio is the import's target (at most 1.5x).
+ENTRIES_FILE=$DATA/entries.jsonl
+if [ ! -s "$ENTRIES_FILE" ]; then
+  say "entries-only file: $ENTRIES_FILE"
+  jq -c 'select(.type == "entry") | del(.creator)' "$DATA/dataset.jsonl" >"$ENTRIES_FILE.tmp" && mv "$ENTRIES_FILE.tmp" "$ENTRIES_FILE"
+fi
+SCRATCH_DB=$RUN/entries-only.db
+EWALLS=()
+RWALLS=()
+for i in $(seq 1 "$IMPORTS"); do
+  rm -f "$SCRATCH_DB" "$SCRATCH_DB-wal" "$SCRATCH_DB-shm"
+  T0=$(now)
+  "$BIN" import "$ENTRIES_FILE" --db "$SCRATCH_DB" --json >"$RUN/import-entries.json" 2>"$RUN/import-entries.err"
+  T1=$(now)
+  EWALLS+=("$(elapsed "$T0" "$T1")")
+  rm -f "$SCRATCH_DB" "$SCRATCH_DB-wal" "$SCRATCH_DB-shm"
+  "$BIN" migrate --db "$SCRATCH_DB" >/dev/null
+  T0=$(now)
+  bun bench/raw-load.ts "$ENTRIES_FILE" --db "$SCRATCH_DB" >"$RUN/raw-load.json"
+  T1=$(now)
+  RWALLS+=("$(elapsed "$T0" "$T1")")
+  say "entries only $i/$IMPORTS: import ${EWALLS[-1]} s, raw load ${RWALLS[-1]} s"
+done
+rm -f "$SCRATCH_DB" "$SCRATCH_DB-wal" "$SCRATCH_DB-shm"
+median_of() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+fact import_entries_walls_s "$(printf '%s\n' "${EWALLS[@]}" | paste -sd, -)"
+fact raw_load_walls_s "$(printf '%s\n' "${RWALLS[@]}" | paste -sd, -)"
+fact import_entries_wall_s "$(median_of "${EWALLS[@]}")"
+fact raw_load_wall_s "$(median_of "${RWALLS[@]}")"
 
 "$BIN" accounts create --name bench --tier enterprise --daily-quota 1000000000 --json --db "$DB" >"$RUN/account.json"
 "$BIN" keys create --account bench --burst 1000000 --rate-tier partner --json --db "$DB" >"$RUN/key.json"
