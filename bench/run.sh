@@ -79,6 +79,7 @@ fact() { echo "$1=$2" >>"$FACTS"; }
 say() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+median_of() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 T_START=$(now)
 fact started_at "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 fact loadavg_before "$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -165,7 +166,7 @@ for i in $(seq 1 "$IMPORTS"); do
   say "import $i/$IMPORTS: $(elapsed "$T0" "$T1") s wall; $(cat "$RUN/import.json")"
 done
 fact import_walls_s "$(printf '%s\n' "${WALLS[@]}" | paste -sd, -)"
-fact import_wall_s "$(printf '%s\n' "${WALLS[@]}" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')"
+fact import_wall_s "$(median_of "${WALLS[@]}")"
 fact db_bytes "$(stat -c %s "$DB")"
 fact db_wal_bytes "$(stat -c %s "$DB-wal" 2>/dev/null || echo 0)"
 
@@ -196,7 +197,6 @@ for i in $(seq 1 "$IMPORTS"); do
   say "entries only $i/$IMPORTS: import ${EWALLS[-1]} s, raw load ${RWALLS[-1]} s"
 done
 rm -f "$SCRATCH_DB" "$SCRATCH_DB-wal" "$SCRATCH_DB-shm"
-median_of() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 fact import_entries_walls_s "$(printf '%s\n' "${EWALLS[@]}" | paste -sd, -)"
 fact raw_load_walls_s "$(printf '%s\n' "${RWALLS[@]}" | paste -sd, -)"
 fact import_entries_wall_s "$(median_of "${EWALLS[@]}")"
