@@ -126,3 +126,22 @@ test("an import with a bad line writes nothing: the database still exports empty
   expect(error.message).toStartWith("line 2:");
   expect(await target.exported()).toEqual([]);
 });
+
+test("an entry whose id is stored already fails the import at its line; a bad line after entries fails at its own", async () => {
+  const target = await instance(new ManualClock());
+  const entry = (i: number, id?: string) => ({ type: "entry", ...(id ? { id } : {}), provider: "roblox", provider_user_id: String(5_000 + i), severity: "ban", reason_code: "scam_trade" });
+  const write = (name: string, lines: unknown[]) => {
+    const file = join(dir, name);
+    writeFileSync(file, lines.map((line) => JSON.stringify(line)).join("\n") + "\n");
+    return file;
+  };
+  // Entries are written a window at a time: a stored id in the middle of one is named by its line.
+  expect(await target.transfer.importFile(write("first.jsonl", [entry(1, "bl_taken"), entry(2)]))).toMatchObject({ entries: 2 });
+  const again = await target.transfer.importFile(write("again.jsonl", [entry(3), entry(4), entry(5, "bl_taken"), entry(6)])).catch((e) => e);
+  expect(again.message).toMatch(/^line 3: .*already exists/);
+  // A malformed line after entries still held back ends the import at that line.
+  const broken = await target.transfer.importFile(write("broken.jsonl", [entry(7), entry(8), { type: "entry", provider: "roblox" }])).catch((e) => e);
+  expect(broken.message).toStartWith("line 3:");
+  // Nothing of either failed file was kept.
+  expect((await target.exported()).filter((line) => line.includes('"type":"entry"'))).toHaveLength(2);
+});

@@ -197,6 +197,12 @@ export class PostgresBlacklistStore implements BlacklistStore {
     for (const row of rows) if (row.status === "active") this.database.note(SUBJECTS_NOTE, [row.provider, row.providerUserId]);
   }
 
+  async storedIds(ids: string[]) {
+    if (ids.length === 0) return new Set<string>();
+    const rows = await this.sql`SELECT id FROM blacklist_entries WHERE id = ANY(${this.sql.array(ids, "TEXT")})`;
+    return new Set<string>(rows.map((row: { id: string }) => row.id));
+  }
+
   async insertChange(type: ChangeType, entryId: string, at: number) {
     await this.sql`INSERT INTO blacklist_changes (type, entry_id, at) VALUES (${type}, ${entryId}, ${at})`;
   }

@@ -233,6 +233,13 @@ export class SqliteBlacklistStore implements BlacklistStore, BlacklistSyncStore 
     });
   }
 
+  async storedIds(ids: string[]) {
+    const stored = new Set<string>();
+    const exists = this.sqlite.query<{ id: string }, [string]>("SELECT id FROM blacklist_entries WHERE id = ?");
+    for (const id of ids) if (exists.get(id)) stored.add(id);
+    return stored;
+  }
+
   insertEntryNow(row: EntryRow): void {
     insertEntryWith(this.insertEntryRow, row);
   }

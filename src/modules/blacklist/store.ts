@@ -65,6 +65,8 @@ export interface BlacklistStore {
   insertEntry(row: EntryRow): Promise<void>;
   /** Stores several entries in order: a sync's page (one statement on PostgreSQL); UniqueViolation as `insertEntry`. */
   insertEntries(rows: EntryRow[]): Promise<void>;
+  /** Which of `ids` name a stored entry (one statement). */
+  storedIds(ids: string[]): Promise<Set<string>>;
   insertChange(type: ChangeType, entryId: string, at: number): Promise<void>;
   /** `insertChange` for many entries' additions, in order, in one statement where the database takes one. */
   insertAddedChanges(rows: EntryRow[]): Promise<void>;

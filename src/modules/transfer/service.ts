@@ -5,7 +5,7 @@ import { availableParallelism } from "node:os";
 import type { Clock } from "../../clock";
 import { analyzeTables, beginBulkWrite } from "../../db/bulk-write";
 import type { Database } from "../../db/database";
-import { ServiceError } from "../../errors";
+import { conflict, ServiceError } from "../../errors";
 import { newId } from "../../ids";
 import type { Services } from "../../services";
 import { requireHandle } from "../../values";
@@ -79,6 +79,8 @@ interface LineWriter {
   vouch(line: Line<typeof VouchLine>, now: number): Awaitable<unknown>;
   referral(line: Line<typeof ReferralLine>, now: number): Awaitable<unknown>;
   server(line: Line<typeof ServerLine>, now: number): Awaitable<unknown>;
+  /** Writes what the writer holds back (a window's entries, written together); each line's answer settles then. */
+  flush?(): Promise<void>;
 }
 
 /** `then` that stays synchronous for a plain value: the SQLite import's lines never wait. */
@@ -286,6 +288,7 @@ export class TransferService {
             linesAtAnalyze = summary.lines;
           };
           const land = async () => {
+            await writer.flush?.();
             const settled = await Promise.allSettled(window.map((w) => w.work));
             const failed = settled.findIndex((r) => r.status === "rejected");
             if (failed !== -1) throw asLineError((settled[failed] as PromiseRejectedResult).reason, window[failed]!.lineNo);
@@ -322,7 +325,9 @@ export class TransferService {
           try {
             await readLines();
           } catch (error) {
-            // Statements of the window still in flight end before the transaction rolls back.
+            // Statements of the window still in flight end before the transaction rolls back
+            // (entries held back are written into it first, so that every line's answer settles).
+            await writer.flush?.().catch(() => {});
             await Promise.allSettled(window.map((w) => w.work));
             throw error;
           }
@@ -356,8 +361,26 @@ export class TransferService {
         server: (line, now) => network.registerServerNow(line, "import", now),
       };
     }
+    // A window's entry lines are written together when it lands (one statement for the entries,
+    // one for their feed rows): a statement each was most of an entries file's import here.
+    const held: Array<{ row: EntryRow; settle: (error?: unknown) => void }> = [];
     return {
-      entry: (row) => blacklist.importEntry(row),
+      entry: (row) =>
+        new Promise<void>((resolve, reject) => {
+          held.push({ row, settle: (error) => (error === undefined ? resolve() : reject(error)) });
+        }),
+      flush: async () => {
+        const batch = held.splice(0);
+        if (batch.length === 0) return;
+        let duplicate: number;
+        try {
+          duplicate = await blacklist.importEntries(batch.map((b) => b.row));
+        } catch (error) {
+          for (const b of batch) b.settle(error);
+          return;
+        }
+        batch.forEach((b, i) => b.settle(i === duplicate ? conflict(`Entry ${b.row.id} already exists.`) : undefined));
+      },
       creator: (handle, line, now, id) => creators.upsertImported(handle, line, now, id),
       findCreator: (handle) => creators.find(handle),
       link: (creator, line, now) => creators.linkImported(creator, line, now),
