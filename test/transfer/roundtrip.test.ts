@@ -145,3 +145,19 @@ test("an entry whose id is stored already fails the import at its line; a bad li
   // Nothing of either failed file was kept.
   expect((await target.exported()).filter((line) => line.includes('"type":"entry"'))).toHaveLength(2);
 });
+
+test("creators and their links share a window: a creator given twice fails at its second line, and nothing is kept", async () => {
+  const target = await instance(new ManualClock());
+  const creator = (handle: string) => ({ type: "creator", handle, verification_level: 1, joined_at: "2025-01-01T00:00:00Z" });
+  const link = (handle: string, id: number) => ({ type: "connection", creator: handle, provider: "roblox", provider_user_id: String(id), provider_username: `rbx${id}`, public: true });
+  const file = join(dir, "twice.jsonl");
+  const lines = [creator("anna"), link("anna", 71), link("anna", 72), creator("bert"), link("bert", 73), creator("anna"), link("anna", 74)];
+  writeFileSync(file, lines.map((line) => JSON.stringify(line)).join("\n") + "\n");
+  const error = await target.transfer.importFile(file).catch((e) => e);
+  expect(error.message).toBe("line 6: creator 'anna' appears twice");
+  expect(await target.exported()).toEqual([]);
+  // Without the repeated creator, every link lands with its creator.
+  writeFileSync(file, lines.slice(0, 5).map((line) => JSON.stringify(line)).join("\n") + "\n");
+  expect(await target.transfer.importFile(file)).toMatchObject({ creators: 2, connections: 3 });
+  expect((await target.services.creators.profile("anna")) as any).toMatchObject({ handle: "anna" });
+});

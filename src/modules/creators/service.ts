@@ -127,9 +127,9 @@ export class CreatorsService {
     return this.writes.upsertNow(handle, input, now, id);
   }
 
-  /** `upsertNow` awaiting its store: the import on PostgreSQL, inside its transaction. */
-  upsertImported(handle: string, input: CreatorInput, now: number, id?: string): Promise<boolean> {
-    return this.writes.upsertImported(handle, input, now, id);
+  /** A creator of the import on PostgreSQL, inside its transaction; false when the handle is stored (see CreatorWrites). */
+  insertImported(handle: string, input: CreatorInput, now: number, id?: string): Promise<boolean> {
+    return this.writes.insertImported(handle, input, now, id);
   }
 
   /** Links a platform account to a creator, or updates the link when it is already this creator's. */

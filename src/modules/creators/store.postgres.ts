@@ -84,6 +84,22 @@ export class PostgresCreatorsStore implements CreatorsStore {
     return row ? readCreator(row) : null;
   }
 
+  async insertCreatorUnlessTaken(c: NewCreator): Promise<boolean> {
+    let inserted: unknown[];
+    try {
+      inserted = await this.sql`
+        INSERT INTO creators (id, handle, display_name, verification_level, karma, joined_at, avatar_r2_key, created_at,
+          updated_at, trust_computed_at, search_text)
+        VALUES (${c.id}, ${c.handle}, ${c.displayName}, ${c.verificationLevel}, ${c.karma}, ${c.joinedAt}, ${c.avatarR2Key},
+          ${c.createdAt}, ${c.createdAt}, ${c.createdAt}, ${c.handle})
+        ON CONFLICT (handle) DO NOTHING RETURNING id`;
+    } catch (error) {
+      throw asUniqueViolation(error) ?? error;
+    }
+    if (inserted.length > 0) this.database.note(CREATORS_NOTE, c.id);
+    return inserted.length > 0;
+  }
+
   async insertCreator(c: NewCreator): Promise<void> {
     try {
       await this.sql`

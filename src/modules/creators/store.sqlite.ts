@@ -200,6 +200,12 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
     return row && readCreator(row);
   }
 
+  insertCreatorUnlessTaken(c: NewCreator): boolean {
+    const taken = this.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM creators WHERE handle = ?").get(c.handle)!.n > 0;
+    if (!taken) this.insertCreator(c);
+    return !taken;
+  }
+
   insertCreator(c: NewCreator): void {
     try {
       this.insertCreatorStatement.run(c.id, c.handle, c.displayName, c.verificationLevel, c.karma, c.joinedAt, c.avatarR2Key, c.createdAt);

@@ -101,6 +101,8 @@ export interface CreatorsStore {
   byId(id: string): Awaitable<CreatorRow | null>;
   /** Throws UniqueViolation when the handle (or id) is taken. */
   insertCreator(creator: NewCreator): Awaitable<void>;
+  /** Stores a creator unless its handle is stored already (then writes nothing and answers false). */
+  insertCreatorUnlessTaken(creator: NewCreator): Awaitable<boolean>;
   updateProfile(id: string, fields: ProfileFields, now: number): Awaitable<void>;
   connectionByAccount(provider: string, accountId: string): Awaitable<ConnectionRow | null>;
   /** Oldest first. */

@@ -87,19 +87,18 @@ export class CreatorWrites {
     return false;
   }
 
-  /** `upsertNow` awaiting its store: the import on PostgreSQL, inside its transaction. */
-  async upsertImported(handle: string, input: CreatorInput, now: number, id?: string): Promise<boolean> {
+  /**
+   * A creator of an import that awaits its store (PostgreSQL), inside its transaction: stored
+   * unless the handle is, then false and nothing written (the import fails at that line and rolls
+   * back). The insert is sent as this is called, before any read: the import sends a creator's
+   * links right behind it, in the same window, and they must reach the database after it.
+   */
+  async insertImported(handle: string, input: CreatorInput, now: number, id?: string): Promise<boolean> {
     const joinedAt = checkedJoinedAt(input, now);
-    const existing = await this.store.byHandle(handle);
-    if (!existing) {
-      const creatorId = id ?? newId("crt", now);
-      await this.store.insertCreator(newCreator(creatorId, handle, input, joinedAt, now));
-      await this.scores.recompute(creatorId, now, true);
-      return true;
-    }
-    await this.store.updateProfile(existing.id, profileFields(existing, input, joinedAt), now);
-    await this.scores.recompute(existing.id, now, true);
-    return false;
+    const creatorId = id ?? newId("crt", now);
+    if (!(await this.store.insertCreatorUnlessTaken(newCreator(creatorId, handle, input, joinedAt, now)))) return false;
+    await this.scores.recompute(creatorId, now, true);
+    return true;
   }
 
   /**

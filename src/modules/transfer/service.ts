@@ -99,6 +99,16 @@ const ANALYZE_EVERY_LINES = 100_000;
 const PIPELINED_LINES = 500;
 
 /**
+ * The kinds of line that may share a window. A creator and its links do: the creator's insert is
+ * sent as its line is read, before any read, so the links sent behind it find it (the data set
+ * alternates creator and link lines every two to five lines, and a window each cost a round trip
+ * a run). Every other kind has windows of its own.
+ */
+function windowGroup(type: unknown): unknown {
+  return type === "connection" ? "creator" : type;
+}
+
+/**
  * What a line of a pipelined kind must not share with another line of its window (two lines with
  * one key run one after the other); null for a kind that runs alone (accounts, servers, unknown).
  */
@@ -306,8 +316,9 @@ export class TransferService {
                 summary.lines++;
                 const value = parseLine(text, lineNo);
                 const key = pipelineKey(value as { type?: unknown; [field: string]: unknown }, lineNo);
-                if (key === null || value.type !== windowKind || windowKeys.has(key) || window.length >= PIPELINED_LINES) await land();
-                windowKind = value.type;
+                const kind = windowGroup(value.type);
+                if (key === null || kind !== windowKind || windowKeys.has(key) || window.length >= PIPELINED_LINES) await land();
+                windowKind = kind;
                 try {
                   const work = this.importLine(value, lineNo, creatorIds, writer);
                   if (key === null) summary[await work]++;
@@ -381,7 +392,7 @@ export class TransferService {
         }
         batch.forEach((b, i) => b.settle(i === duplicate ? conflict(`Entry ${b.row.id} already exists.`) : undefined));
       },
-      creator: (handle, line, now, id) => creators.upsertImported(handle, line, now, id),
+      creator: (handle, line, now, id) => creators.insertImported(handle, line, now, id),
       findCreator: (handle) => creators.find(handle),
       link: (creator, line, now) => creators.linkImported(creator, line, now),
       deal: (line, now) => network.dealImported(line, now),
@@ -436,9 +447,15 @@ export class TransferService {
         const handle = requireHandle(line.handle);
         // An update means the handle came before: the import fails and rolls it back.
         const id = line.id ?? newId("crt", now);
+        // Known from now on: the creator's links may follow in the same window, sent behind it.
+        // Had the handle come before, the import fails at this line and nothing is kept.
+        const wasKnown = creatorIds.get(handle);
+        creatorIds.set(handle, id);
         return andThen(writer.creator(handle, line, now, id), (created) => {
-          if (!created) throw lineError(lineNo, `creator '${handle}' appears twice`);
-          creatorIds.set(handle, id);
+          if (!created) {
+            if (wasKnown !== undefined) creatorIds.set(handle, wasKnown);
+            throw lineError(lineNo, `creator '${handle}' appears twice`);
+          }
           return "creators" as const;
         });
       }
