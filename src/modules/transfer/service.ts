@@ -6,6 +6,7 @@ import type { Clock } from "../../clock";
 import { analyzeTables, beginBulkWrite } from "../../db/bulk-write";
 import type { Database } from "../../db/database";
 import { conflict, ServiceError } from "../../errors";
+import { PIPELINED_LINES, pipelineKey, windowGroup } from "./windows";
 import { newId } from "../../ids";
 import type { Services } from "../../services";
 import { requireHandle } from "../../values";
@@ -94,44 +95,6 @@ function counting(work: unknown, counted: Counted): Awaitable<Counted> {
 
 /** Lines an import on PostgreSQL loads between two refreshes of the planner's statistics. */
 const ANALYZE_EVERY_LINES = 100_000;
-
-/** Lines of one kind an import on PostgreSQL sends before waiting for their answers. */
-const PIPELINED_LINES = 500;
-
-/**
- * The kinds of line that may share a window. A creator and its links do: the creator's insert is
- * sent as its line is read, before any read, so the links sent behind it find it (the data set
- * alternates creator and link lines every two to five lines, and a window each cost a round trip
- * a run). Every other kind has windows of its own.
- */
-function windowGroup(type: unknown): unknown {
-  return type === "connection" ? "creator" : type;
-}
-
-/**
- * What a line of a pipelined kind must not share with another line of its window (two lines with
- * one key run one after the other); null for a kind that runs alone (accounts, servers, unknown).
- */
-function pipelineKey(value: { type?: unknown; [field: string]: unknown }, lineNo: number): string | null {
-  const name = (field: unknown) => String(field ?? "").trim().replace(/^@/, "").toLowerCase();
-  switch (value.type) {
-    case "entry":
-      return `entry:${value.id ?? lineNo}`;
-    case "creator":
-      return name(value.handle);
-    case "connection":
-      return `${name(value.provider)}:${name(value.provider_user_id)}`;
-    case "deal":
-      return `deal:${value.id ?? lineNo}`;
-    case "review":
-    case "vouch":
-      return `${name(value.from)}>${name(value.to)}`;
-    case "referral":
-      return name(value.referred);
-    default:
-      return null;
-  }
-}
 
 export class TransferService {
   private readonly members: MembersStore;
