@@ -2,7 +2,7 @@
 // are stored without their feed rows and listener calls until `endBulk`, which writes them in one
 // pass: at a million imported entries, one INSERT ... SELECT and one catch-up query per listener
 // instead of a million of each. They run where the store answers without a promise (SQLite's
-// `sync`); elsewhere the import stores each entry through `importEntry`.
+// `sync`); elsewhere the import stores a window of entries at a time through `importEntries`.
 import type { BlacklistStore, BlacklistSyncStore, EntryRow } from "./store";
 import type { SubjectFilter } from "./subject-filter";
 

@@ -185,15 +185,11 @@ export class BlacklistService {
     return this.store.entriesOf(subject);
   }
 
-  /** Several entries of an import that awaits its lines, stored at once (see BlacklistWrites.importEntries). */
+  /** A window of an import that awaits its store, stored at once (see BlacklistWrites.importEntries). */
   importEntries(rows: EntryRow[]): Promise<number> {
     return this.writes.importEntries(rows);
   }
 
-  /** Stores a prepared entry of an import that awaits each line, inside its transaction: feed row and listeners, no event. */
-  importEntry(row: EntryRow): Promise<void> {
-    return this.writes.importEntry(row);
-  }
 
   /** Marks lapsed entries `expired`, a short transaction at a time (expiry.ts); run by cron. */
   expireDue(sliceRows = EXPIRY_SLICE_ROWS): Promise<number> {

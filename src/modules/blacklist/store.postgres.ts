@@ -133,19 +133,7 @@ export class PostgresBlacklistStore implements BlacklistStore {
   }
 
   async insertEntry(row: EntryRow) {
-    await translatingConflicts(
-      () => this.sql`
-        INSERT INTO blacklist_entries (id, provider, provider_user_id, username, severity, scope, vertical, reason_code,
-          summary, issued_at, expires_at, appealable, high_risk, watchlist, creator_handle, evidence, reporter, status,
-          overturned_at, created_at, supersedes, source, upstream_id)
-        VALUES (${row.id}, ${row.provider}, ${row.providerUserId}, ${row.username}, ${row.severity}, ${row.scope},
-          ${row.vertical}, ${row.reasonCode}, ${row.summary}, ${row.issuedAt}, ${row.expiresAt}, ${row.appealable},
-          ${row.highRisk}, ${row.watchlist}, ${row.creatorHandle}, ${row.evidence}, ${row.reporter}, ${row.status},
-          ${row.overturnedAt}, ${row.createdAt}, ${row.supersedes}, ${row.source}, ${row.upstreamId})`,
-    );
-    // Other instances add the subject to their filters from the commit's notification instead of
-    // reading the table again (every insert of an active row must note it: see PostgresDatabase.note).
-    if (row.status === "active") this.database.note(SUBJECTS_NOTE, [row.provider, row.providerUserId]);
+    await this.insertEntries([row]);
   }
 
   async insertEntries(rows: EntryRow[]) {
@@ -194,6 +182,8 @@ export class PostgresBlacklistStore implements BlacklistStore {
         ],
       ),
     );
+    // Other instances add the subject to their filters from the commit's notification instead of
+    // reading the table again (every insert of an active row must note it: see PostgresDatabase.note).
     for (const row of rows) if (row.status === "active") this.database.note(SUBJECTS_NOTE, [row.provider, row.providerUserId]);
   }
 

@@ -77,12 +77,12 @@ export class BlacklistWrites {
   }
 
   /**
-   * Stores a prepared entry with its change-feed row and, when `emit`, its outbox event, and tells
-   * the listeners. The caller holds the transaction. Watchlist rows are unconfirmed reports: they
+   * Stores a prepared entry with its change-feed row and its outbox event, and tells the
+   * listeners. The caller holds the transaction. Watchlist rows are unconfirmed reports: they
    * stay off the list, the keyed change feed and the events, but get a feed row, which only the
    * signed federation feed reads (followers hold them as watchlist rows).
    */
-  private async writeEntry(row: EntryRow, emit: boolean): Promise<void> {
+  private async writeEntry(row: EntryRow): Promise<void> {
     try {
       await this.store.insertEntry(row);
     } catch (error) {
@@ -94,20 +94,26 @@ export class BlacklistWrites {
     this.subjects.add(row.provider, row.providerUserId);
     this.checks.forget(row.provider, row.providerUserId);
     await this.store.insertChange("added", row.id, row.createdAt);
-    if (!row.watchlist && emit) await this.outbox.write("blacklist.added", toPublicEntry(row), row.createdAt);
-    await this.notify(row, "added", emit);
+    if (!row.watchlist) await this.outbox.write("blacklist.added", toPublicEntry(row), row.createdAt);
+    await this.notify(row, "added", true);
   }
 
   /**
-   * Stores several prepared entries of an import at once, inside its transaction, as `importEntry`
-   * would one after the other: one statement each for the entries and their feed rows, the
-   * listeners told once. Answers the index of the first entry whose id is stored already (then
-   * nothing is written), or -1.
+   * Stores prepared entries of an import that awaits its store (PostgreSQL), inside its
+   * transaction: feed rows and listeners, no events. Answers the index of the first entry whose id
+   * is stored already (then nothing is written), or -1: the import names that line, and a failed
+   * statement would leave the transaction unusable for finding it.
    */
   async importEntries(rows: EntryRow[]): Promise<number> {
     if (rows.length === 0) return -1;
     const stored = await this.store.storedIds(rows.map((row) => row.id));
     if (stored.size > 0) return rows.findIndex((row) => stored.has(row.id));
+    await this.notifyMany(await this.storeTogether(rows), "added", false);
+    return -1;
+  }
+
+  /** Entries written together, with the feed rows of the active ones (answered), noted by the check's caches. */
+  private async storeTogether(rows: EntryRow[]): Promise<EntryRow[]> {
     await this.store.insertEntries(rows);
     const active = rows.filter((row) => row.status === "active");
     for (const row of active) {
@@ -115,13 +121,7 @@ export class BlacklistWrites {
       this.checks.forget(row.provider, row.providerUserId);
     }
     await this.store.insertAddedChanges(active);
-    await this.notifyMany(active, "added", false);
-    return -1;
-  }
-
-  /** Stores a prepared entry of an import, inside its transaction: feed row and listeners, no event. */
-  importEntry(row: EntryRow): Promise<void> {
-    return this.writeEntry(row, false);
+    return active;
   }
 
   /**
@@ -146,18 +146,13 @@ export class BlacklistWrites {
   addMany(batch: Array<{ input: NewEntry; actor: Actor; refs: AddRefs }>): Promise<EntryRow[]> {
     return this.transaction(async () => {
       const rows = batch.map(({ input, actor, refs }) => this.prepareAdded(input, actor, refs));
+      let active: EntryRow[];
       try {
-        await this.store.insertEntries(rows);
+        active = await this.storeTogether(rows);
       } catch (error) {
         if (error instanceof UniqueViolation) throw conflict("An entry of this batch already exists.");
         throw error;
       }
-      const active = rows.filter((row) => row.status === "active");
-      for (const row of active) {
-        this.subjects.add(row.provider, row.providerUserId);
-        this.checks.forget(row.provider, row.providerUserId);
-      }
-      await this.store.insertAddedChanges(active);
       await this.outbox.writeMany(active.filter((row) => !row.watchlist).map((row) => ({ type: "blacklist.added" as const, data: toPublicEntry(row), at: row.createdAt })));
       await this.notifyMany(active, "added", true);
       await this.audit.recordMany(batch.map(({ actor, refs }, i) => addedEvent(rows[i]!, actor, refs)));
@@ -176,7 +171,7 @@ export class BlacklistWrites {
   }
 
   private async writeAdded(row: EntryRow, actor: Actor, refs: AddRefs): Promise<void> {
-    await this.writeEntry(row, true);
+    await this.writeEntry(row);
     const { action, refs: about, details, at } = addedEvent(row, actor, refs);
     await this.audit.record(actor, action, about, details, at);
   }

@@ -212,32 +212,34 @@ export class TrustScores {
 
   /** Recomputes the creators an entry names, in the entry's transaction. */
   private async afterEntryChange(row: EntryRow, emit: boolean): Promise<void> {
-    const now = this.clock.now();
-    for (const id of await this.store.creatorsNamedBy(row.creatorHandle ?? "", row.provider, row.providerUserId)) {
-      await this.recompute(id, now, emit);
-    }
+    const { handle, provider, accountId } = namedBy(row);
+    await this.recomputeAll(await this.store.creatorsNamedBy(handle, provider, accountId), emit);
   }
 
   /** Entries added together: each creator any of them names is recomputed once. */
   private async afterEntriesChange(rows: EntryRow[], emit: boolean): Promise<void> {
-    const now = this.clock.now();
-    for (const id of await this.store.creatorsNamedByAny(rows.map(namedBy))) await this.recompute(id, now, emit);
+    await this.recomputeAll(await this.store.creatorsNamedByAny(rows.map(namedBy)), emit);
   }
 
-  private afterEntriesChangeNow(rows: EntryRow[], emit: boolean): void | Promise<void> {
+  private async recomputeAll(creatorIds: string[], emit: boolean): Promise<void> {
     const now = this.clock.now();
-    const pending: Promise<void>[] = [];
-    for (const id of this.syncStore().creatorsNamedByAny(rows.map(namedBy))) {
-      const left = this.recomputeNow(id, now, emit);
-      if (left) pending.push(left);
-    }
-    if (pending.length > 0) return Promise.all(pending).then(() => undefined);
+    for (const id of creatorIds) await this.recompute(id, now, emit);
   }
 
   private afterEntryChangeNow(row: EntryRow, emit: boolean): void | Promise<void> {
+    const { handle, provider, accountId } = namedBy(row);
+    return this.recomputeAllNow(this.syncStore().creatorsNamedBy(handle, provider, accountId), emit);
+  }
+
+  private afterEntriesChangeNow(rows: EntryRow[], emit: boolean): void | Promise<void> {
+    return this.recomputeAllNow(this.syncStore().creatorsNamedByAny(rows.map(namedBy)), emit);
+  }
+
+  /** `recomputeAll` on SQLite: a promise only when trust-change listeners have work left. */
+  private recomputeAllNow(creatorIds: string[], emit: boolean): void | Promise<void> {
     const now = this.clock.now();
     const pending: Promise<void>[] = [];
-    for (const id of this.syncStore().creatorsNamedBy(row.creatorHandle ?? "", row.provider, row.providerUserId)) {
+    for (const id of creatorIds) {
       const left = this.recomputeNow(id, now, emit);
       if (left) pending.push(left);
     }

@@ -6,7 +6,6 @@ import type { Clock } from "../../clock";
 import { analyzeTables, beginBulkWrite } from "../../db/bulk-write";
 import type { Database } from "../../db/database";
 import { conflict, ServiceError } from "../../errors";
-import { PIPELINED_LINES, pipelineKey, windowGroup } from "./windows";
 import { newId } from "../../ids";
 import type { Services } from "../../services";
 import { requireHandle } from "../../values";
@@ -16,6 +15,7 @@ import { EntriesApart } from "./entries-apart";
 import { insertRow } from "../../db/records";
 import { exportAll } from "./export";
 import { recordKind, recordRow } from "./records";
+import { PIPELINED_LINES, pipelineKey, windowGroup } from "./windows";
 import {
   AccountLine,
   AccountMemberLine,
@@ -408,17 +408,12 @@ export class TransferService {
       case "creator": {
         const line = checked(CreatorLine);
         const handle = requireHandle(line.handle);
-        // An update means the handle came before: the import fails and rolls it back.
         const id = line.id ?? newId("crt", now);
         // Known from now on: the creator's links may follow in the same window, sent behind it.
-        // Had the handle come before, the import fails at this line and nothing is kept.
-        const wasKnown = creatorIds.get(handle);
+        // A handle stored before fails the import at this line, and nothing is kept.
         creatorIds.set(handle, id);
         return andThen(writer.creator(handle, line, now, id), (created) => {
-          if (!created) {
-            if (wasKnown !== undefined) creatorIds.set(handle, wasKnown);
-            throw lineError(lineNo, `creator '${handle}' appears twice`);
-          }
+          if (!created) throw lineError(lineNo, `creator '${handle}' appears twice`);
           return "creators" as const;
         });
       }
