@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `serve --workers N` on the bench database (`make bench-workers`, and step 7d of `make bench`):
 #
+#  0. the machine's CPUs: cores of their own or hyperthreads of one core (bench/cores.ts)
 #  1. the keyed check (bench/check.lua) on 1 and 2 workers, rounds alternating between them:
 #     checks per second, the CPU seconds all the processes of each server (supervisor and workers)
 #     used per 100,000 checks, and the worst request latency (target under 100 ms: no worker may
@@ -103,6 +104,13 @@ result() { sed -n "s/^RESULT .*$2=\([0-9.]*\).*/\1/p" "$1" | head -1; }
 cpu() { sed -n 's/^CPU server_s=\([0-9.]*\)/\1/p' "$1" | head -1; }
 per100k() { awk -v c="$(cpu "$1")" -v n="$(result "$1" requests)" 'BEGIN { if (n > 0) printf "%.2f\n", c / n * 100000; else print "n/a" }'; }
 
+# ---- 0. the machine's CPUs ----------------------------------------------------------------
+# Cores of their own, or hyperthreads of one core (bench/cores.ts): on hyperthreads a second
+# worker slows the first, and the CPU per check of two workers grows with it.
+say "cores: one pinned loop per CPU, alone and together"
+bun bench/cores.ts >"$RUN/cores.json" 2>"$RUN/cores.err" || echo '{}' >"$RUN/cores.json"
+say "  $(cat "$RUN/cores.json")"
+
 # ---- 1. the keyed check on 1 and 2 workers ------------------------------------------------
 for n in $(seq 1 "$ROUNDS"); do
   for w in 1 2; do
@@ -158,6 +166,9 @@ PSS1=$(sed -n 's/^pss_kb_1=//p' "$FACTS"); PSS2=$(sed -n 's/^pss_kb_2=//p' "$FAC
   table paced
   awk -v a="$(cpucol 1 paced)" -v b="$(cpucol 2 paced)" 'BEGIN { if (a > 0) printf "CPU per check, each worker offered the same load, 2 workers against 1: %.2fx (target: within 1.10x)\n", b / a }'
   awk -v a="$(cpucol 1 paced)" -v b="$(cpucol 2 shared)" -v r="$(col 2 rps shared)" -v c="$CONNECTIONS" 'BEGIN { if (a > 0) printf "Two workers sharing the rate of one (%s checks/s over %s connections): %.2fx the CPU per check of one worker; each serves half as many requests per turn of its event loop\n", r, c, b / a }'
+  echo
+  echo "The CPUs (bench/cores.ts, work of a loop pinned to each CPU when all run at once, against alone; near 1: cores of their own, 0.5-0.7: hyperthreads of one core):" \
+    "arithmetic $(jq -r '.arithmetic.together_over_alone // "n/a"' "$RUN/cores.json"), random reads over 64 MiB $(jq -r '.memory.together_over_alone // "n/a"' "$RUN/cores.json")."
   echo
   # The target is judged on the proportional size: what the machine holds for the whole serve. The
   # resident sizes summed count every page the processes share (the binary's code, the directory
