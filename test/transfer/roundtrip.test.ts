@@ -161,3 +161,23 @@ test("creators and their links share a window: a creator given twice fails at it
   expect(await target.transfer.importFile(file)).toMatchObject({ creators: 2, connections: 3 });
   expect((await target.services.creators.profile("anna")) as any).toMatchObject({ handle: "anna" });
 });
+
+test("a stored entry id in a window still landing wins over a bad line read after it; a full window imports whole", async () => {
+  const target = await instance(new ManualClock());
+  const entry = (i: number, id?: string) => ({ type: "entry", ...(id ? { id } : {}), provider: "roblox", provider_user_id: String(9_000 + i), severity: "warn", reason_code: "spam" });
+  const write = (name: string, lines: unknown[]) => {
+    const file = join(dir, name);
+    writeFileSync(file, lines.map((line) => JSON.stringify(line)).join("\n") + "\n");
+    return file;
+  };
+  // More than a window of entries (PIPELINED_LINES): on PostgreSQL the first window is written
+  // while the next is read, and its answers are checked after.
+  const many = Array.from({ length: 1_200 }, (_, i) => entry(i));
+  expect(await target.transfer.importFile(write("many.jsonl", [...many, entry(1_200, "bl_kept")]))).toMatchObject({ entries: 1_201 });
+  // The stored id near the end of the first window, the bad line in the next one.
+  const lines = Array.from({ length: 520 }, (_, i) => entry(2_000 + i));
+  lines[489] = entry(2_489, "bl_kept");
+  const failed = await target.transfer.importFile(write("late-bad.jsonl", [...lines, { type: "entry", provider: "roblox" }])).catch((e) => e);
+  expect(failed.message).toMatch(/^line 490: .*already exists/);
+  expect((await target.exported()).filter((line) => line.includes('"type":"entry"'))).toHaveLength(1_201);
+});

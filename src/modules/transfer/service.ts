@@ -15,7 +15,7 @@ import { EntriesApart } from "./entries-apart";
 import { insertRow } from "../../db/records";
 import { exportAll } from "./export";
 import { recordKind, recordRow } from "./records";
-import { PIPELINED_LINES, pipelineKey, windowGroup } from "./windows";
+import { pipelineKey, Windows, windowGroup } from "./windows";
 import {
   AccountLine,
   AccountMemberLine,
@@ -244,32 +244,19 @@ export class TransferService {
         creators.beginBulk();
         try {
           let lineNo = 0;
-          // Lines of one kind do not read what the others of their run write (a creator, its link
-          // and a vouch naming it come in separate runs), so a run is sent without waiting for each
-          // answer and the transaction's connection pipelines the statements: one round trip a
-          // window instead of several a line. A line whose key is already in the window (the same
-          // account, pair or handle) and a line of another kind wait for the window to land.
-          let window: Array<{ lineNo: number; work: Promise<Counted> }> = [];
-          let windowKind: unknown = null;
-          const windowKeys = new Set<string>();
           // The lines' own look-ups (a link's creator, an entry's named creators) and the scores
           // at the end read tables this transaction is filling: the planner is told what they hold.
           let linesAtAnalyze = 0;
-          const analyzeIfGrown = async () => {
-            if (summary.lines - linesAtAnalyze < ANALYZE_EVERY_LINES) return;
-            await analyzeTables(this.database);
-            linesAtAnalyze = summary.lines;
-          };
-          const land = async () => {
-            await writer.flush?.();
-            const settled = await Promise.allSettled(window.map((w) => w.work));
-            const failed = settled.findIndex((r) => r.status === "rejected");
-            if (failed !== -1) throw asLineError((settled[failed] as PromiseRejectedResult).reason, window[failed]!.lineNo);
-            for (const r of settled) summary[(r as PromiseFulfilledResult<Counted>).value]++;
-            window = [];
-            windowKeys.clear();
-            await analyzeIfGrown();
-          };
+          const windows = new Windows<Counted>({
+            flush: writer.flush,
+            counted: (counted) => summary[counted]++,
+            landed: async () => {
+              if (summary.lines - linesAtAnalyze < ANALYZE_EVERY_LINES) return;
+              await analyzeTables(this.database);
+              linesAtAnalyze = summary.lines;
+            },
+            lineError: asLineError,
+          });
           const readLines = async () => {
             for await (const batch of lines) {
               for (const raw of batch) {
@@ -279,31 +266,22 @@ export class TransferService {
                 summary.lines++;
                 const value = parseLine(text, lineNo);
                 const key = pipelineKey(value as { type?: unknown; [field: string]: unknown }, lineNo);
-                const kind = windowGroup(value.type);
-                if (key === null || kind !== windowKind || windowKeys.has(key) || window.length >= PIPELINED_LINES) await land();
-                windowKind = kind;
+                await windows.makeRoom(key, windowGroup(value.type));
                 try {
                   const work = this.importLine(value, lineNo, creatorIds, writer);
                   if (key === null) summary[await work]++;
-                  else {
-                    windowKeys.add(key);
-                    window.push({ lineNo, work: Promise.resolve(work) });
-                  }
+                  else windows.add(lineNo, key, work);
                 } catch (error) {
                   throw asLineError(error, lineNo);
                 }
               }
             }
-            await land();
+            await windows.land();
           };
           try {
             await readLines();
           } catch (error) {
-            // Statements of the window still in flight end before the transaction rolls back
-            // (entries held back are written into it first, so that every line's answer settles).
-            await writer.flush?.().catch(() => {});
-            await Promise.allSettled(window.map((w) => w.work));
-            throw error;
+            throw await windows.abandon(error);
           }
           if (summary.lines > linesAtAnalyze) await analyzeTables(this.database);
           await creators.endBulkAsync();

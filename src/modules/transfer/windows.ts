@@ -1,5 +1,6 @@
 // How the import on PostgreSQL groups lines into windows: the lines it sends before waiting for
-// their answers, one round trip a window instead of several a line (service.ts, importFileAwaiting).
+// their answers, one round trip a window instead of several a line (service.ts, importFileAwaiting),
+// and the windows themselves (`Windows`): when one lands, and which failure is the import's.
 
 /** Lines an import on PostgreSQL sends in one window before waiting for their answers. */
 export const PIPELINED_LINES = 500;
@@ -36,5 +37,89 @@ export function pipelineKey(value: { type?: unknown; [field: string]: unknown },
       return name(value.referred);
     default:
       return null;
+  }
+}
+
+/** What a window does when it lands: the writer's held-back statements, each line's count, the failure's line. */
+export interface WindowHooks<C> {
+  /** Sends what the writer holds back for the window (its entries); each line's answer settles then. */
+  flush?: () => Promise<void>;
+  counted: (counted: C) => void;
+  /** After a window landed (or was sent to land meanwhile). */
+  landed: () => Promise<void>;
+  lineError: (error: unknown, lineNo: number) => unknown;
+}
+
+/**
+ * The import's windows on PostgreSQL. Lines of one kind do not read what the others of their run
+ * write (a creator, its link and a vouch naming it come in separate runs), so a run is sent
+ * without waiting for each answer and the transaction's connection pipelines the statements: one
+ * round trip a window instead of several a line. A line whose key is already in the window (the
+ * same account, pair or handle) and a line of another kind wait for the window to land.
+ */
+export class Windows<C> {
+  private window: Array<{ lineNo: number; work: Promise<C> }> = [];
+  private kind: unknown = null;
+  private readonly keys = new Set<string>();
+  /**
+   * A full window of entries lands while the next one is read: nothing reads what it writes but
+   * later windows' statements, which run behind it on the one connection. Its answers are checked
+   * when the next window lands (or the import ends), its failure first.
+   */
+  private inFlight: Promise<void> | null = null;
+
+  constructor(private readonly hooks: WindowHooks<C>) {}
+
+  /** Before a line of `group` (windowGroup) with `key` (pipelineKey) starts: lands the window when the line may not join it. */
+  async makeRoom(key: string | null, group: unknown): Promise<void> {
+    if (key === null || group !== this.kind || this.keys.has(key)) await this.land();
+    else if (this.window.length >= PIPELINED_LINES) await this.land(this.kind === "entry");
+    this.kind = group;
+  }
+
+  add(lineNo: number, key: string, work: C | Promise<C>): void {
+    this.keys.add(key);
+    this.window.push({ lineNo, work: Promise.resolve(work) });
+  }
+
+  async land(overlap = false): Promise<void> {
+    await this.settleInFlight();
+    const flushed = this.hooks.flush?.();
+    const landing = this.window;
+    this.window = [];
+    this.keys.clear();
+    const settle = async () => {
+      await flushed;
+      const settled = await Promise.allSettled(landing.map((w) => w.work));
+      const failed = settled.findIndex((r) => r.status === "rejected");
+      if (failed !== -1) throw this.hooks.lineError((settled[failed] as PromiseRejectedResult).reason, landing[failed]!.lineNo);
+      for (const r of settled) this.hooks.counted((r as PromiseFulfilledResult<C>).value);
+    };
+    if (overlap) {
+      this.inFlight = settle();
+      this.inFlight.catch(() => {}); // awaited by the next land, or by `abandon`
+    } else await settle();
+    await this.hooks.landed();
+  }
+
+  /**
+   * After `error`: lets every statement in flight end before the transaction rolls back (entries
+   * held back are written into it first, so that every line's answer settles). Returns the
+   * import's error: a window still landing holds earlier lines, so its failure comes first.
+   */
+  async abandon(error: unknown): Promise<unknown> {
+    const earlier = await this.settleInFlight().then(
+      () => null,
+      (failure: unknown) => failure,
+    );
+    await this.hooks.flush?.().catch(() => {});
+    await Promise.allSettled(this.window.map((w) => w.work));
+    return earlier ?? error;
+  }
+
+  private async settleInFlight(): Promise<void> {
+    const landing = this.inFlight;
+    this.inFlight = null;
+    await landing;
   }
 }
