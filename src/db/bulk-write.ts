@@ -5,6 +5,7 @@
 // import is one `database.write(…, { allOrNothing: true })` with the planner told what it loaded
 // (`analyzeTables`). The caller never sees a driver.
 import type { Database } from "./database";
+import { nameSourceRows, recountNamesAtEnd } from "./search-names.postgres";
 import {
   foreignKeysUncheckedWhileBulk,
   pageCacheWhileBulk,
@@ -67,4 +68,16 @@ export function beginBulkWrite(database: Database, cacheKib: number): BulkWrite 
  */
 export async function analyzeTables(database: Database): Promise<void> {
   if (database.dialect === "postgres") await database.analyze();
+}
+
+/**
+ * On PostgreSQL, inside the open write: when the import may bring about as many rows as the
+ * suggestion pool's sources hold (`rows`, from the planner's estimates), sets the pool's triggers
+ * aside and returns the function that recounts the pool at the end (search-names.postgres.ts).
+ * Null on SQLite (its bulk write has `suspendSearchIndexing`) and for a small import.
+ */
+export async function recountNamesAtEndIfLarge(database: Database, rows: number): Promise<(() => Promise<void>) | null> {
+  if (database.dialect !== "postgres") return null;
+  if (rows < (await nameSourceRows(database.sql()))) return null;
+  return recountNamesAtEnd(() => database.sql());
 }

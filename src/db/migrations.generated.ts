@@ -31,6 +31,7 @@ import postgres10 from "../../migrations/postgres/0010_keys_version.sql" with { 
 import postgres11 from "../../migrations/postgres/0011_moderation.sql" with { type: "text" };
 import postgres12 from "../../migrations/postgres/0012_federation.sql" with { type: "text" };
 import postgres13 from "../../migrations/postgres/0013_console.sql" with { type: "text" };
+import postgres14 from "../../migrations/postgres/0014_search_names_recount.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -75,4 +76,5 @@ export const embeddedPostgresMigrations: EmbeddedMigration[] = [
   { tag: "0011_moderation", when: 1795833192199, breakpoints: true, sql: postgres11 },
   { tag: "0012_federation", when: 1795834202687, breakpoints: true, sql: postgres12 },
   { tag: "0013_console", when: 1795834600367, breakpoints: true, sql: postgres13 },
+  { tag: "0014_search_names_recount", when: 1795835200367, breakpoints: true, sql: postgres14 },
 ];

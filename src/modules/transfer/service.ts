@@ -3,7 +3,7 @@
 import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import type { Clock } from "../../clock";
-import { analyzeTables, beginBulkWrite } from "../../db/bulk-write";
+import { analyzeTables, beginBulkWrite, recountNamesAtEndIfLarge } from "../../db/bulk-write";
 import type { Database } from "../../db/database";
 import { conflict, ServiceError } from "../../errors";
 import { newId } from "../../ids";
@@ -241,6 +241,11 @@ export class TransferService {
     try {
       await this.database.write(async () => {
         const moveVersion = await creators.store.holdVersion();
+        // A file about as large as what is stored recounts the suggestion names once at its end
+        // instead of a trigger's upsert for each creator, link and entry.
+        const bytes = statSync(path).size;
+        const recountNames =
+          bytes >= (this.options.rebuildIndexesFromBytes ?? REBUILD_INDEXES_FROM_BYTES) ? await recountNamesAtEndIfLarge(this.database, bytes / BYTES_PER_LINE) : null;
         creators.beginBulk();
         try {
           let lineNo = 0;
@@ -285,6 +290,7 @@ export class TransferService {
           }
           if (summary.lines > linesAtAnalyze) await analyzeTables(this.database);
           await creators.endBulkAsync();
+          await recountNames?.();
           await moveVersion();
         } catch (error) {
           creators.abandonBulk();
