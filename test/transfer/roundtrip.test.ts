@@ -181,3 +181,29 @@ test("a stored entry id in a window still landing wins over a bad line read afte
   expect(failed.message).toMatch(/^line 490: .*already exists/);
   expect((await target.exported()).filter((line) => line.includes('"type":"entry"'))).toHaveLength(1_201);
 });
+
+test("a window of creators and links names each failure by its own line: a stored handle or id, a bad link after them", async () => {
+  const target = await instance(new ManualClock());
+  const creator = (handle: string, extra: Record<string, unknown> = {}) => ({ type: "creator", handle, verification_level: 1, joined_at: "2025-01-01T00:00:00Z", ...extra });
+  const link = (handle: string, id: string) => ({ type: "connection", creator: handle, provider: "roblox", provider_user_id: id, provider_username: `rbx${id}`, public: true });
+  const write = (name: string, lines: unknown[]) => {
+    const file = join(dir, name);
+    writeFileSync(file, lines.map((line) => JSON.stringify(line)).join("\n") + "\n");
+    return file;
+  };
+  expect(await target.transfer.importFile(write("stored.jsonl", [creator("stored", { id: "crt_stored" }), link("stored", "81")]))).toMatchObject({ creators: 1 });
+  // A handle stored before, inside a window, with a link of another creator after it in the same window.
+  const handle = await target.transfer.importFile(write("handle.jsonl", [creator("fresh"), link("fresh", "82"), creator("stored"), link("fresh", "83")])).catch((e) => e);
+  expect(handle.message).toBe("line 3: creator 'stored' appears twice");
+  // An id stored before under another handle.
+  const id = await target.transfer.importFile(write("id.jsonl", [creator("fresh"), creator("other", { id: "crt_stored" }), link("fresh", "84")])).catch((e) => e);
+  expect(id.message).toStartWith("line 2:");
+  // A stored handle, then a link the import refuses before sending anything: the earlier line wins.
+  const bad = await target.transfer.importFile(write("bad.jsonl", [creator("fresh"), creator("stored"), link("fresh", "not-a-number")])).catch((e) => e);
+  expect(bad.message).toBe("line 2: creator 'stored' appears twice");
+  // A link naming a creator stored before: found, and linked in the window.
+  expect(await target.transfer.importFile(write("later.jsonl", [link("stored", "85"), creator("fresh"), link("fresh", "86")]))).toMatchObject({ creators: 1, connections: 2 });
+  const lines = await target.exported();
+  expect(lines.filter((line) => line.includes('"type":"creator"'))).toHaveLength(2);
+  expect(lines.filter((line) => line.includes('"type":"connection"'))).toHaveLength(3);
+});

@@ -8,11 +8,11 @@ import type { Outbox } from "../outbox/service";
 import type { BlacklistService } from "../blacklist/service";
 import { type CreatorProfile, CreatorReads, type PublicConnection, type TrustBreakdown } from "./reads";
 import { type TrustChangeListener, TrustScores } from "./score";
-import { type ConnectionRow, type CreatorRow, type CreatorsStore, type CreatorsSyncStore, createCreatorsStore } from "./store";
+import { type ConnectionRow, type CreatorRow, type CreatorsStore, type CreatorsSyncStore, createCreatorsStore, type NewConnection, type NewCreator } from "./store";
 import type { TrustTrend } from "./trust";
 import { type ConnectionAddedListener, type ConnectionInput, type CreatorInput, CreatorWrites } from "./writes";
 
-export type { ConnectionRow, CreatorRow } from "./store";
+export type { ConnectionRow, CreatorRow, NewConnection, NewCreator } from "./store";
 export { accountAgeDays, type TrustChange, type TrustChangeListener } from "./score";
 export {
   type CreatorProfile,
@@ -145,6 +145,19 @@ export class CreatorsService {
   /** `linkNow` awaiting its store: the import on PostgreSQL, inside its transaction. */
   linkImported(creator: Pick<CreatorRow, "id">, input: ConnectionInput, now: number): Promise<void> {
     return this.writes.linkImported(creator, input, now);
+  }
+
+  /** The import's window on PostgreSQL: see CreatorWrites.prepareImported, prepareImportedLink and storeImported. */
+  prepareImported(handle: string, input: CreatorInput, now: number, id?: string): NewCreator {
+    return this.writes.prepareImported(handle, input, now, id);
+  }
+
+  prepareImportedLink(creator: Pick<CreatorRow, "id">, input: ConnectionInput, now: number): NewConnection {
+    return this.writes.prepareImportedLink(creator, input, now);
+  }
+
+  storeImported(creators: NewCreator[], links: Array<{ link: NewConnection; input: ConnectionInput }>, now: number) {
+    return this.writes.storeImported(creators, links, now);
   }
 
   /** Unlinks a platform account from a creator; the score is recomputed without it. */

@@ -13,6 +13,7 @@ import type {
   CreatorOrder,
   CreatorRow,
   CreatorScan,
+  CreatorsManyStore,
   CreatorsStore,
   DirectoryIndexRow,
   DirectoryListRow,
@@ -111,6 +112,50 @@ export class PostgresCreatorsStore implements CreatorsStore {
       throw asUniqueViolation(error) ?? error;
     }
     this.database.note(CREATORS_NOTE, c.id);
+  }
+
+  get many(): CreatorsManyStore {
+    return this;
+  }
+
+  /** The rows go as one JSON parameter: Bun quotes an array parameter element by element. */
+  async insertCreatorsUnlessTaken(rows: NewCreator[]): Promise<Set<string>> {
+    if (rows.length === 0) return new Set();
+    const inserted = await this.sql.unsafe(
+      `INSERT INTO creators (id, handle, display_name, verification_level, karma, joined_at, avatar_r2_key, created_at,
+         updated_at, trust_computed_at, search_text)
+       SELECT id, handle, "displayName", "verificationLevel", karma, "joinedAt", "avatarR2Key", "createdAt", "createdAt", "createdAt", handle
+       FROM ROWS FROM (json_to_recordset($1::text::json) AS (id text, handle text, "displayName" text, "verificationLevel" integer,
+         karma integer, "joinedAt" bigint, "avatarR2Key" text, "createdAt" bigint)) WITH ORDINALITY AS r
+       ORDER BY ordinality
+       ON CONFLICT DO NOTHING RETURNING id`,
+      [JSON.stringify(rows)],
+    );
+    const ids = new Set<string>();
+    for (const row of inserted as Array<{ id: string }>) {
+      ids.add(row.id);
+      this.database.note(CREATORS_NOTE, row.id);
+    }
+    return ids;
+  }
+
+  async insertConnectionsUnlessTaken(links: NewConnection[]): Promise<Set<number>> {
+    if (links.length === 0) return new Set();
+    const inserted = await this.sql.unsafe(
+      `INSERT INTO connections (creator_id, provider, provider_user_id, provider_username, provider_url, verified_at, public, created_at)
+       SELECT "creatorId", provider, "providerUserId", "providerUsername", "providerUrl", "verifiedAt", public, "createdAt"
+       FROM ROWS FROM (json_to_recordset($1::text::json) AS ("creatorId" text, provider text, "providerUserId" text,
+         "providerUsername" text, "providerUrl" text, "verifiedAt" bigint, public boolean, "createdAt" bigint)) WITH ORDINALITY AS r
+       ORDER BY ordinality
+       ON CONFLICT (provider, provider_user_id) DO NOTHING RETURNING provider, provider_user_id`,
+      [JSON.stringify(links)],
+    );
+    const stored = new Set((inserted as Array<{ provider: string; provider_user_id: string }>).map((row) => `${row.provider}\n${row.provider_user_id}`));
+    const places = new Set<number>();
+    links.forEach((link, i) => {
+      if (stored.has(`${link.provider}\n${link.providerUserId}`)) places.add(i);
+    });
+    return places;
   }
 
   async updateProfile(id: string, f: ProfileFields, now: number): Promise<void> {

@@ -156,6 +156,19 @@ export interface CreatorsStore {
 
   /** The same store answering synchronously, where the database can (SQLite); absent otherwise. */
   readonly sync?: CreatorsSyncStore;
+  /** Many rows a statement, for the import that awaits its store: PostgreSQL only. */
+  readonly many?: CreatorsManyStore;
+}
+
+/**
+ * Writes of many rows in one statement each, for the import on PostgreSQL (a statement a line
+ * was most of its time), inside the caller's transaction.
+ */
+export interface CreatorsManyStore {
+  /** Inserts each creator whose handle and id are both free; the ids inserted. */
+  insertCreatorsUnlessTaken(creators: NewCreator[]): Promise<Set<string>>;
+  /** Inserts each link whose account is not linked yet; the places (in `links`) of those inserted. */
+  insertConnectionsUnlessTaken(links: NewConnection[]): Promise<Set<number>>;
 }
 
 /**

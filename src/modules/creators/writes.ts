@@ -101,6 +101,62 @@ export class CreatorWrites {
     return true;
   }
 
+  /** A creator line of the import that stores a window at a time (`storeImported`): checked and made a row now. */
+  prepareImported(handle: string, input: CreatorInput, now: number, id?: string): NewCreator {
+    return newCreator(id ?? newId("crt", now), handle, input, checkedJoinedAt(input, now), now);
+  }
+
+  /** A link line of that import, checked and made a row now. */
+  prepareImportedLink(creator: Pick<CreatorRow, "id">, input: ConnectionInput, now: number): NewConnection {
+    return checkedConnection(creator, input, now);
+  }
+
+  /**
+   * A window of the import on PostgreSQL, inside its transaction: its creators in one statement,
+   * then its links in another (a statement a line was most of the import's time). What each row
+   * came to, in order: a creator true when stored, false when its handle is (nothing written), or
+   * the error of an id already stored; a link null when stored or updated, or its error (that of
+   * `linkImported`; a link of a creator of this window that was not stored fails too, after it).
+   */
+  async storeImported(
+    creators: NewCreator[],
+    links: Array<{ link: NewConnection; input: ConnectionInput }>,
+    now: number,
+  ): Promise<{ creators: Array<boolean | Error>; links: Array<Error | null> }> {
+    const many = this.store.many;
+    if (!many) throw new Error("storeImported runs on a store that writes many rows at once (PostgreSQL)");
+    const inserted = await many.insertCreatorsUnlessTaken(creators);
+    const refused = new Set<string>();
+    const creatorOutcomes: Array<boolean | Error> = [];
+    for (const creator of creators) {
+      if (inserted.has(creator.id)) {
+        await this.scores.recompute(creator.id, now, true);
+        creatorOutcomes.push(true);
+        continue;
+      }
+      refused.add(creator.id);
+      creatorOutcomes.push((await this.store.byHandle(creator.handle)) ? false : new UniqueViolation(null));
+    }
+    const sent = links.filter(({ link }) => !refused.has(link.creatorId));
+    const stored = await many.insertConnectionsUnlessTaken(sent.map(({ link }) => link));
+    const outcomes = new Map<NewConnection, Error | null>();
+    for (const [i, { link, input }] of sent.entries()) {
+      if (!stored.has(i)) {
+        // The account is linked already: to this creator it is an update, as `linkImported` does.
+        const existing = await this.store.connectionByAccount(link.provider, link.providerUserId);
+        if (existing && existing.creatorId !== link.creatorId) {
+          outcomes.set(link, accountTaken(link.provider));
+          continue;
+        }
+        if (existing) await this.store.updateConnection(existing.id, updatedConnection(existing, input, link));
+      }
+      await this.scores.recompute(link.creatorId, now, true);
+      outcomes.set(link, null);
+    }
+    const creatorRefused = conflict("The creator of this link was not stored.");
+    return { creators: creatorOutcomes, links: links.map(({ link }) => outcomes.get(link) ?? (refused.has(link.creatorId) ? creatorRefused : null)) };
+  }
+
   /**
    * Links a platform account to a creator, or updates the link when it is already this
    * creator's. An account linked to another creator is a conflict.

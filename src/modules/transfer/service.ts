@@ -5,17 +5,17 @@ import { availableParallelism } from "node:os";
 import type { Clock } from "../../clock";
 import { analyzeTables, beginBulkWrite, recountNamesAtEndIfLarge } from "../../db/bulk-write";
 import type { Database } from "../../db/database";
-import { conflict, ServiceError } from "../../errors";
+import { ServiceError } from "../../errors";
 import { newId } from "../../ids";
 import type { Services } from "../../services";
 import { requireHandle } from "../../values";
 import { createMembersStore, type MembersStore } from "../accounts/store.members";
-import type { EntryRow } from "../blacklist/service";
 import { EntriesApart } from "./entries-apart";
 import { insertRow } from "../../db/records";
 import { exportAll } from "./export";
 import { recordKind, recordRow } from "./records";
 import { pipelineKey, Windows, windowGroup } from "./windows";
+import { type Awaitable, heldWriter, type LineWriter, syncWriter } from "./writers";
 import {
   AccountLine,
   AccountMemberLine,
@@ -25,7 +25,6 @@ import {
   DealLine,
   EntryLine,
   jsonLines,
-  type Line,
   lineError,
   lineProblem,
   plainKind,
@@ -65,24 +64,6 @@ export interface ImportSummary {
 }
 
 type Counted = Exclude<keyof ImportSummary, "lines">;
-
-type Awaitable<T> = T | Promise<T>;
-
-/** The write of each kind of line but accounts (which always await their service). */
-interface LineWriter {
-  entry(row: EntryRow): Awaitable<unknown>;
-  /** False when the handle is already stored. */
-  creator(handle: string, line: Line<typeof CreatorLine>, now: number, id: string): Awaitable<boolean>;
-  findCreator(handle: string): Awaitable<{ id: string } | null>;
-  link(creator: { id: string }, line: Line<typeof ConnectionLine>, now: number): Awaitable<unknown>;
-  deal(line: Line<typeof DealLine>, now: number): Awaitable<unknown>;
-  review(line: Line<typeof ReviewLine>, now: number): Awaitable<unknown>;
-  vouch(line: Line<typeof VouchLine>, now: number): Awaitable<unknown>;
-  referral(line: Line<typeof ReferralLine>, now: number): Awaitable<unknown>;
-  server(line: Line<typeof ServerLine>, now: number): Awaitable<unknown>;
-  /** Writes what the writer holds back (a window's entries, written together); each line's answer settles then. */
-  flush?(): Promise<void>;
-}
 
 /** `then` that stays synchronous for a plain value: the SQLite import's lines never wait. */
 function andThen<T, U>(value: Awaitable<T>, next: (value: T) => Awaitable<U>): Awaitable<U> {
@@ -145,7 +126,7 @@ export class TransferService {
     // change notifier compare it), not on each of the 100k+ creator writes an import makes.
     const moveVersion = await creators.store.holdVersion();
     const creatorIds = new Map<string, string>();
-    const writer = this.writerFor("sqlite");
+    const writer = syncWriter(this.services);
     // A large file's lines are checked against their schemas on a second thread meanwhile (the
     // checks took 2.4 s of this loop's 16.6 s in a profile of the 1M-entry bench data set). A
     // failure there is the import's error when its line comes first: the first bad line's error
@@ -237,7 +218,7 @@ export class TransferService {
     const summary = emptySummary();
     const { creators } = this.services;
     const creatorIds = new Map<string, string>();
-    const writer = this.writerFor("postgres");
+    const writer = heldWriter(this.services, this.clock);
     try {
       await this.database.write(async () => {
         const moveVersion = await creators.store.holdVersion();
@@ -301,53 +282,6 @@ export class TransferService {
       await lines.return(undefined);
     }
     return summary;
-  }
-
-  /** Each kind of line's write: synchronous on SQLite (the tuned import), awaited on PostgreSQL. */
-  private writerFor(dialect: "sqlite" | "postgres"): LineWriter {
-    const { blacklist, creators, network } = this.services;
-    if (dialect === "sqlite") {
-      return {
-        entry: (row) => blacklist.storeEntry(row, false),
-        creator: (handle, line, now, id) => creators.upsertNow(handle, line, now, id),
-        findCreator: (handle) => creators.findNow(handle),
-        link: (creator, line, now) => creators.linkNow(creator, line, now),
-        deal: (line, now) => network.dealNow(line, now),
-        review: (line, now) => network.reviewNow(line, now),
-        vouch: (line, now) => network.vouchNow(line, now),
-        referral: (line, now) => network.referNow(line, now),
-        server: (line, now) => network.registerServerNow(line, "import", now),
-      };
-    }
-    // A window's entry lines are written together when it lands (one statement for the entries,
-    // one for their feed rows): a statement each was most of an entries file's import here.
-    const held: Array<{ row: EntryRow; settle: (error?: unknown) => void }> = [];
-    return {
-      entry: (row) =>
-        new Promise<void>((resolve, reject) => {
-          held.push({ row, settle: (error) => (error === undefined ? resolve() : reject(error)) });
-        }),
-      flush: async () => {
-        const batch = held.splice(0);
-        if (batch.length === 0) return;
-        let duplicate: number;
-        try {
-          duplicate = await blacklist.importEntries(batch.map((b) => b.row));
-        } catch (error) {
-          for (const b of batch) b.settle(error);
-          return;
-        }
-        batch.forEach((b, i) => b.settle(i === duplicate ? conflict(`Entry ${b.row.id} already exists.`) : undefined));
-      },
-      creator: (handle, line, now, id) => creators.insertImported(handle, line, now, id),
-      findCreator: (handle) => creators.find(handle),
-      link: (creator, line, now) => creators.linkImported(creator, line, now),
-      deal: (line, now) => network.dealImported(line, now),
-      review: (line, now) => network.reviewImported(line, now),
-      vouch: (line, now) => network.vouchImported(line, now),
-      referral: (line, now) => network.referImported(line, now),
-      server: (line, now) => network.registerServerImported(line, "import", now),
-    };
   }
 
   /**

@@ -103,9 +103,10 @@ export class Windows<C> {
   }
 
   /**
-   * After `error`: lets every statement in flight end before the transaction rolls back (entries
+   * After `error`: lets every statement in flight end before the transaction rolls back (lines
    * held back are written into it first, so that every line's answer settles). Returns the
-   * import's error: a window still landing holds earlier lines, so its failure comes first.
+   * import's error: a window still landing, then the open window, hold earlier lines, so their
+   * failures come first.
    */
   async abandon(error: unknown): Promise<unknown> {
     const earlier = await this.settleInFlight().then(
@@ -113,8 +114,11 @@ export class Windows<C> {
       (failure: unknown) => failure,
     );
     await this.hooks.flush?.().catch(() => {});
-    await Promise.allSettled(this.window.map((w) => w.work));
-    return earlier ?? error;
+    // The window holds lines before the one that failed: the first of them that failed comes first.
+    const settled = await Promise.allSettled(this.window.map((w) => w.work));
+    const failed = settled.findIndex((r) => r.status === "rejected");
+    const inWindow = failed === -1 ? null : this.hooks.lineError((settled[failed] as PromiseRejectedResult).reason, this.window[failed]!.lineNo);
+    return earlier ?? inWindow ?? error;
   }
 
   private async settleInFlight(): Promise<void> {
