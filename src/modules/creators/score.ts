@@ -88,6 +88,12 @@ export function scoreOf(row: CreatorRow, basis: ScoreBasis, now: number): { fiel
 const RECOMPUTE_WINDOW = 200;
 
 /**
+ * Creators `endBulkAsync` scores a round with a store that writes many rows at once: 100k creators
+ * of the bench data set took 6 statements each, one creator at a time, before.
+ */
+const SCORE_TOGETHER = 2_000;
+
+/**
  * A recomputation that changed what others may watch (tripwires): the score before and after, and
  * whether the creator became blacklisted. Only for writes that emit events (not imports).
  */
@@ -317,15 +323,33 @@ export class TrustScores {
     }
   }
 
-  /** `endBulk` on either database, one creator at a time (the import on PostgreSQL). */
+  /**
+   * `endBulk` awaiting the store (the import on PostgreSQL): with a store that reads and writes
+   * many rows at once, `SCORE_TOGETHER` creators a round of grouped reads and two writes;
+   * otherwise one creator at a time.
+   */
   async endBulkAsync(): Promise<number> {
     const pending = this.deferred;
     this.deferred = null;
     if (!pending) return 0;
     const now = this.clock.now();
-    // Creators are scored independently: a window of them at once lets the connection pipeline
-    // their statements (PostgreSQL), one round trip a window instead of several a creator.
     const ids = [...pending];
+    const many = this.store.many;
+    if (many) {
+      for (let i = 0; i < ids.length; i += SCORE_TOGETHER) {
+        const rows = await many.creatorsByIds(ids.slice(i, i + SCORE_TOGETHER));
+        const bases = await many.scoreBases(rows, now);
+        const scored = rows.map((row) => ({ row, ...scoreOf(row, bases.get(row.id) ?? emptyScoreBasis(), now) }));
+        await many.writeTrusts(
+          scored.map(({ row, fields }) => ({ id: row.id, fields })),
+          utcDay(now),
+        );
+        for (const { row, fields, banEntry } of scored) await this.afterWrite(row, fields, banEntry, now, false);
+      }
+      return pending.size;
+    }
+    // Creators are scored independently: a window of them at once lets the connection pipeline
+    // their statements, one round trip a window instead of several a creator.
     for (let i = 0; i < ids.length; i += RECOMPUTE_WINDOW) {
       const settled = await Promise.allSettled(ids.slice(i, i + RECOMPUTE_WINDOW).map((id) => this.recompute(id, now, false)));
       // Every statement of the window has ended before a failure rolls the transaction back.

@@ -24,7 +24,7 @@ import type {
   ScoreBasis,
   TrustFields,
 } from "./store";
-import { CREATORS_NOTE, DIRECTORY_INDEX_FIELDS, DIRECTORY_LIST_FIELDS, PENALTY_FIELDS } from "./store.shared";
+import { CREATORS_NOTE, DIRECTORY_INDEX_FIELDS, DIRECTORY_LIST_FIELDS, emptyScoreBasis, PENALTY_FIELDS } from "./store.shared";
 import { connections, creators } from "./tables";
 
 // biome-ignore lint/suspicious/noExplicitAny: driver rows are untyped
@@ -156,6 +156,76 @@ export class PostgresCreatorsStore implements CreatorsStore {
       if (stored.has(`${link.provider}\n${link.providerUserId}`)) places.add(i);
     });
     return places;
+  }
+
+  async creatorsByIds(ids: string[]): Promise<CreatorRow[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.sql.unsafe(`SELECT ${CREATOR_COLUMNS} FROM creators WHERE id = ANY($1::text[])`, [ids]);
+    return rows.map(readCreator);
+  }
+
+  /** The reads of `scoreBasis` grouped by creator; sent together, so the connection pipelines them. */
+  async scoreBases(creators: Array<Pick<CreatorRow, "id" | "handle">>, now: number): Promise<Map<string, ScoreBasis>> {
+    const all = new Map<string, ScoreBasis>();
+    if (creators.length === 0) return all;
+    for (const creator of creators) all.set(creator.id, emptyScoreBasis());
+    const ids = creators.map((creator) => creator.id);
+    const sql = this.sql;
+    const [links, vouches, deals, reviews, penalties] = await Promise.all([
+      sql.unsafe(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE creator_id = ANY($1::text[]) ORDER BY creator_id, created_at, id`, [ids]),
+      sql.unsafe("SELECT to_creator_id AS id, count(*)::int AS n FROM vouches WHERE to_creator_id = ANY($1::text[]) GROUP BY to_creator_id", [ids]),
+      sql.unsafe(
+        `SELECT id, sum(n)::int AS n FROM (
+           SELECT from_creator_id AS id, count(*) AS n FROM deals WHERE from_creator_id = ANY($1::text[]) AND status = 'completed' GROUP BY from_creator_id
+           UNION ALL
+           SELECT to_creator_id AS id, count(*) AS n FROM deals WHERE to_creator_id = ANY($1::text[]) AND status = 'completed' GROUP BY to_creator_id) d
+         GROUP BY id`,
+        [ids],
+      ),
+      sql.unsafe("SELECT to_creator_id AS id, count(*)::int AS n, sum(rating)::int AS sum FROM reviews WHERE to_creator_id = ANY($1::text[]) GROUP BY to_creator_id", [ids]),
+      sql.unsafe(
+        `SELECT c.id AS of_creator, ${PENALTY_COLUMNS_OF_E}
+         FROM unnest($1::text[], $2::text[]) AS c(id, handle) JOIN blacklist_entries e ON e.creator_handle = c.handle
+         WHERE e.status = 'active' AND (e.expires_at IS NULL OR e.expires_at > $3::bigint)
+         UNION
+         SELECT c.creator_id, ${PENALTY_COLUMNS_OF_E}
+         FROM connections c JOIN blacklist_entries e ON e.provider = c.provider AND e.provider_user_id = c.provider_user_id
+         WHERE c.creator_id = ANY($1::text[]) AND e.status = 'active' AND (e.expires_at IS NULL OR e.expires_at > $3::bigint)`,
+        [ids, creators.map((creator) => creator.handle), now],
+      ),
+    ]);
+    for (const raw of links) {
+      const link = readConnection(raw);
+      all.get(link.creatorId)?.connections.push(link);
+    }
+    for (const row of vouches as Array<{ id: string; n: number }>) all.get(row.id)!.vouches = row.n;
+    for (const row of deals as Array<{ id: string; n: number }>) all.get(row.id)!.deals = row.n;
+    for (const row of reviews as Array<{ id: string; n: number; sum: number | null }>) all.get(row.id)!.reviews = { n: row.n, sum: row.sum };
+    for (const raw of penalties) all.get(raw.of_creator)?.penalties.push(readPenalty(raw));
+    return all;
+  }
+
+  async writeTrusts(rows: Array<{ id: string; fields: TrustFields }>, day: string): Promise<void> {
+    if (rows.length === 0) return;
+    const json = JSON.stringify(rows.map(({ id, fields }) => ({ id, ...fields })));
+    await this.sql.unsafe(
+      `UPDATE creators c SET trust_score = r."trustScore", trust_band = r."trustBand", blacklisted = r.blacklisted,
+         trust_computed_at = r."trustComputedAt", linked_accounts = r."linkedAccounts", verified_connections = r."verifiedConnections",
+         vouch_count = r."vouchCount", deal_count = r."dealCount", review_count = r."reviewCount", review_sum = r."reviewSum",
+         search_text = r."searchText", platforms = r.platforms
+       FROM json_to_recordset($1::text::json) AS r(id text, "trustScore" integer, "trustBand" text, blacklisted boolean,
+         "trustComputedAt" bigint, "linkedAccounts" integer, "verifiedConnections" integer, "vouchCount" integer, "dealCount" integer,
+         "reviewCount" integer, "reviewSum" integer, "searchText" text, platforms text)
+       WHERE c.id = r.id`,
+      [json],
+    );
+    await this.sql.unsafe(
+      `INSERT INTO trust_snapshots (creator_id, day, score)
+       SELECT id, $2, "trustScore" FROM json_to_recordset($1::text::json) AS r(id text, "trustScore" integer)
+       ON CONFLICT (creator_id, day) DO UPDATE SET score = excluded.score`,
+      [json, day],
+    );
+    for (const row of rows) this.database.note(CREATORS_NOTE, row.id);
   }
 
   async updateProfile(id: string, f: ProfileFields, now: number): Promise<void> {

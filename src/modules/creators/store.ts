@@ -169,6 +169,12 @@ export interface CreatorsManyStore {
   insertCreatorsUnlessTaken(creators: NewCreator[]): Promise<Set<string>>;
   /** Inserts each link whose account is not linked yet; the places (in `links`) of those inserted. */
   insertConnectionsUnlessTaken(links: NewConnection[]): Promise<Set<number>>;
+  /** The creators of `ids` that are stored, in no particular order. */
+  creatorsByIds(ids: string[]): Promise<CreatorRow[]>;
+  /** Each creator's `scoreBasis`, read with one grouped query per table for all of them. */
+  scoreBases(creators: Array<Pick<CreatorRow, "id" | "handle">>, now: number): Promise<Map<string, ScoreBasis>>;
+  /** `writeTrust` and `writeSnapshot` (of `day`) for every row, one statement each. */
+  writeTrusts(rows: Array<{ id: string; fields: TrustFields }>, day: string): Promise<void>;
 }
 
 /**
