@@ -208,3 +208,33 @@ test("a directory scan filters by text, every word, handle prefix and platform, 
   expect(await scan({ text: "drake" }, 1, 1)).toEqual([2, ["knightdrake"]]);
   expect(await scan({ text: "drake" }, 1, 5)).toEqual([2, []]);
 });
+
+test("the candidates sharing the most trigrams rank as counting list by list would: by count, then first seen", async () => {
+  const { mostShared } = await import("../../src/modules/public/store.sqlite");
+  // The ranking a count per id gives, read in the order the ids are first met.
+  const byCounting = (lists: Array<Int32Array | Float64Array>, limit: number) => {
+    const counts = new Map<number, number>();
+    for (const ids of lists) for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+    const order = [...counts.keys()];
+    return order
+      .map((id, seen) => ({ id, seen, n: counts.get(id)! }))
+      .sort((a, b) => b.n - a.n || a.seen - b.seen)
+      .slice(0, limit)
+      .map((c) => c.id);
+  };
+  let seed = 7;
+  const random = (below: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % below;
+  };
+  for (let round = 0; round < 200; round++) {
+    const lists = Array.from({ length: 1 + random(6) }, (_, l) => {
+      const ids = [...new Set(Array.from({ length: random(60) }, () => random(200) + (l === 2 ? 3_000_000_000 * (round % 2) : 0)))];
+      ids.sort((a, b) => a - b);
+      return ids.some((id) => id > 2 ** 31 - 1) ? Float64Array.from(ids) : Int32Array.from(ids);
+    });
+    const limit = 1 + random(50);
+    expect(mostShared(lists, limit)).toEqual(byCounting(lists, limit));
+  }
+  expect(mostShared([], 5)).toEqual([]);
+});
