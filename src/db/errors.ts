@@ -33,6 +33,8 @@ export class UniqueViolation extends Error {
     /** The constraint or index as the database names it, when it says (PostgreSQL does). */
     readonly constraint: string | null,
     options?: { cause?: unknown },
+    /** The repeated key's value, when the database says which and the key is one column (PostgreSQL does). */
+    readonly key: string | null = null,
   ) {
     super(constraint ? `unique constraint ${constraint} violated` : "unique constraint violated", options);
     this.name = "UniqueViolation";
@@ -55,7 +57,10 @@ export function asUniqueViolation(error: unknown): UniqueViolation | null {
     return new UniqueViolation(columns, { cause: error });
   }
   if (e.errno === PG_UNIQUE_VIOLATION || e.code === PG_UNIQUE_VIOLATION) {
-    return new UniqueViolation(typeof e.constraint === "string" ? e.constraint : null, { cause: error });
+    // "Key (id)=(bl_x) already exists."
+    const detail = (error as { detail?: unknown }).detail;
+    const key = typeof detail === "string" ? (/^Key \([^,()]+\)=\((.*)\) already exists\.$/.exec(detail)?.[1] ?? null) : null;
+    return new UniqueViolation(typeof e.constraint === "string" ? e.constraint : null, { cause: error }, key);
   }
   return null;
 }
