@@ -34,6 +34,15 @@ export function configureConnection(sqlite: Connection, options: { readonly?: bo
   sqlite.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
 }
 
+/**
+ * A read-only connection a helper thread keeps for its reads (the signed feed's pages): it may wait
+ * for a lock, being off the request thread, and keeps SQLite's small default page cache, the file's
+ * pages being in the operating system's cache already.
+ */
+export function keepForThreadReads(sqlite: Connection): void {
+  sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+}
+
 /** A statement that meets another process's lock fails at once (SQLITE_BUSY) instead of sleeping in SQLite. */
 export function neverSleepOnLocks(sqlite: Connection): void {
   sqlite.exec("PRAGMA busy_timeout = 0");

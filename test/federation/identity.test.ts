@@ -3,7 +3,11 @@
 // published key, only entries that originated here, watchlist rows flagged, and who may read it.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createPublicKey, verify } from "node:crypto";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { CryptoThreads } from "../../src/modules/federation/crypto-threads";
+import { FeedPage } from "../../src/modules/federation/model";
 import { canonicalJson } from "../../src/modules/federation/signing";
+import { backend } from "../backend";
 import { expectEnvelope } from "../helpers";
 import { addEntry, followerKey, type Instance, instance, overturn, sharedClock } from "./kit";
 
@@ -100,6 +104,41 @@ describe("the signed feed", () => {
     const empty = await a.json("GET", `/v1/federation/changes?cursor=${encodeURIComponent(second.body.next_cursor)}`, { key });
     expect(empty.body.items).toEqual([]);
     expect(empty.body.next_cursor).toBe(second.body.next_cursor);
+  });
+
+  test("a page read and signed on the feed's thread is what the request thread reads: the same items, a valid FeedPage", async () => {
+    const key = await followerKey(a);
+    const ids = [];
+    for (let i = 0; i < 30; i++) ids.push((await addEntry(a, i % 4 === 0 ? { watchlist: true } : {})).id);
+    await overturn(a, ids[1]!);
+    // Pages under 20 items are read on the request thread; larger ones, on a SQLite file, on a thread.
+    const here = [];
+    let cursor = "";
+    for (let page = 0; page < 3; page++) {
+      const res = await a.json("GET", `/v1/federation/changes?limit=15${cursor}`, { key });
+      here.push(...res.body.items);
+      cursor = `&cursor=${encodeURIComponent(res.body.next_cursor)}`;
+    }
+    const res = await a.json("GET", "/v1/federation/changes?limit=40", { key });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toStartWith("application/json");
+    expect(TypeCompiler.Compile(FeedPage).Check(res.body)).toBe(true);
+    expect(res.body.has_more).toBe(false);
+    expect(res.body.items).toEqual(here);
+    expect(here.map((item: any) => item.entry.id)).toEqual([...ids, ids[1]]);
+    const file = a.services.blacklist.feedFile;
+    expect(file === undefined).toBe(backend === "postgres");
+    if (file === undefined) return;
+    // The thread itself: the page it reads is the one served; a file it cannot open leaves the page to the caller.
+    const [origin, signing] = await Promise.all([a.services.federation.identity.instanceId(), a.services.federation.identity.signingKey()]);
+    const threads = new CryptoThreads(1);
+    const job = { file, after: 0, limit: 40, origin, kid: signing.kid, privateKey: signing.privateKey };
+    const read = await threads.readPage(job);
+    expect(read).not.toBeNull();
+    expect(JSON.parse(read!.items)).toEqual(res.body.items);
+    expect(read!.hasMore).toBe(false);
+    expect(await threads.readPage({ ...job, file: `${file}.missing/none.db` })).toBeNull();
+    expect(await threads.readPage({ ...job, limit: 5 })).toBeNull();
   });
 
   test("entries applied from a followed source are not published", async () => {

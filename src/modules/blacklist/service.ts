@@ -145,6 +145,11 @@ export class BlacklistService {
     return this.store.originChangesAfter(seq, limit);
   }
 
+  /** The file a thread of this process may read the feed's pages from (see BlacklistStore.readableFile). */
+  get feedFile(): string | undefined {
+    return this.store.readableFile;
+  }
+
   heldFrom(source: string, upstreamId: string) {
     return this.store.heldFrom(source, upstreamId);
   }

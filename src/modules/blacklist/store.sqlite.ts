@@ -52,6 +52,21 @@ const ENTRY_COLUMNS = columnsOf(blacklistEntries);
 const readEntry = rowReader(blacklistEntries);
 const readChange = (raw: Record<string, unknown>) => readEntry(raw) as ChangeRow;
 
+/**
+ * `originChangesAfter` on any connection to the file: the signed feed reads its pages on a thread
+ * of their own (federation/crypto-worker.ts), with a read-only connection there.
+ */
+export function originChangesOn(sqlite: SqliteDatabase, seq: number, limit: number): ChangeRow[] {
+  return sqlite
+    .query<Record<string, unknown>, [number, number]>(
+      `SELECT ${columnsOf(blacklistChanges, ["seq", "type", "entryId", "at"], "c")}, ${columnsOf(blacklistEntries, undefined, "e")}
+       FROM blacklist_changes c JOIN blacklist_entries e ON e.id = c.entry_id
+       WHERE c.seq > ?1 AND e.source IS NULL ORDER BY c.seq LIMIT ?2`,
+    )
+    .all(seq, limit)
+    .map(readChange);
+}
+
 export class SqliteBlacklistStore implements BlacklistStore, BlacklistSyncStore {
   readonly sync: BlacklistSyncStore = this;
   private readonly sqlite: SqliteDatabase;
@@ -164,14 +179,11 @@ export class SqliteBlacklistStore implements BlacklistStore, BlacklistSyncStore 
   }
 
   async originChangesAfter(seq: number, limit: number) {
-    return this.sqlite
-      .query<Record<string, unknown>, [number, number]>(
-        `SELECT ${columnsOf(blacklistChanges, ["seq", "type", "entryId", "at"], "c")}, ${columnsOf(blacklistEntries, undefined, "e")}
-         FROM blacklist_changes c JOIN blacklist_entries e ON e.id = c.entry_id
-         WHERE c.seq > ?1 AND e.source IS NULL ORDER BY c.seq LIMIT ?2`,
-      )
-      .all(seq, limit)
-      .map(readChange);
+    return originChangesOn(this.sqlite, seq, limit);
+  }
+
+  get readableFile(): string | undefined {
+    return this.store.path === ":memory:" ? undefined : this.store.path;
   }
 
   async heldFrom(source: string, upstreamId: string) {

@@ -50,6 +50,11 @@ export interface BlacklistStore {
   changesAfter(seq: number, limit: number): Promise<ChangeRow[]>;
   /** The signed federation feed: changes past `seq` of entries that originated here (no source), watchlist rows included. */
   originChangesAfter(seq: number, limit: number): Promise<ChangeRow[]>;
+  /**
+   * The SQLite file another thread of this process may open read-only to read the feed's pages
+   * (`originChangesOn`); undefined where there is none (PostgreSQL, an in-memory database).
+   */
+  readonly readableFile?: string;
   /** The active entry applied from `source` for its item `upstreamId`, if any. */
   heldFrom(source: string, upstreamId: string): Promise<EntryRow | null>;
   /** Which of `upstreamIds` have an active entry applied from `source` (a sync's page, one look-up). */

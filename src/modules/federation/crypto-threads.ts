@@ -57,7 +57,24 @@ export function lowerThisThreadsPriority(): boolean {
 const THREAD_MIN_ITEMS = 20;
 const THREADS = 2;
 
-type Answer = { id: number; valid?: boolean[]; sigs?: string[] };
+/** A feed page a thread read and signed: its items' JSON, the last change's seq, whether more follow. */
+export interface PageRead {
+  items: string;
+  lastSeq: number;
+  hasMore: boolean;
+}
+
+/** What the thread needs to read a page: the SQLite file, where to start, and what to sign with. */
+export interface PageJob {
+  file: string;
+  after: number;
+  limit: number;
+  origin: string;
+  kid: string;
+  privateKey: string;
+}
+
+type Answer = { id: number; valid?: boolean[]; sigs?: string[]; page?: PageRead };
 
 /** Up to two low-priority threads, started on first use; the calling thread when none can be. */
 export class CryptoThreads {
@@ -79,6 +96,16 @@ export class CryptoThreads {
   async sign(privateKey: string, texts: string[]): Promise<string[]> {
     const answer = texts.length >= THREAD_MIN_ITEMS ? await this.send({ op: "sign", privateKey, texts }) : null;
     return answer?.sigs ?? texts.map((text) => signText(privateKey, text));
+  }
+
+  /**
+   * A feed page read from `job.file` and signed on a thread; null when the page is too small to
+   * be worth a message, no thread can take it, or the thread could not read the file (the caller
+   * then reads it itself).
+   */
+  async readPage(job: PageJob): Promise<PageRead | null> {
+    if (job.limit < THREAD_MIN_ITEMS) return null;
+    return (await this.send({ op: "page", ...job }))?.page ?? null;
   }
 
   /** The job's answer from the next thread in turn, or null when no thread can take it (then the caller does it). */

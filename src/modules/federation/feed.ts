@@ -2,18 +2,37 @@
 // current key over its RFC 8785 canonical JSON. Entries applied from a followed source are never
 // published (two instances that follow each other do not echo); watchlist rows are, flagged.
 // Signatures are made as a page is read, on a low-priority thread (crypto-threads.ts): Ed25519 is
-// deterministic, so a page read twice is signed the same, and nothing is stored per change.
+// deterministic, so a page read twice is signed the same, and nothing is stored per change. Where
+// the list is a SQLite file, that thread also reads the page and writes its JSON: a follower
+// pulling a large list then takes the cores requests leave idle, not the request thread's turns.
 import { iso } from "../../clock";
 import type { CursorCodec } from "../../cursor";
 import { forbidden, ServiceError } from "../../errors";
 import type { AccountsService } from "../accounts/service";
-import type { BlacklistService, EntryRow } from "../blacklist/service";
+import type { BlacklistService } from "../blacklist/service";
+import type { ChangeRow } from "../blacklist/store";
 import type { InstanceIdentity } from "./identity";
-import type { FeedItem, FeedPage } from "./model";
+import type { FeedItem } from "./model";
 import type { CryptoThreads } from "./crypto-threads";
 import { canonicalJson } from "./signing";
 
 type Item = typeof FeedItem.static;
+type UnsignedItem = Omit<Item, "sig">;
+
+/** The feed items of `rows`, unsigned, in their order. */
+export function unsignedItems(rows: ChangeRow[], origin: string, kid: string): UnsignedItem[] {
+  return rows.map((row) => ({ seq: row.seq, type: row.type, at: iso(row.at)!, origin, entry: feedEntry(row), kid }));
+}
+
+/** The texts each item is signed over, in order. */
+export function signedTexts(items: UnsignedItem[]): string[] {
+  return items.map((item) => canonicalJson(item));
+}
+
+/** The page's `items` as JSON, each item with its signature (`sigs[i]` for `items[i]`). */
+export function itemsJson(items: UnsignedItem[], sigs: string[]): string {
+  return JSON.stringify(items.map((item, i) => ({ ...item, sig: sigs[i]! })));
+}
 
 export class SignedFeed {
   constructor(
@@ -24,8 +43,11 @@ export class SignedFeed {
     private readonly crypto: CryptoThreads,
   ) {}
 
-  /** A page for a key of `accountId`, which the operator must have opened for following. */
-  async changes(accountId: string, options: { cursor?: string; limit?: number }): Promise<typeof FeedPage.static> {
+  /**
+   * A page for a key of `accountId`, which the operator must have opened for following, as the
+   * JSON text of a FeedPage (items, next_cursor, has_more).
+   */
+  async changes(accountId: string, options: { cursor?: string; limit?: number }): Promise<string> {
     const account = await this.accounts.getAccount(accountId);
     if (!account.federation) throw forbidden("This key's account is not open for following; the operator opens it with `trustlist accounts update NAME --federation on`.");
     const limit = options.limit ?? 100;
@@ -37,18 +59,28 @@ export class SignedFeed {
       }
       after = position.s;
     }
-    const [origin, key, rows] = await Promise.all([this.identity.instanceId(), this.identity.signingKey(), this.blacklist.originChangesAfter(after, limit + 1)]);
+    const [origin, key] = await Promise.all([this.identity.instanceId(), this.identity.signingKey()]);
+    const file = this.blacklist.feedFile;
+    const page =
+      (file !== undefined && (await this.crypto.readPage({ file, after, limit, origin, kid: key.kid, privateKey: key.privateKey }))) ||
+      (await this.readHere(after, limit, origin, key));
+    const cursor = this.cursors.encode({ k: "federation", s: page.lastSeq });
+    // The order of FeedPage's fields; the items are JSON already.
+    return `{"items":${page.items},"next_cursor":${JSON.stringify(cursor)},"has_more":${page.hasMore}}`;
+  }
+
+  /** The page read on this thread (PostgreSQL, an in-memory database, or no thread to read it). */
+  private async readHere(after: number, limit: number, origin: string, key: { kid: string; privateKey: string }) {
+    const rows = await this.blacklist.originChangesAfter(after, limit + 1);
     const hasMore = rows.length > limit;
     const page = hasMore ? rows.slice(0, limit) : rows;
-    const unsigned = page.map((row): Omit<Item, "sig"> => ({ seq: row.seq, type: row.type, at: iso(row.at)!, origin, entry: feedEntry(row), kid: key.kid }));
-    const sigs = await this.crypto.sign(key.privateKey, unsigned.map((item) => canonicalJson(item)));
-    const items = unsigned.map((item, i) => ({ ...item, sig: sigs[i]! }));
-    const lastSeq = page.length > 0 ? page[page.length - 1]!.seq : after;
-    return { items, next_cursor: this.cursors.encode({ k: "federation", s: lastSeq }), has_more: hasMore };
+    const unsigned = unsignedItems(page, origin, key.kid);
+    const sigs = await this.crypto.sign(key.privateKey, signedTexts(unsigned));
+    return { items: itemsJson(unsigned, sigs), lastSeq: page.length > 0 ? page[page.length - 1]!.seq : after, hasMore };
   }
 }
 
-function feedEntry(row: EntryRow): Item["entry"] {
+function feedEntry(row: ChangeRow): Item["entry"] {
   return {
     id: row.id,
     provider: row.provider,

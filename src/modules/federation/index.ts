@@ -34,6 +34,8 @@ import type { FederationService } from "./service";
  */
 const SYNC_ANSWER_WAIT_MS = 5_000;
 
+const JSON_TEXT = { "content-type": "application/json; charset=utf-8" };
+
 export function wellKnownRoutes(runtime: Runtime, federation: FederationService) {
   return new Elysia({ tags: ["Federation"] })
     .use(limitByIp(runtime, "public", PUBLIC_IP_RULE))
@@ -51,7 +53,8 @@ export function wellKnownRoutes(runtime: Runtime, federation: FederationService)
 export function federationFeedRoutes(runtime: Runtime, federation: FederationService) {
   return new Elysia({ prefix: "/v1/federation", tags: ["Federation"] })
     .use(requireKey(runtime, "read"))
-    .get("/changes", ({ query, caller }) => federation.changes(caller.accountId, query), {
+    // The page arrives as its JSON text (feed.ts writes it where it is read, often on another thread).
+    .get("/changes", async ({ query, caller }) => new Response(await federation.changes(caller.accountId, query), { headers: JSON_TEXT }), {
       query: FeedQuery,
       response: { 200: FeedPage, ...errors(400, ...KEYED_ERRORS, 403, 422) },
       detail: {
