@@ -63,6 +63,14 @@ export function jobRunner(runtime: Runtime, services: Services, exclusive?: Excl
   return new JobRunner(jobs(runtime, services), runtime.clock, runtime.log, exclusive ?? ((name, fn) => store.exclusive(name, fn)));
 }
 
+/**
+ * How every pattern is read: in UTC, whatever the machine's time zone. An offset of 0 says so
+ * without a zone: with `timezone: "UTC"` croner reformats dates through Intl for each next run,
+ * 234 µs against 1.1 µs (bench machine), on the request thread at every tick of the per-second
+ * jobs. `protect`: a tick is skipped while the job's previous run goes on.
+ */
+export const SCHEDULE = { utcOffset: 0, protect: true } as const;
+
 /** The jobs (those `only` picks) as cron plugins; a tick while the job's last run is still going is skipped. */
 export function scheduler(runner: JobRunner, only: (job: Job) => boolean = () => true) {
   let app = new Elysia({ name: "jobs" });
@@ -71,8 +79,7 @@ export function scheduler(runner: JobRunner, only: (job: Job) => boolean = () =>
       cron({
         name: job.name,
         pattern: job.pattern,
-        timezone: "UTC",
-        protect: true,
+        ...SCHEDULE,
         run: () => runner.tick(job.name),
       }),
     ) as unknown as typeof app;
