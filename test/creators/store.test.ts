@@ -97,6 +97,29 @@ test("links: public ones are shown and scored, private ones neither; another cre
   expect((await creators.find("alice"))!.linkedAccounts).toBe(0);
 });
 
+test("links of several accounts are read in one call: every one linked, none of the others, private ones too", async () => {
+  await creators.upsert("alice", {});
+  await creators.upsert("bob", {});
+  await creators.link("alice", { provider: "github", provider_user_id: "shadow", provider_username: "Shadow" });
+  await creators.link("bob", { provider: "twitch", provider_user_id: "shadow", public: false });
+  await creators.link("bob", { provider: "discord", provider_user_id: "80351110224678912" });
+  const byAccount = async (accounts: Array<{ provider: string; id: string }>) =>
+    (await creators.store.connectionsByAccounts(accounts)).map((c) => `${c.provider}:${c.providerUserId}:${c.public ? "public" : "private"}`).sort();
+  expect(await byAccount([])).toEqual([]);
+  expect(
+    await byAccount([
+      { provider: "github", id: "shadow" },
+      { provider: "twitch", id: "shadow" },
+      { provider: "youtube", id: "shadow" },
+      { provider: "discord", id: "80351110224678912" },
+      { provider: "roblox", id: "80351110224678912" },
+    ]),
+  ).toEqual(["discord:80351110224678912:public", "github:shadow:public", "twitch:shadow:private"]);
+  expect(await byAccount([{ provider: "tiktok", id: "shadow" }])).toEqual([]);
+  // Text with quotes, commas and braces is a value like any other.
+  expect(await byAccount([{ provider: "github", id: 'sh"a,d{o}w' }])).toEqual([]);
+});
+
 test("a vouch counts once; a second is a conflict and changes nothing", async () => {
   await creators.upsert("alice", {});
   await creators.upsert("bob", {});

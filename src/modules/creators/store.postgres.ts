@@ -414,6 +414,17 @@ export class PostgresCreatorsStore implements CreatorsStore {
     return rows.map(readListRow);
   }
 
+  async connectionsByAccounts(accounts: ReadonlyArray<{ provider: string; id: string }>): Promise<ConnectionRow[]> {
+    if (accounts.length === 0) return [];
+    // One round trip for all of them: a name-like search fits seven platforms' id syntax.
+    const rows = await this.sql.unsafe(
+      `SELECT ${CONNECTION_COLUMNS} FROM connections
+       WHERE (provider, provider_user_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+      [accounts.map((account) => account.provider), accounts.map((account) => account.id)],
+    );
+    return rows.map(readConnection);
+  }
+
   async publicConnectionsByUsername(lowerUsername: string, limit: number): Promise<ConnectionRow[]> {
     const rows = await this.sql`
       SELECT ${this.sql.unsafe(CONNECTION_COLUMNS)} FROM connections

@@ -80,6 +80,7 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
   private readonly updateProfileStatement: Statement;
   private readonly connectionByAccountStatement: Statement<Raw, [string, string]>;
   private readonly connectionsOfStatement: Statement<Raw, [string]>;
+  private readonly byAccountsStatements: Array<Statement<Raw, string[]>> = [];
   private readonly insertConnectionStatement: Statement;
   private readonly updateConnectionStatement: Statement;
   private readonly deleteConnectionStatement: Statement;
@@ -221,6 +222,16 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
   connectionByAccount(provider: string, accountId: string): ConnectionRow | null {
     const row = this.connectionByAccountStatement.get(provider, accountId);
     return row && readConnection(row);
+  }
+
+  connectionsByAccounts(accounts: ReadonlyArray<{ provider: string; id: string }>): ConnectionRow[] {
+    if (accounts.length === 0) return [];
+    // One arm per account on the unique (provider, provider_user_id) index, a statement kept per
+    // count: a name-like search fits seven platforms' id syntax.
+    const statement = (this.byAccountsStatements[accounts.length] ??= this.sqlite.prepare(
+      accounts.map((_, i) => `SELECT ${CONNECTION_COLUMNS} FROM connections WHERE provider = ?${2 * i + 1} AND provider_user_id = ?${2 * i + 2}`).join(" UNION ALL "),
+    ));
+    return statement.all(...accounts.flatMap((account) => [account.provider, account.id])).map(readConnection);
   }
 
   connectionsOf(creatorId: string): ConnectionRow[] {

@@ -105,6 +105,8 @@ export interface CreatorsStore {
   insertCreatorUnlessTaken(creator: NewCreator): Awaitable<boolean>;
   updateProfile(id: string, fields: ProfileFields, now: number): Awaitable<void>;
   connectionByAccount(provider: string, accountId: string): Awaitable<ConnectionRow | null>;
+  /** The links of any of `accounts` (one statement, whatever their number), in no set order. */
+  connectionsByAccounts(accounts: ReadonlyArray<{ provider: string; id: string }>): Awaitable<ConnectionRow[]>;
   /** Oldest first. */
   connectionsOf(creatorId: string): Awaitable<ConnectionRow[]>;
   /** False, writing nothing, when the account is already linked (to this creator or another). */

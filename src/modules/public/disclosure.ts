@@ -95,10 +95,10 @@ export class PublicAccounts {
     for (const c of links) if (c.public) add(c.provider, c.providerUserId, c.providerUsername);
     for (const c of await this.creators.publicConnectionsByUsername(lower, MAX_HITS)) add(c.provider, c.providerUserId, c.providerUsername);
     for (const s of await this.entries.subjectsByUsername(lower, now, MAX_HITS)) add(s.provider, s.providerUserId, s.username);
-    for (const provider of PROVIDERS) {
-      const id = normalizeAccountId(provider, query);
-      if (id === null) continue;
-      const link = await this.publicLinkByAccount(provider, id);
+    const asIds = accountsNamedBy(query);
+    const publicLinks = await this.publicLinksOf(asIds);
+    for (const { provider, id } of asIds) {
+      const link = publicLinks.get(`${provider}\u0000${id}`);
       if (link) add(provider, id, link.providerUsername);
       if (this.blacklist.subjects.mightContain(provider, id)) {
         const subject = await this.entries.subjectName(provider, id, now);
@@ -146,10 +146,10 @@ export class PublicAccounts {
     return answer;
   }
 
-  /** The link of one platform account when it is public; a private one is as good as unknown here. */
-  private async publicLinkByAccount(provider: Provider, id: string): Promise<ConnectionRow | null> {
-    const link = await this.creators.connectionByAccount(provider, id);
-    return link?.public ? link : null;
+  /** The public links of `accounts`, by provider and id; a private one is as good as unknown here. */
+  private async publicLinksOf(accounts: Array<{ provider: Provider; id: string }>): Promise<Map<string, ConnectionRow>> {
+    const links = await this.creators.connectionsByAccounts(accounts);
+    return new Map(links.filter((link) => link.public).map((link) => [`${link.provider}\u0000${link.providerUserId}`, link]));
   }
 
   /** A creator's public linked accounts, oldest first: what its public profile page lists. */
@@ -169,9 +169,10 @@ export class PublicAccounts {
   async creatorIdOf(provider: string | undefined, id: string | undefined, username: string | undefined): Promise<string | null> {
     if (provider !== undefined && !isProvider(provider)) return null;
     if (id) {
-      for (const p of provider ? [provider] : PROVIDERS) {
-        const normalized = normalizeAccountId(p, id);
-        const link = normalized === null ? null : await this.publicLinkByAccount(p, normalized);
+      const asIds = accountsNamedBy(id, provider);
+      const links = await this.publicLinksOf(asIds);
+      for (const account of asIds) {
+        const link = links.get(`${account.provider}\u0000${account.id}`);
         if (link) return link.creatorId;
       }
       return null;
@@ -180,4 +181,12 @@ export class PublicAccounts {
     const links = await this.creators.publicConnectionsByUsername(username, 50);
     return links.find((c) => !provider || c.provider === provider)?.creatorId ?? null;
   }
+}
+
+/** The platform accounts `text` can be an id of (on `provider` only, when given), in PROVIDERS order. */
+function accountsNamedBy(text: string, provider?: Provider): Array<{ provider: Provider; id: string }> {
+  return (provider ? [provider] : PROVIDERS).flatMap((p) => {
+    const id = normalizeAccountId(p, text);
+    return id === null ? [] : [{ provider: p, id }];
+  });
 }
