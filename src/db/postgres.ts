@@ -32,6 +32,16 @@ export const PG_LOCK_WAIT_MS = 5_000;
 /** NOTIFY payloads must stay under 8000 bytes; a commit with more to say says "unknown". */
 const MAX_NOTES_BYTES = 7_500;
 
+/**
+ * Notes past this many cannot fit in MAX_NOTES_BYTES (each takes at least two bytes of JSON with
+ * its comma): a write noting more stops keeping them. An import of 1M entries noted one each and
+ * then spent seconds turning them into a payload that was thrown away.
+ */
+const MAX_NOTES = MAX_NOTES_BYTES / 2;
+
+/** What a write transaction noted for its notification: null once it noted more than fits. */
+type Noted = { items: Record<string, unknown[]> | null; count: number };
+
 /** Longest a write waits for its own notification to come back (it normally takes well under 1 ms). */
 const ECHO_WAIT_MS = 1_000;
 
@@ -169,7 +179,7 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
   const instanceId = crypto.randomUUID();
   const changes = new PostgresChanges(pool);
   /** The open write transaction of the calling async context, with what its stores noted. */
-  const current = new AsyncLocalStorage<{ sql: SQL; notes: Record<string, unknown[]>; allOrNothing: boolean }>();
+  const current = new AsyncLocalStorage<{ sql: SQL; notes: Noted; allOrNothing: boolean }>();
   const starters: Array<() => void | Promise<void>> = [];
   // A write answers once its own notification has come back: PostgreSQL sends a notification to
   // every listening instance at once, so by then the others have it on their connections, and a
@@ -208,7 +218,9 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
     sql: () => current.getStore()?.sql ?? pool,
     note(topic, item) {
       const open = current.getStore();
-      if (open) (open.notes[topic] ??= []).push(item);
+      if (!open?.notes.items) return;
+      if (++open.notes.count > MAX_NOTES) open.notes.items = null;
+      else (open.notes.items[topic] ??= []).push(item);
     },
     onTransactionStart(fn) {
       starters.push(fn);
@@ -232,7 +244,7 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
           // A row lock held by another instance is waited for asynchronously, up to waitMs (the
           // connection's default unless the caller asked for another).
           if (waitMs !== PG_LOCK_WAIT_MS) await tx.unsafe(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(waitMs))}`);
-          const notes: Record<string, unknown[]> = {};
+          const notes: Noted = { items: {}, count: 0 };
           return current.run({ sql: tx, notes, allOrNothing: writeOptions.allOrNothing ?? false }, async () => {
             for (const start of starters) await start();
             const result = await fn();
@@ -241,7 +253,7 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
               echoes.get(seq)?.(); // nothing is sent to wait for
               return result;
             }
-            let payload = JSON.stringify({ from: instanceId, seq, notes });
+            let payload = JSON.stringify({ from: instanceId, seq, notes: notes.items });
             if (Buffer.byteLength(payload) > MAX_NOTES_BYTES) payload = JSON.stringify({ from: instanceId, seq, notes: null });
             await tx`SELECT pg_notify(${CHANGES_CHANNEL}, ${payload})`;
             return result;
