@@ -82,7 +82,14 @@ export class PublicAccounts {
   async hits(query: string, creator: CreatorRow | null, now: number): Promise<PublicCheckHit[]> {
     const lower = query.toLowerCase();
     const accounts = new Map<string, Account>();
-    const links = creator ? await this.creators.connectionsOf(creator.id) : [];
+    const asIds = accountsNamedBy(query);
+    // Read together: on PostgreSQL one round trip's wait instead of four.
+    const [links, byUsername, subjects, publicLinks] = await Promise.all([
+      creator ? this.creators.connectionsOf(creator.id) : [],
+      this.creators.publicConnectionsByUsername(lower, MAX_HITS),
+      this.entries.subjectsByUsername(lower, now, MAX_HITS),
+      this.publicLinksOf(asIds),
+    ]);
     const hidden = new Set(links.filter((c) => !c.public).map((c) => `${c.provider}\u0000${c.providerUserId}`));
     const add = (provider: Provider, id: string, username: string | null) => {
       if (accounts.size >= MAX_HITS) return;
@@ -93,10 +100,8 @@ export class PublicAccounts {
       else if (known.username === null && username !== null) known.username = username;
     };
     for (const c of links) if (c.public) add(c.provider, c.providerUserId, c.providerUsername);
-    for (const c of await this.creators.publicConnectionsByUsername(lower, MAX_HITS)) add(c.provider, c.providerUserId, c.providerUsername);
-    for (const s of await this.entries.subjectsByUsername(lower, now, MAX_HITS)) add(s.provider, s.providerUserId, s.username);
-    const asIds = accountsNamedBy(query);
-    const publicLinks = await this.publicLinksOf(asIds);
+    for (const c of byUsername) add(c.provider, c.providerUserId, c.providerUsername);
+    for (const s of subjects) add(s.provider, s.providerUserId, s.username);
     for (const { provider, id } of asIds) {
       const link = publicLinks.get(`${provider}\u0000${id}`);
       if (link) add(provider, id, link.providerUsername);
@@ -106,8 +111,7 @@ export class PublicAccounts {
       }
     }
 
-    const hits: PublicCheckHit[] = [];
-    for (const account of accounts.values()) hits.push(await this.hit(account, now));
+    const hits = await Promise.all(Array.from(accounts.values(), (account) => this.hit(account, now)));
     if (creator && (hits.length === 0 || (creator.blacklisted && !hits.some((h) => h.banned)))) {
       hits.push({
         platform: "trustlist",
