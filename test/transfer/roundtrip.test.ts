@@ -207,3 +207,21 @@ test("a window of creators and links names each failure by its own line: a store
   expect(lines.filter((line) => line.includes('"type":"creator"'))).toHaveLength(2);
   expect(lines.filter((line) => line.includes('"type":"connection"'))).toHaveLength(3);
 });
+
+test("a stored handle in a window of creators still landing wins over a bad link read after it", async () => {
+  const target = await instance(new ManualClock());
+  const creator = (handle: string) => ({ type: "creator", handle, verification_level: 1, joined_at: "2025-01-01T00:00:00Z" });
+  const link = (handle: string, id: number | string) => ({ type: "connection", creator: handle, provider: "roblox", provider_user_id: String(id), public: true });
+  const file = join(dir, "creators-late-bad.jsonl");
+  writeFileSync(file, [creator("kept"), link("kept", 1)].map((line) => JSON.stringify(line)).join("\n") + "\n");
+  expect(await target.transfer.importFile(file)).toMatchObject({ creators: 1, connections: 1 });
+  // A creator and a link a pair of lines: the stored handle near the end of the first window
+  // (PIPELINED_LINES), the bad link in the next one.
+  const lines = Array.from({ length: 260 }, (_, i) => [creator(`c${i}`), link(`c${i}`, 100 + i)]).flat();
+  lines[488] = creator("kept");
+  lines[489] = link("kept", 99);
+  writeFileSync(file, [...lines, link("c1", "not-a-number")].map((line) => JSON.stringify(line)).join("\n") + "\n");
+  const failed = await target.transfer.importFile(file).catch((e) => e);
+  expect(failed.message).toBe("line 489: creator 'kept' appears twice");
+  expect((await target.exported()).filter((line) => line.includes('"type":"creator"'))).toHaveLength(1);
+});

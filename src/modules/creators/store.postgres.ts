@@ -146,6 +146,7 @@ export class PostgresCreatorsStore implements CreatorsStore {
        SELECT "creatorId", provider, "providerUserId", "providerUsername", "providerUrl", "verifiedAt", public, "createdAt"
        FROM ROWS FROM (json_to_recordset($1::text::json) AS ("creatorId" text, provider text, "providerUserId" text,
          "providerUsername" text, "providerUrl" text, "verifiedAt" bigint, public boolean, "createdAt" bigint)) WITH ORDINALITY AS r
+       WHERE EXISTS (SELECT 1 FROM creators c WHERE c.id = r."creatorId")
        ORDER BY ordinality
        ON CONFLICT (provider, provider_user_id) DO NOTHING RETURNING provider, provider_user_id`,
       [JSON.stringify(links)],

@@ -169,7 +169,7 @@ export interface CreatorsStore {
 export interface CreatorsManyStore {
   /** Inserts each creator whose handle and id are both free; the ids inserted. */
   insertCreatorsUnlessTaken(creators: NewCreator[]): Promise<Set<string>>;
-  /** Inserts each link whose account is not linked yet; the places (in `links`) of those inserted. */
+  /** Inserts each link whose account is not linked yet and whose creator is stored; the places (in `links`) of those inserted. */
   insertConnectionsUnlessTaken(links: NewConnection[]): Promise<Set<number>>;
   /** The creators of `ids` that are stored, in no particular order. */
   creatorsByIds(ids: string[]): Promise<CreatorRow[]>;

@@ -125,7 +125,16 @@ export class CreatorWrites {
   ): Promise<{ creators: Array<boolean | Error>; links: Array<Error | null> }> {
     const many = this.store.many;
     if (!many) throw new Error("storeImported runs on a store that writes many rows at once (PostgreSQL)");
-    const inserted = await many.insertCreatorsUnlessTaken(creators);
+    // Both statements go out together; a link whose creator was not stored is left out by the
+    // store (it names no stored creator) and fails after its creator's line.
+    const [insertedCreators, insertedLinks] = await Promise.allSettled([
+      many.insertCreatorsUnlessTaken(creators),
+      many.insertConnectionsUnlessTaken(links.map(({ link }) => link)),
+    ]);
+    if (insertedCreators.status === "rejected") throw insertedCreators.reason;
+    if (insertedLinks.status === "rejected") throw insertedLinks.reason;
+    const inserted = insertedCreators.value;
+    const stored = insertedLinks.value;
     const refused = new Set<string>();
     const creatorOutcomes: Array<boolean | Error> = [];
     for (const creator of creators) {
@@ -137,10 +146,9 @@ export class CreatorWrites {
       refused.add(creator.id);
       creatorOutcomes.push((await this.store.byHandle(creator.handle)) ? false : new UniqueViolation(null));
     }
-    const sent = links.filter(({ link }) => !refused.has(link.creatorId));
-    const stored = await many.insertConnectionsUnlessTaken(sent.map(({ link }) => link));
     const outcomes = new Map<NewConnection, Error | null>();
-    for (const [i, { link, input }] of sent.entries()) {
+    for (const [i, { link, input }] of links.entries()) {
+      if (refused.has(link.creatorId)) continue;
       if (!stored.has(i)) {
         // The account is linked already: to this creator it is an update, as `linkImported` does.
         const existing = await this.store.connectionByAccount(link.provider, link.providerUserId);

@@ -62,8 +62,9 @@ export class Windows<C> {
   private kind: unknown = null;
   private readonly keys = new Set<string>();
   /**
-   * A full window of entries lands while the next one is read: nothing reads what it writes but
-   * later windows' statements, which run behind it on the one connection. Its answers are checked
+   * A full window of entries, or of creators and their links, lands while the next one is read:
+   * nothing reads what it writes but later windows' statements, which run behind it on the one
+   * connection. Its answers are checked
    * when the next window lands (or the import ends), its failure first. (100k entries of the bench
    * data set: 6.5 s with each window awaited; with one landing while the next is read and sent
    * behind it, 3.6 s with the other changes of the import's entries, 2-core machine, Nov 2026.)
@@ -75,7 +76,7 @@ export class Windows<C> {
   /** Before a line of `group` (windowGroup) with `key` (pipelineKey) starts: lands the window when the line may not join it. */
   async makeRoom(key: string | null, group: unknown): Promise<void> {
     if (key === null || group !== this.kind || this.keys.has(key)) await this.land();
-    else if (this.window.length >= PIPELINED_LINES) await this.land(this.kind === "entry");
+    else if (this.window.length >= PIPELINED_LINES) await this.land(this.kind === "entry" || this.kind === "creator");
     this.kind = group;
   }
 
