@@ -3,7 +3,7 @@
 import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import type { Clock } from "../../clock";
-import { analyzeTables, beginBulkWrite, recountNamesAtEndIfLarge } from "../../db/bulk-write";
+import { analyzeTables, beginBulkWrite, dropIndexesWhileEmpty, recountNamesAtEndIfLarge } from "../../db/bulk-write";
 import type { Database } from "../../db/database";
 import { ServiceError } from "../../errors";
 import { newId } from "../../ids";
@@ -225,8 +225,11 @@ export class TransferService {
         // A file about as large as what is stored recounts the suggestion names once at its end
         // instead of a trigger's upsert for each creator, link and entry.
         const bytes = statSync(path).size;
-        const recountNames =
-          bytes >= (this.options.rebuildIndexesFromBytes ?? REBUILD_INDEXES_FROM_BYTES) ? await recountNamesAtEndIfLarge(this.database, bytes / BYTES_PER_LINE) : null;
+        const large = bytes >= (this.options.rebuildIndexesFromBytes ?? REBUILD_INDEXES_FROM_BYTES);
+        const recountNames = large ? await recountNamesAtEndIfLarge(this.database, bytes / BYTES_PER_LINE) : null;
+        // An empty blacklist gets its secondary indexes built once after the last line instead of
+        // row by row (nothing the lines run reads them; the scores at the end do).
+        const rebuildIndexes = large ? await dropIndexesWhileEmpty(this.database, ["blacklist_entries"]) : null;
         creators.beginBulk();
         try {
           let lineNo = 0;
@@ -269,6 +272,7 @@ export class TransferService {
           } catch (error) {
             throw await windows.abandon(error);
           }
+          await rebuildIndexes?.();
           if (summary.lines > linesAtAnalyze) await analyzeTables(this.database);
           await creators.endBulkAsync();
           await recountNames?.();

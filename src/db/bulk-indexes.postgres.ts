@@ -1,0 +1,29 @@
+// The import's secondary indexes on PostgreSQL: a table empty when a large import begins has its
+// non-unique indexes dropped inside the import's transaction and built once from the loaded rows
+// before its end, as SQLite's import does (search-index.ts, `suspendIndexes`). Inserted row by
+// row, a million entries met five indexes in an order random for most of them, with the indexes
+// outgrowing the server's buffers. DDL is transactional here: a failed import rolls the drop back
+// with everything else, so the indexes are there again whatever happens. The drop holds the
+// table's ACCESS EXCLUSIVE lock until the commit, so only a table that held nothing is treated so
+// (a reader of it waits for the import instead of reading an empty table).
+import type { SQL } from "bun";
+
+/**
+ * When `table` holds no row: drops its non-unique indexes and returns the function that builds
+ * them again (inside the same transaction); null otherwise. Unique indexes stay: they are what
+ * refuses a repeated key.
+ */
+export async function dropIndexesWhileEmpty(sql: () => SQL, table: string): Promise<(() => Promise<void>) | null> {
+  const [row] = await sql().unsafe(`SELECT NOT EXISTS (SELECT 1 FROM ${table}) AS empty`);
+  if (!row.empty) return null;
+  const indexes: Array<{ name: string; definition: string }> = await sql()`
+    SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition
+    FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+    WHERE i.indrelid = ${table}::regclass AND NOT i.indisunique`;
+  for (const index of indexes) await sql().unsafe(`DROP INDEX "${index.name}"`);
+  return async () => {
+    // Sorting a million rows for each index fits in this much memory instead of spilling to disk.
+    await sql()`SELECT set_config('maintenance_work_mem', '256MB', true)`;
+    for (const index of indexes) await sql().unsafe(index.definition);
+  };
+}
