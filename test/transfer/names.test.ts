@@ -90,15 +90,18 @@ test("a failed import that was to recount the names keeps them, and later writes
   ]);
 });
 
+/** The indexes of the tables a large import into empty ones builds after its lines. */
 async function entryIndexes(database: Database) {
   const rows =
     database.dialect === "sqlite"
-      ? database.sqlite.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'blacklist_entries' ORDER BY name").all()
-      : await database.sql().unsafe("SELECT indexname AS name FROM pg_indexes WHERE tablename = 'blacklist_entries' ORDER BY indexname");
+      ? database.sqlite
+          .query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('blacklist_entries', 'connections', 'creators') ORDER BY name")
+          .all()
+      : await database.sql().unsafe("SELECT indexname AS name FROM pg_indexes WHERE tablename IN ('blacklist_entries', 'connections', 'creators') ORDER BY indexname");
   return [...rows].map((row: any) => row.name as string);
 }
 
-test("a large import into an empty blacklist builds its indexes after the lines; failed, it leaves them and nothing else", async () => {
+test("a large import into empty tables builds their indexes after the lines; failed, it leaves them and nothing else", async () => {
   const target = await instance();
   const indexes = await entryIndexes(target.database);
   expect(indexes.length).toBeGreaterThan(3);
@@ -109,7 +112,7 @@ test("a large import into an empty blacklist builds its indexes after the lines;
   expect(await names(target.database)).toEqual([]);
   expect(await target.importLines(lines, true)).toMatchObject({ entries: 15 });
   expect(await entryIndexes(target.database)).toEqual(indexes);
-  // A second large import finds the table holding rows: its indexes stay and are written as it goes.
-  expect(await target.importLines([entry("300", "Later")], true)).toMatchObject({ entries: 1 });
+  // A second large import finds the tables holding rows: their indexes stay and are written as it goes.
+  expect(await target.importLines([creator("another"), link("another", "7", "Another"), entry("300", "Later")], true)).toMatchObject({ entries: 1 });
   expect(await entryIndexes(target.database)).toEqual(indexes);
 });

@@ -227,9 +227,11 @@ export class TransferService {
         const bytes = statSync(path).size;
         const large = bytes >= (this.options.rebuildIndexesFromBytes ?? REBUILD_INDEXES_FROM_BYTES);
         const recountNames = large ? await recountNamesAtEndIfLarge(this.database, bytes / BYTES_PER_LINE) : null;
-        // An empty blacklist gets its secondary indexes built once after the last line instead of
-        // row by row (nothing the lines run reads them; the scores at the end do).
-        const rebuildIndexes = large ? await dropIndexesWhileEmpty(this.database, ["blacklist_entries"]) : null;
+        // Empty tables get their secondary indexes built once after the last line instead of row
+        // by row: the entries' and the links' before the scores at the end (which read them), the
+        // creators' after (the scores rewrite every creator's ranked fields).
+        const rebuildIndexes = large ? await dropIndexesWhileEmpty(this.database, ["blacklist_entries", "connections"]) : null;
+        const rebuildCreatorIndexes = large ? await dropIndexesWhileEmpty(this.database, ["creators"]) : null;
         creators.beginBulk();
         try {
           let lineNo = 0;
@@ -275,6 +277,7 @@ export class TransferService {
           await rebuildIndexes?.();
           if (summary.lines > linesAtAnalyze) await analyzeTables(this.database);
           await creators.endBulkAsync();
+          await rebuildCreatorIndexes?.();
           await recountNames?.();
           await moveVersion();
         } catch (error) {
