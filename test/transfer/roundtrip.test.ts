@@ -225,3 +225,25 @@ test("a stored handle in a window of creators still landing wins over a bad link
   expect(failed.message).toBe("line 489: creator 'kept' appears twice");
   expect((await target.exported()).filter((line) => line.includes('"type":"creator"'))).toHaveLength(1);
 });
+
+test("entries an import brings penalise the creators they name, stored before it or brought by it, whichever line comes first", async () => {
+  const target = await instance(new ManualClock());
+  const creator = (handle: string) => ({ type: "creator", handle, verification_level: 1, joined_at: "2025-01-01T00:00:00Z" });
+  const link = (handle: string, id: string) => ({ type: "connection", creator: handle, provider: "roblox", provider_user_id: id, public: true });
+  const ban = (id: string) => ({ type: "entry", provider: "roblox", provider_user_id: id, severity: "ban", reason_code: "scam" });
+  const write = (name: string, lines: unknown[]) => {
+    const file = join(dir, name);
+    writeFileSync(file, lines.map((line) => JSON.stringify(line)).join("\n") + "\n");
+    return file;
+  };
+  const blacklisted = async (handle: string) => ((await target.services.creators.profile(handle)) as any).blacklisted;
+  // The entry before the creator it names, in one file.
+  expect(await target.transfer.importFile(write("entry-first.jsonl", [ban("601"), creator("erin"), link("erin", "601")]))).toMatchObject({ entries: 1 });
+  expect(await blacklisted("erin")).toBe(true);
+  // A creator stored by an earlier import, named by a later one's entry (beside a creator of its own).
+  expect(await target.transfer.importFile(write("first.jsonl", [creator("finn"), link("finn", "602")]))).toMatchObject({ creators: 1 });
+  expect(await blacklisted("finn")).toBe(false);
+  expect(await target.transfer.importFile(write("later.jsonl", [creator("gwen"), ban("602")]))).toMatchObject({ entries: 1 });
+  expect(await blacklisted("finn")).toBe(true);
+  expect(await blacklisted("gwen")).toBe(false);
+});

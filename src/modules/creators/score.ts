@@ -113,6 +113,8 @@ export class TrustScores {
   private readonly trustListeners: TrustChangeListener[] = [];
   /** Creators whose score awaits recomputation at the end of a bulk write (an import). */
   private deferred: Set<string> | null = null;
+  /** Inside a bulk write, once known: whether every stored creator is in `deferred` (`everyCreatorDeferred`). */
+  private allDeferred: boolean | null = null;
   /** Set by `scoreAheadOfEntries`: the time it scored at, and each creator's basis but its penalties. */
   private ahead: { now: number; basis: Map<string, ScoreBasis> } | null = null;
   /** The store's synchronous capability (SQLite only): the import and blacklist writes use it there. */
@@ -224,7 +226,20 @@ export class TrustScores {
 
   /** Entries added together: each creator any of them names is recomputed once. */
   private async afterEntriesChange(rows: EntryRow[], emit: boolean): Promise<void> {
+    if (await this.everyCreatorDeferred()) return;
     await this.recomputeAll(await this.store.creatorsNamedByAny(rows.map(namedBy)), emit);
+  }
+
+  /**
+   * Inside a bulk write: whether every stored creator awaits recomputation already (an import that
+   * brought them all), so entries need not look up whom they name, as on SQLite (`onBulkEntries`).
+   * Once true it stays so: a creator stored later in the write is deferred as it is stored. (The
+   * look-up was a statement per window of an import's entries on PostgreSQL.)
+   */
+  private async everyCreatorDeferred(): Promise<boolean> {
+    if (!this.deferred) return false;
+    this.allDeferred ??= this.deferred.size >= (await this.store.countCreators());
+    return this.allDeferred;
   }
 
   private async recomputeAll(creatorIds: string[], emit: boolean): Promise<void> {
@@ -260,6 +275,7 @@ export class TrustScores {
   /** Defers recomputation until `endBulk`, so an import computes each creator once. */
   beginBulk(): void {
     this.deferred = new Set();
+    this.allDeferred = null;
   }
 
   /**
@@ -331,6 +347,7 @@ export class TrustScores {
   async endBulkAsync(): Promise<number> {
     const pending = this.deferred;
     this.deferred = null;
+    this.allDeferred = null;
     if (!pending) return 0;
     const now = this.clock.now();
     const ids = [...pending];
@@ -362,6 +379,7 @@ export class TrustScores {
   /** Leaves bulk mode without recomputing (the bulk write was rolled back). */
   abandonBulk(): void {
     this.deferred = null;
+    this.allDeferred = null;
     this.ahead = null;
   }
 
