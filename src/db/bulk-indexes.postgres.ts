@@ -9,13 +9,18 @@
 import type { SQL } from "bun";
 
 /**
- * When `table` holds no row: drops its non-unique indexes and returns the function that builds
+ * When `table` holds no row and belongs to this user: drops its non-unique indexes and returns the function that builds
  * them again (inside the same transaction); null otherwise. Unique indexes stay: they are what
  * refuses a repeated key.
  */
 export async function dropIndexesWhileEmpty(sql: () => SQL, table: string): Promise<(() => Promise<void>) | null> {
-  const [row] = await sql().unsafe(`SELECT NOT EXISTS (SELECT 1 FROM ${table}) AS empty`);
-  if (!row.empty) return null;
+  // Only the table's owner (or a member of its role) may drop its indexes: another user's import
+  // writes through them as they are.
+  const [row] = await sql().unsafe(
+    `SELECT NOT EXISTS (SELECT 1 FROM ${table}) AND pg_has_role((SELECT relowner FROM pg_class WHERE oid = $1::regclass), 'MEMBER') AS free`,
+    [table],
+  );
+  if (!row.free) return null;
   const indexes: Array<{ name: string; definition: string }> = await sql()`
     SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition
     FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid

@@ -16,12 +16,12 @@ import { CreatorsService } from "../../src/modules/creators/service";
 import { NetworkService } from "../../src/modules/network/service";
 import { Outbox } from "../../src/modules/outbox/service";
 import { TransferService } from "../../src/modules/transfer/service";
-import { databasesOfThisFile } from "../backend";
+import { backend, databasesOfThisFile } from "../backend";
 
 const databases = databasesOfThisFile();
 
-async function instance() {
-  const { database } = await databases.open();
+async function instance(location?: string) {
+  const { database } = await databases.open(location);
   const clock = new ManualClock();
   const outbox = new Outbox(database);
   const codec = new CursorCodec("names-test");
@@ -115,4 +115,30 @@ test("a large import into empty tables builds their indexes after the lines; fai
   // A second large import finds the tables holding rows: their indexes stay and are written as it goes.
   expect(await target.importLines([creator("another"), link("another", "7", "Another"), entry("300", "Later")], true)).toMatchObject({ entries: 1 });
   expect(await entryIndexes(target.database)).toEqual(indexes);
+});
+
+const postgresOnly = backend === "postgres" ? test : test.skip;
+
+postgresOnly("a large import by a user that does not own the tables writes through their indexes as they are", async () => {
+  const { database: owner, location } = await databases.open();
+  if (owner.dialect !== "postgres") throw new Error("PostgreSQL only");
+  const role = `importer_${Math.random().toString(36).slice(2, 10)}`;
+  await owner.sql().unsafe(`CREATE ROLE ${role} LOGIN`);
+  for (const statement of [
+    `GRANT USAGE ON SCHEMA public, drizzle TO ${role}`,
+    `GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}`,
+    `GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`,
+    `GRANT SELECT ON ALL TABLES IN SCHEMA drizzle TO ${role}`,
+  ]) {
+    await owner.sql().unsafe(statement);
+  }
+  const url = new URL(location);
+  url.username = role;
+  const target = await instance(url.toString());
+  const indexes = await entryIndexes(owner);
+  expect(await target.importLines([...seed, ...file], true)).toMatchObject({ entries: 15 });
+  expect(await entryIndexes(owner)).toEqual(indexes);
+  await target.database.close();
+  await owner.sql().unsafe(`DROP OWNED BY ${role}`);
+  await owner.sql().unsafe(`DROP ROLE ${role}`);
 });
