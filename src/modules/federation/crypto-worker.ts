@@ -10,7 +10,7 @@ import { Database } from "bun:sqlite";
 import { keepForThreadReads } from "../../db/pragmas";
 import { originChangesOn } from "../blacklist/store.sqlite";
 import { lowerThisThreadsPriority, type PageJob, pageSignaturesValid } from "./crypto-threads";
-import { itemsJson, signedTexts, unsignedItems } from "./feed";
+import { itemsJson, pageOf, signedTexts } from "./feed";
 import { signText } from "./signing";
 
 declare const self: Worker;
@@ -32,12 +32,9 @@ function readPage(job: PageJob) {
     keepForThreadReads(reader);
     readers.set(job.file, reader);
   }
-  const rows = originChangesOn(reader, job.after, job.limit + 1);
-  const hasMore = rows.length > job.limit;
-  const page = hasMore ? rows.slice(0, job.limit) : rows;
-  const unsigned = unsignedItems(page, job.origin, job.kid);
-  const sigs = signedTexts(unsigned).map((text) => signText(job.privateKey, text));
-  return { items: itemsJson(unsigned, sigs), lastSeq: page.length > 0 ? page[page.length - 1]!.seq : job.after, hasMore };
+  const { items, lastSeq, hasMore } = pageOf(originChangesOn(reader, job.after, job.limit + 1), job.after, job.limit, job.origin, job.kid);
+  const sigs = signedTexts(items).map((text) => signText(job.privateKey, text));
+  return { items: itemsJson(items, sigs), lastSeq, hasMore };
 }
 
 self.onmessage = (event: MessageEvent<Job>) => {

@@ -24,6 +24,16 @@ export function unsignedItems(rows: ChangeRow[], origin: string, kid: string): U
   return rows.map((row) => ({ seq: row.seq, type: row.type, at: iso(row.at)!, origin, entry: feedEntry(row), kid }));
 }
 
+/**
+ * The page `rows` make (read with one row past `limit`, which tells whether more follow), unsigned:
+ * its items, the seq its cursor names (`after` for an empty page) and whether more follow.
+ */
+export function pageOf(rows: ChangeRow[], after: number, limit: number, origin: string, kid: string) {
+  const hasMore = rows.length > limit;
+  const page = hasMore ? rows.slice(0, limit) : rows;
+  return { items: unsignedItems(page, origin, kid), lastSeq: page.length > 0 ? page[page.length - 1]!.seq : after, hasMore };
+}
+
 /** The texts each item is signed over, in order. */
 export function signedTexts(items: UnsignedItem[]): string[] {
   return items.map((item) => canonicalJson(item));
@@ -71,12 +81,9 @@ export class SignedFeed {
 
   /** The page read on this thread (PostgreSQL, an in-memory database, or no thread to read it). */
   private async readHere(after: number, limit: number, origin: string, key: { kid: string; privateKey: string }) {
-    const rows = await this.blacklist.originChangesAfter(after, limit + 1);
-    const hasMore = rows.length > limit;
-    const page = hasMore ? rows.slice(0, limit) : rows;
-    const unsigned = unsignedItems(page, origin, key.kid);
-    const sigs = await this.crypto.sign(key.privateKey, signedTexts(unsigned));
-    return { items: itemsJson(unsigned, sigs), lastSeq: page.length > 0 ? page[page.length - 1]!.seq : after, hasMore };
+    const { items, lastSeq, hasMore } = pageOf(await this.blacklist.originChangesAfter(after, limit + 1), after, limit, origin, key.kid);
+    const sigs = await this.crypto.sign(key.privateKey, signedTexts(items));
+    return { items: itemsJson(items, sigs), lastSeq, hasMore };
   }
 }
 

@@ -90,10 +90,10 @@ export class PublicAccounts {
       this.entries.subjectsByUsername(lower, now, MAX_HITS),
       this.publicLinksOf(asIds),
     ]);
-    const hidden = new Set(links.filter((c) => !c.public).map((c) => `${c.provider}\u0000${c.providerUserId}`));
+    const hidden = new Set(links.filter((c) => !c.public).map((c) => accountKey(c.provider, c.providerUserId)));
     const add = (provider: Provider, id: string, username: string | null) => {
       if (accounts.size >= MAX_HITS) return;
-      const key = `${provider}\u0000${id}`;
+      const key = accountKey(provider, id);
       if (hidden.has(key)) return;
       const known = accounts.get(key);
       if (!known) accounts.set(key, { provider, id, username });
@@ -103,7 +103,7 @@ export class PublicAccounts {
     for (const c of byUsername) add(c.provider, c.providerUserId, c.providerUsername);
     for (const s of subjects) add(s.provider, s.providerUserId, s.username);
     for (const { provider, id } of asIds) {
-      const link = publicLinks.get(`${provider}\u0000${id}`);
+      const link = publicLinks.get(accountKey(provider, id));
       if (link) add(provider, id, link.providerUsername);
       if (this.blacklist.subjects.mightContain(provider, id)) {
         const subject = await this.entries.subjectName(provider, id, now);
@@ -153,7 +153,7 @@ export class PublicAccounts {
   /** The public links of `accounts`, by provider and id; a private one is as good as unknown here. */
   private async publicLinksOf(accounts: Array<{ provider: Provider; id: string }>): Promise<Map<string, ConnectionRow>> {
     const links = await this.creators.connectionsByAccounts(accounts);
-    return new Map(links.filter((link) => link.public).map((link) => [`${link.provider}\u0000${link.providerUserId}`, link]));
+    return new Map(links.filter((link) => link.public).map((link) => [accountKey(link.provider, link.providerUserId), link]));
   }
 
   /** A creator's public linked accounts, oldest first: what its public profile page lists. */
@@ -176,7 +176,7 @@ export class PublicAccounts {
       const asIds = accountsNamedBy(id, provider);
       const links = await this.publicLinksOf(asIds);
       for (const account of asIds) {
-        const link = links.get(`${account.provider}\u0000${account.id}`);
+        const link = links.get(accountKey(account.provider, account.id));
         if (link) return link.creatorId;
       }
       return null;
@@ -193,4 +193,9 @@ function accountsNamedBy(text: string, provider?: Provider): Array<{ provider: P
     const id = normalizeAccountId(p, text);
     return id === null ? [] : [{ provider: p, id }];
   });
+}
+
+/** One platform account as a map key. */
+function accountKey(provider: string, id: string): string {
+  return `${provider}\u0000${id}`;
 }
