@@ -10,7 +10,9 @@
 //      throughput while it serves the feed (target at least 0.8 of idle);
 //   4. the ratio of the sync's time to the import's (target at most 3x), and what signing and
 //      verifying cost per item on this machine (both happen as pages are read and applied).
-// Prints one JSON object.
+// Prints one JSON object; `follower_probe.over_50_ms` lists the probes over 50 ms by when they
+// started (seconds into the sync), to be read beside the servers' logs (<work>/follower.log,
+// <work>/publisher.log).
 // Usage: bun bench/federation.ts [--bin dist/trustlist] [--dataset bench/data/dataset.jsonl]
 //        [--entries N (the first N entries only; 0 = the whole file)] [--postgres URL] [--port 18130]
 //        [--work DIR]
@@ -79,8 +81,9 @@ function account(db: string, name: string, scope: string, federation = false): s
   return key.secret ?? key.key;
 }
 
-function serve(db: string, port: number) {
-  const proc = Bun.spawn([...command, "serve", "--db", db, "--port", String(port), "--host", "127.0.0.1", "--access-log", "off"], { stdout: "ignore", stderr: "pipe" });
+/** Serves `db`; its log goes to `<work>/<name>.log`. */
+function serve(name: string, db: string, port: number) {
+  const proc = Bun.spawn([...command, "serve", "--db", db, "--port", String(port), "--host", "127.0.0.1", "--access-log", "off"], { stdout: "ignore", stderr: Bun.file(join(work, `${name}.log`)) });
   return { proc, base: `http://127.0.0.1:${port}` };
 }
 
@@ -150,8 +153,8 @@ const followerDb = args.postgres ?? join(work, "follower.db");
 cli(followerDb, "migrate");
 const followerAdmin = account(followerDb, "bench-admin", "admin");
 const followerChecks = account(followerDb, "bench-checks", "read");
-const publisher = serve(publisherDb, PORT);
-const follower = serve(followerDb, PORT + 1);
+const publisher = serve("publisher", publisherDb, PORT);
+const follower = serve("follower", followerDb, PORT + 1);
 try {
   await waitHealthy(publisher.base, 60_000);
   await waitHealthy(follower.base, 60_000);
@@ -167,6 +170,8 @@ try {
   if (added.status !== 201) throw new Error(`sources add: ${added.status} ${await added.text()}`);
   const queries = (await Bun.file(resolve(args.queries!)).text()).split("\n").filter(Boolean);
   const syncFrom = Date.now();
+  const syncStartedAt = performance.now();
+  log("first sync started");
   // Answered within 5 s, the sync going on; the probe starts meanwhile.
   const syncStarted = fetch(`${follower.base}/v1/admin/sources/publisher/sync`, { method: "POST", headers: { authorization: `Bearer ${followerAdmin}`, origin: follower.base } });
   const state = stateReader(followerDb);
@@ -186,6 +191,8 @@ try {
   let probing = true;
   let worstMs = 0;
   const probeTimes: number[] = [];
+  // Probes over 50 ms, by when they started (seconds into the sync): to match against the follower's log.
+  const slowProbes: Array<{ at_s: number; ms: number }> = [];
   const probe = (async () => {
     for (let i = 0; !ended; i++) {
       if (!probing) {
@@ -199,6 +206,7 @@ try {
       if (probing) {
         probeTimes.push(ms);
         worstMs = Math.max(worstMs, ms);
+        if (ms > 50) slowProbes.push({ at_s: round1((at - syncStartedAt) / 1000), ms: round1(ms) });
       }
       await Bun.sleep(10);
     }
@@ -255,7 +263,7 @@ try {
       import_s: round1(importS),
       first_sync_s: round1(syncS),
       sync_to_import: round1(syncS / importS),
-      follower_probe: { requests: probeTimes.length, p99_ms: round1(probeTimes[Math.floor(probeTimes.length * 0.99)] ?? NaN), worst_ms: round1(worstMs) },
+      follower_probe: { requests: probeTimes.length, p99_ms: round1(probeTimes[Math.floor(probeTimes.length * 0.99)] ?? NaN), worst_ms: round1(worstMs), over_50_ms: slowProbes },
       publisher_checks: {
         idle,
         while_serving: during,
