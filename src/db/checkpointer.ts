@@ -11,7 +11,7 @@
 // --compile` (Makefile), or a compiled binary cannot start it.
 import { workerEntry } from "../worker-entry";
 import type { Store } from "./client";
-import { leaveCheckpointsToOthers, limitKeptWal } from "./pragmas";
+import { leaveCheckpointsToOthers } from "./pragmas";
 
 /** How often the checkpointer looks at the WAL. */
 export const CHECKPOINT_INTERVAL_MS = 500;
@@ -28,15 +28,17 @@ export class Checkpointer {
   /** Checkpoints that copied frames, and the frames they copied. */
   checkpoints = 0;
   framesCopied = 0;
+  /** Times the WAL file was cut back to nothing after a burst. */
+  truncations = 0;
   /** Settles once the worker has its connection (true) or could not start (false, `onError` told why). */
   readonly ready: Promise<boolean>;
   private readonly worker: Worker;
   private stopped: Promise<void> | null = null;
 
   constructor(store: Store, options: CheckpointerOptions = {}) {
+    // The serving connection never cuts the WAL file back either (its journal_size_limit stays
+    // -1): after a burst, the worker does (checkpoint-worker.ts).
     leaveCheckpointsToOthers(store.sqlite);
-    // After a burst, the writer that restarts the WAL from its start cuts the file back to this.
-    limitKeptWal(store.sqlite, WAL_KEPT_BYTES);
     this.worker = new Worker(workerEntry("db/checkpoint-worker.ts"));
     // A process that is done should exit even if nobody stopped the checkpointer.
     this.worker.unref();
@@ -49,6 +51,8 @@ export class Checkpointer {
       else if (message.type === "checkpoint") {
         this.checkpoints++;
         this.framesCopied += message.copied ?? 0;
+      } else if (message.type === "truncated") {
+        this.truncations++;
       } else if (message.type === "error") {
         settle(false);
         onError(message.message ?? "");
@@ -58,7 +62,7 @@ export class Checkpointer {
       settle(false);
       onError(event.message);
     });
-    this.worker.postMessage({ type: "start", path: store.path, intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS });
+    this.worker.postMessage({ type: "start", path: store.path, intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS, keptBytes: WAL_KEPT_BYTES });
   }
 
   /** Stops the worker and closes its connection; the caller may then close the store. */

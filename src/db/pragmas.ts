@@ -59,11 +59,6 @@ export function leaveCheckpointsToOthers(sqlite: Connection): void {
   sqlite.exec("PRAGMA wal_autocheckpoint = 0");
 }
 
-/** Once a checkpoint has copied every frame back, the next writer cuts the WAL file back to `bytes`. */
-export function limitKeptWal(sqlite: Connection, bytes: number): void {
-  sqlite.exec(`PRAGMA journal_size_limit = ${bytes}`);
-}
-
 /** Hands back the memory of the connection's page cache (pages read once, by a warm-up). */
 export function releaseCachedPages(sqlite: Connection): void {
   sqlite.exec("PRAGMA shrink_memory");

@@ -65,6 +65,38 @@ describeSqliteOnly("checkpointer", () => {
     store.close();
   }, 30_000);
 
+  test("once a burst is over, the checkpointer's thread cuts the WAL file back; the serving connection never does", async () => {
+    const dir = tempDir("trustlist-checkpoint-");
+    dirs.push(dir);
+    const store = openStore(join(dir, "t.db"));
+    // A burst that outran the checkpoints: 20 MB in the WAL, none of it copied back yet.
+    store.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
+    await writeMuch(store, 0, 40, 0);
+    expect(walBytes(store)).toBeGreaterThan(16 * MB);
+
+    const checkpointer = new Checkpointer(store, { intervalMs: 10 });
+    expect(await checkpointer.ready).toBe(true);
+    // The serving connection keeps whatever size the WAL file has: cutting a large file back held
+    // the request thread for 109 ms in a COMMIT. The thread cuts it once nothing was committed for 2 s.
+    expect(store.sqlite.query<{ journal_size_limit: number }, []>("PRAGMA journal_size_limit").get()!.journal_size_limit).toBe(-1);
+    const deadline = Date.now() + 15_000;
+    // The worker's message saying so comes after the file is cut.
+    while ((walBytes(store) > 16 * MB || checkpointer.truncations === 0) && Date.now() < deadline) await Bun.sleep(20);
+    expect(walBytes(store)).toBeLessThanOrEqual(16 * MB);
+    expect(checkpointer.truncations).toBeGreaterThan(0);
+    expect(walProgress(store.path).lastFrame).toBe(0);
+
+    // Writes go on after it, and nothing written before it is lost.
+    await writeMuch(store, 40, 2, 0);
+    const rows = store.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM meta WHERE key LIKE 'fill-%'").get()!.n;
+    expect(rows).toBe(42 * 64);
+    await checkpointer.stop();
+    store.close();
+    const reopened = openStore(join(dir, "t.db"));
+    expect(reopened.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM meta WHERE key LIKE 'fill-%'").get()!.n).toBe(42 * 64);
+    reopened.close();
+  }, 30_000);
+
   test("a checkpointer that cannot open its database says so and stops cleanly", async () => {
     const dir = tempDir("trustlist-checkpoint-");
     dirs.push(dir);
