@@ -1,13 +1,13 @@
 // Several instances on loopback: two that follow each other without echo, a chain of three where
 // only what originated at each travels, a follower stopped mid-sync resuming from its cursor with
 // nothing missing or doubled, and the exactness of what a follower holds after a mixed burst of
-// additions, overturns and expiries.
+// additions, overturns and expiries; and the page sizes a follower asks for on each database.
 import { expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { SYNC_PAGE_ITEMS } from "../../src/modules/federation/sync";
-import { dropDatabase } from "../backend";
+import { backend, dropDatabase } from "../backend";
 import { tempDir } from "../helpers";
-import { addEntry, discordId, eachTestTwoInstances, follow, held, type Instance, instance, overturn, sync } from "./kit";
+import { addEntry, discordId, eachTestTwoInstances, follow, followerKey, held, type Instance, instance, overturn, sync } from "./kit";
 
 let a: Instance;
 let b: Instance;
@@ -146,4 +146,29 @@ test("exactness: after a mixed burst of writes and expiries, the follower holds 
   const holding = await held(b, "alpha");
   expect(expected.size).toBeGreaterThan(10);
   expect(new Map([...holding].map(([id, entry]) => [id, { severity: entry.severity, watchlist: entry.watchlist }]))).toEqual(expected);
+});
+
+test("a follower whose writes hold its requests (SQLite) asks for pages of 250 at first; one whose writes wait on the network (PostgreSQL), 500", async () => {
+  // Between them, a proxy that notes the `limit` of each feed page asked for.
+  const limits: number[] = [];
+  const recorder = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(request) {
+      const url = new URL(request.url);
+      if (url.pathname === "/v1/federation/changes") limits.push(Number(url.searchParams.get("limit")));
+      return fetch(`${a.url}${url.pathname}${url.search}`, { headers: request.headers });
+    },
+  });
+  try {
+    const added = [await addEntry(a), await addEntry(a), await addEntry(a)];
+    const key = await followerKey(a);
+    const res = await b.json("POST", "/v1/admin/sources", { key: b.admin, body: { name: "alpha", url: `http://127.0.0.1:${recorder.port}`, key } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect((await sync(b, "alpha")).applied).toBe(3);
+    expect([...(await held(b, "alpha")).keys()].sort()).toEqual(added.map((e) => e.id).sort());
+    expect(limits).toEqual([backend === "postgres" ? 500 : SYNC_PAGE_ITEMS]);
+  } finally {
+    await recorder.stop(true);
+  }
 });

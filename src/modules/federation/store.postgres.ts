@@ -20,6 +20,8 @@ const readItem = rowReader(federationItems);
 const readExemption = rowReader(federationExemptions);
 
 export class PostgresFederationStore implements FederationStore {
+  readonly writesHoldRequests = false;
+
   constructor(private readonly database: PostgresDatabase) {}
 
   private get sql() {

@@ -15,6 +15,7 @@ const ITEM_COLUMNS = columnsOf(federationItems);
 const EXEMPTION_COLUMNS = columnsOf(federationExemptions);
 
 export class SqliteFederationStore implements FederationStore {
+  readonly writesHoldRequests = true;
   private readonly sqlite: SqliteConnection;
 
   constructor(private readonly store: Store) {

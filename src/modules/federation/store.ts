@@ -22,6 +22,12 @@ export type SourcePatch = Partial<
 export interface FederationStore {
   /** One write transaction (a write inside a write joins it). */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Whether a transaction's statements run on the request thread from its start to its end
+   * (SQLite's synchronous calls: every request waits behind a sync's page), or wait on the network
+   * while requests go on (PostgreSQL).
+   */
+  readonly writesHoldRequests: boolean;
 
   /** The instance's keys, oldest first. */
   keys(): Promise<KeyRow[]>;
