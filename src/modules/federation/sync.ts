@@ -139,6 +139,16 @@ export class SourceSync {
     let pageItems = this.store.writesHoldRequests ? SYNC_PAGE_ITEMS : MAX_PAGE_ITEMS;
     /** What an item has cost to apply, ms: up at once when one page is slower, down slowly after. */
     let perItemMs = 0;
+    /** Sizes the pages asked for next from how long `items` took to apply (where that holds requests). */
+    const learn = (ms: number, items: number) => {
+      if (!this.store.writesHoldRequests) return;
+      // An item's cost swings by 2-5x from page to page as commits write more or fewer index
+      // pages; sized from the last page alone, a fast page was followed by one twice the target.
+      // The estimate follows a slower page at once and a faster one by a third.
+      const lastMs = Math.max(ms / items, 0.001);
+      perItemMs = perItemMs === 0 ? lastMs : Math.max(lastMs, perItemMs + (lastMs - perItemMs) / 3);
+      pageItems = Math.min(MAX_PAGE_ITEMS, Math.max(MIN_PAGE_ITEMS, Math.floor(APPLY_TARGET_MS / perItemMs)));
+    };
     // A page read (from a cursor that is known once the page before it is read) and verified; null
     // past the feed's end. The next READ_AHEAD pages are read and verified while one is applied.
     type Ahead = { page: Promise<FeedPage | null>; checked: Promise<Checked | null> };
@@ -174,16 +184,26 @@ export class SourceSync {
             next = cursor!;
           }
         }
+        // A page read ahead was sized from the estimate two pages earlier. When items have become
+        // slower since (a busy machine), applying it whole would hold requests for several times
+        // APPLY_TARGET_MS: its first items are read again as a page of their own, for the cursor
+        // just past them, and applied alone, as long as they are the same items signed the same
+        // (the verified ones are applied). The source signs those items twice.
+        while (!refusal && this.store.writesHoldRequests && good.length > 2 * pageItems) {
+          const part = await this.readPage(source, cursor, pageItems);
+          const size = part.items.length;
+          if (size === 0 || size >= good.length || part.items.some((item, i) => item?.seq !== good[i]!.seq || item?.sig !== good[i]!.sig)) break;
+          const applying = performance.now();
+          await this.applyPage(source, good.slice(0, size), part.next_cursor);
+          learn(performance.now() - applying, size);
+          applied += size;
+          cursor = part.next_cursor;
+          good = good.slice(size);
+          await yieldToRequests();
+        }
         const applying = performance.now();
         if (good.length > 0 || next !== cursor) await this.applyPage(source, good, next);
-        if (good.length > 0 && this.store.writesHoldRequests) {
-          // An item's cost swings by 2-5x from page to page as commits write more or fewer index
-          // pages; sized from the last page alone, a fast page was followed by one twice the
-          // target. The estimate follows a slower page at once and a faster one by a third.
-          const lastMs = Math.max((performance.now() - applying) / good.length, 0.001);
-          perItemMs = perItemMs === 0 ? lastMs : Math.max(lastMs, perItemMs + (lastMs - perItemMs) / 3);
-          pageItems = Math.min(MAX_PAGE_ITEMS, Math.max(MIN_PAGE_ITEMS, Math.floor(APPLY_TARGET_MS / perItemMs)));
-        }
+        if (good.length > 0) learn(performance.now() - applying, good.length);
         applied += good.length;
         cursor = next;
         if (refusal) {
