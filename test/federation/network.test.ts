@@ -193,8 +193,8 @@ test.skipIf(backend === "postgres")("pages read ahead that items have since outg
   const total = 600;
   for (let i = 0; i < total; i++) await a.services.blacklist.add({ provider: "discord", provider_user_id: discordId(), severity: "ban", reason_code: "scam_trade" }, actor);
   // Every entry the follower writes scans 150,000 rows first: a millisecond or more an item, so
-  // the first page (250 items) takes far longer than the pages are sized for, and the two pages
-  // read ahead meanwhile at 250 items are more than twice what the estimate then asks for.
+  // the first page (250 items) takes far longer than the pages are sized for, and the page read
+  // ahead meanwhile at 250 items is more than twice what the estimate then asks for.
   b.sqlite.run("CREATE TABLE test_slow (x INTEGER)");
   b.sqlite.run("WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 150000) INSERT INTO test_slow (x) SELECT x FROM n");
   b.sqlite.run("CREATE TRIGGER test_slow_entries AFTER INSERT ON blacklist_entries BEGIN SELECT count(*) FROM test_slow WHERE x % 7 = 3; END");
@@ -204,9 +204,10 @@ test.skipIf(backend === "postgres")("pages read ahead that items have since outg
     const outcome = await sync(b, "alpha");
     expect(outcome.error).toBeNull();
     expect(outcome.applied).toBe(total);
-    // The first three pages were asked for at 250; the second was asked for again from its own
-    // cursor, smaller: its first part.
-    expect(proxy.limits.slice(0, 3)).toEqual([SYNC_PAGE_ITEMS, SYNC_PAGE_ITEMS, SYNC_PAGE_ITEMS]);
+    // The first two pages were asked for at 250 before the first was applied (the third is asked
+    // for once the second is read, which may come after it); the second was asked for again from
+    // its own cursor, smaller: its first part.
+    expect(proxy.limits.slice(0, 2)).toEqual([SYNC_PAGE_ITEMS, SYNC_PAGE_ITEMS]);
     const again = proxy.cursors.indexOf(proxy.cursors[1]!, 2);
     expect(again).toBeGreaterThan(2);
     expect(proxy.limits[again]).toBeLessThan(SYNC_PAGE_ITEMS / 2);
