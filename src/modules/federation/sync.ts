@@ -175,11 +175,9 @@ export class SourceSync {
           // The cursor must point just past the last good item: read exactly those again, and
           // take its cursor only if they are the same items, signed the same.
           if (good.length > 0) {
-            const again = await this.readPage(source, cursor, good.length);
-            if (again.items.length !== good.length || again.items.some((item, i) => item?.seq !== good[i]!.seq || item?.sig !== good[i]!.sig)) {
-              throw new SourceError("the source answered the items before a refused one differently when read again");
-            }
-            next = again.next_cursor;
+            const after = await this.cursorAfter(source, cursor, good);
+            if (after === null) throw new SourceError("the source answered the items before a refused one differently when read again");
+            next = after;
           } else {
             next = cursor!;
           }
@@ -190,15 +188,15 @@ export class SourceSync {
         // just past them, and applied alone, as long as they are the same items signed the same
         // (the verified ones are applied). The source signs those items twice.
         while (!refusal && this.store.writesHoldRequests && good.length > 2 * pageItems) {
-          const part = await this.readPage(source, cursor, pageItems);
-          const size = part.items.length;
-          if (size === 0 || size >= good.length || part.items.some((item, i) => item?.seq !== good[i]!.seq || item?.sig !== good[i]!.sig)) break;
+          const part = good.slice(0, pageItems);
+          const after = await this.cursorAfter(source, cursor, part);
+          if (after === null) break; // applied whole
           const applying = performance.now();
-          await this.applyPage(source, good.slice(0, size), part.next_cursor);
-          learn(performance.now() - applying, size);
-          applied += size;
-          cursor = part.next_cursor;
-          good = good.slice(size);
+          await this.applyPage(source, part, after);
+          learn(performance.now() - applying, part.length);
+          applied += part.length;
+          cursor = after;
+          good = good.slice(part.length);
           await yieldToRequests();
         }
         const applying = performance.now();
@@ -244,6 +242,17 @@ export class SourceSync {
     const keys = new Map((await this.store.sourceKeys(source.id)).map((key) => [key.kid, key.publicKey]));
     if (page.items.some((item) => item && typeof item === "object" && !keys.has(item.kid))) return { page, refusal: undefined };
     return { page, refusal: await this.firstRefusal(source, page, keys) };
+  }
+
+  /**
+   * The source's cursor just past `items` (verified, read from `cursor`): they are read again as
+   * a page of their own, and its cursor is taken only if it holds the same items, signed the same.
+   * Null when the source answers otherwise.
+   */
+  private async cursorAfter(source: SourceRow, cursor: string | null, items: Item[]): Promise<string | null> {
+    const again = await this.readPage(source, cursor, items.length);
+    const same = again.items.length === items.length && again.items.every((item, i) => item?.seq === items[i]!.seq && item?.sig === items[i]!.sig);
+    return same ? again.next_cursor : null;
   }
 
   /** A feed page, with the text it was read from (which the verifying thread parses for itself). */
