@@ -49,10 +49,10 @@ function start({ path, intervalMs, keptBytes }: CheckpointerStart) {
   };
   const wal = `${path}-wal`;
   // The WAL's modification time moves with every commit: an idle server checkpoints nothing.
+  // `seen` is the time of a WAL whose every frame was copied back.
   let seen = -1;
   let lastModified = -1;
   let changedAt = Date.now();
-  let copiedAll = false;
   timer = setInterval(() => {
     let file: { mtimeMs: number; size: number };
     try {
@@ -67,13 +67,12 @@ function start({ path, intervalMs, keptBytes }: CheckpointerStart) {
     }
     try {
       if (modified === seen) {
-        if (copiedAll && file.size > keptBytes && Date.now() - changedAt >= QUIET_MS && truncateUnlessBusy()) self.postMessage({ type: "truncated" });
+        if (file.size > keptBytes && Date.now() - changedAt >= QUIET_MS && truncateUnlessBusy()) self.postMessage({ type: "truncated" });
         return;
       }
       const result = checkpoint.get()!;
       // A reader's snapshot can hold frames back: try again next tick until all are copied.
-      copiedAll = result.checkpointed === result.log;
-      if (copiedAll) seen = modified;
+      if (result.checkpointed === result.log) seen = modified;
       if (result.checkpointed > 0) self.postMessage({ type: "checkpoint", frames: result.log, copied: result.checkpointed });
     } catch (error) {
       self.postMessage({ type: "error", message: String((error as Error).message ?? error) });
