@@ -7,7 +7,7 @@ import { rmSync } from "node:fs";
 import { SYNC_PAGE_ITEMS } from "../../src/modules/federation/sync";
 import { backend, dropDatabase } from "../backend";
 import { tempDir } from "../helpers";
-import { addEntry, discordId, eachTestTwoInstances, follow, followerKey, held, type Instance, instance, overturn, sync } from "./kit";
+import { addEntry, discordId, eachTestTwoInstances, follow, held, type Instance, instance, overturn, sync } from "./kit";
 
 let a: Instance;
 let b: Instance;
@@ -167,17 +167,11 @@ function recordingProxy(target: Instance) {
   return { url: `http://127.0.0.1:${server.port}`, limits, cursors, stop: () => server.stop(true) };
 }
 
-async function followThrough(follower: Instance, publisher: Instance, url: string, name: string) {
-  const key = await followerKey(publisher);
-  const res = await follower.json("POST", "/v1/admin/sources", { key: follower.admin, body: { name, url, key } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-}
-
 test("a follower whose writes hold its requests (SQLite) asks for pages of 250 at first; one whose writes wait on the network (PostgreSQL), 500", async () => {
   const proxy = recordingProxy(a);
   try {
     const added = [await addEntry(a), await addEntry(a), await addEntry(a)];
-    await followThrough(b, a, proxy.url, "alpha");
+    await follow(b, a, "alpha", { url: proxy.url });
     expect((await sync(b, "alpha")).applied).toBe(3);
     expect([...(await held(b, "alpha")).keys()].sort()).toEqual(added.map((e) => e.id).sort());
     expect(proxy.limits).toEqual([backend === "postgres" ? 500 : SYNC_PAGE_ITEMS]);
@@ -200,7 +194,7 @@ test.skipIf(backend === "postgres")("pages read ahead that items have since outg
   b.sqlite.run("CREATE TRIGGER test_slow_entries AFTER INSERT ON blacklist_entries BEGIN SELECT count(*) FROM test_slow WHERE x % 7 = 3; END");
   const proxy = recordingProxy(a);
   try {
-    await followThrough(b, a, proxy.url, "alpha");
+    await follow(b, a, "alpha", { url: proxy.url });
     // The route answers after 5 s with the sync still going when it takes longer (a busy
     // machine): the source's own state says when it has reached the feed's end.
     await sync(b, "alpha");

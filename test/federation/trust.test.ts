@@ -4,7 +4,7 @@
 // last_error and /metrics saying so.
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { canonicalJson, endorsementText, kidOf, newKeyPair, signText } from "../../src/modules/federation/signing";
-import { addEntry, followerKey, held, type Instance, instance, sharedClock, sync } from "./kit";
+import { addEntry, follow, held, type Instance, instance, sharedClock, sync } from "./kit";
 
 let a: Instance;
 let b: Instance;
@@ -40,11 +40,8 @@ function proxyTo(target: Instance, rewrite: (path: string, body: any) => any, pa
   return `http://127.0.0.1:${proxy.port}`;
 }
 
-async function followThrough(url: string) {
-  const key = await followerKey(a);
-  const res = await b.json("POST", "/v1/admin/sources", { key: b.admin, body: { name: "alpha", url, key } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-}
+/** `b` follows `a` as "alpha", reached at `url`. */
+const followThrough = (url: string) => follow(b, a, "alpha", { url });
 
 async function metric(on: Instance, name: string): Promise<number> {
   const text = await (await on.call("GET", "/metrics", { key: on.admin })).text();
