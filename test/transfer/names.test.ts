@@ -90,14 +90,21 @@ test("a failed import that was to recount the names keeps them, and later writes
   ]);
 });
 
-/** The indexes of the tables a large import into empty ones builds after its lines. */
+/**
+ * The indexes of the tables a large import into empty ones builds after its lines (and of the
+ * names it recounts), with their foreign keys on PostgreSQL, which it also adds back after them.
+ */
 async function entryIndexes(database: Database) {
   const rows =
     database.dialect === "sqlite"
       ? database.sqlite
-          .query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('blacklist_entries', 'connections', 'creators') ORDER BY name")
+          .query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('blacklist_entries', 'connections', 'creators', 'search_names') ORDER BY name")
           .all()
-      : await database.sql().unsafe("SELECT indexname AS name FROM pg_indexes WHERE tablename IN ('blacklist_entries', 'connections', 'creators') ORDER BY indexname");
+      : await database.sql().unsafe(
+          `SELECT indexname AS name FROM pg_indexes WHERE tablename IN ('blacklist_entries', 'blacklist_changes', 'connections', 'creators', 'search_names')
+           UNION ALL SELECT conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint
+           WHERE contype = 'f' AND conrelid IN ('blacklist_changes'::regclass, 'connections'::regclass) ORDER BY 1`,
+        );
   return [...rows].map((row: any) => row.name as string);
 }
 
@@ -105,6 +112,10 @@ test("a large import into empty tables builds their indexes after the lines; fai
   const target = await instance();
   const indexes = await entryIndexes(target.database);
   expect(indexes.length).toBeGreaterThan(3);
+  if (target.database.dialect === "postgres") {
+    expect(indexes).toContain("search_names_trgm_idx");
+    expect(indexes.filter((name) => name.includes("FOREIGN KEY")).length).toBe(2);
+  }
   const lines = [...seed, ...file];
   const failed = await target.importLines([...lines, { type: "entry", provider: "discord" }], true).catch((e) => e);
   expect(failed.message).toStartWith(`line ${lines.length + 1}:`);
@@ -112,6 +123,11 @@ test("a large import into empty tables builds their indexes after the lines; fai
   expect(await names(target.database)).toEqual([]);
   expect(await target.importLines(lines, true)).toMatchObject({ entries: 15 });
   expect(await entryIndexes(target.database)).toEqual(indexes);
+  if (target.database.dialect === "postgres") {
+    // The foreign keys added back are in force: a feed row naming no entry is refused.
+    const refused = await target.database.sql().unsafe("INSERT INTO blacklist_changes (type, entry_id, at) VALUES ('added', 'bl_none', 0)").catch((e: Error) => e);
+    expect(String(refused)).toContain("foreign key");
+  }
   // A second large import finds the tables holding rows: their indexes stay and are written as it goes.
   expect(await target.importLines([creator("another"), link("another", "7", "Another"), entry("300", "Later")], true)).toMatchObject({ entries: 1 });
   expect(await entryIndexes(target.database)).toEqual(indexes);

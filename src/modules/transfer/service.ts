@@ -231,10 +231,10 @@ export class TransferService {
         const bytes = statSync(path).size;
         const large = bytes >= (this.options.rebuildIndexesFromBytes ?? REBUILD_INDEXES_FROM_BYTES);
         const recountNames = large ? await recountNamesAtEndIfLarge(this.database, bytes / BYTES_PER_LINE) : null;
-        // Empty tables get their secondary indexes built once after the last line instead of row
-        // by row: the entries' and the links' before the scores at the end (which read them), the
-        // creators' after (the scores rewrite every creator's ranked fields).
-        const rebuildIndexes = large ? await dropIndexesWhileEmpty(this.database, ["blacklist_entries", "connections"]) : null;
+        // Empty tables get their secondary indexes and foreign keys made once after the last line
+        // instead of row by row: the entries', their feed's and the links' before the scores at the
+        // end (which read them), the creators' after (the scores rewrite every creator's ranked fields).
+        const rebuildIndexes = large ? await dropIndexesWhileEmpty(this.database, ["blacklist_entries", "blacklist_changes", "connections"]) : null;
         const rebuildCreatorIndexes = large ? await dropIndexesWhileEmpty(this.database, ["creators"]) : null;
         creators.beginBulk();
         try {
