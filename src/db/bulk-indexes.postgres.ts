@@ -14,9 +14,11 @@ import type { SQL } from "bun";
 /**
  * When `table` holds no row and belongs to this user: drops its non-unique indexes and its foreign
  * keys and returns the function that makes them again (inside the same transaction); null
- * otherwise. Unique indexes stay: they are what refuses a repeated key.
+ * otherwise. Unique indexes stay (they are what refuses a repeated key), except with `unique`, for
+ * a write that cannot repeat one (a GROUP BY's rows): its unique constraints are added back after
+ * it too, and still refuse a repeat then.
  */
-export async function dropIndexesWhileEmpty(sql: () => SQL, table: string): Promise<(() => Promise<void>) | null> {
+export async function dropIndexesWhileEmpty(sql: () => SQL, table: string, options: { unique?: boolean } = {}): Promise<(() => Promise<void>) | null> {
   // Only the table's owner (or a member of its role) may drop its indexes: another user's import
   // writes through them as they are.
   const [row] = await sql().unsafe(
@@ -30,14 +32,15 @@ export async function dropIndexesWhileEmpty(sql: () => SQL, table: string): Prom
     WHERE i.indrelid = ${table}::regclass AND NOT i.indisunique`;
   const foreignKeys: Array<{ name: string; definition: string }> = await sql()`
     SELECT conname AS name, pg_get_constraintdef(oid) AS definition
-    FROM pg_constraint WHERE conrelid = ${table}::regclass AND contype = 'f'`;
+    FROM pg_constraint WHERE conrelid = ${table}::regclass AND (contype = 'f' OR (contype = 'u' AND ${options.unique === true}))`;
   for (const index of indexes) await sql().unsafe(`DROP INDEX "${index.name}"`);
   for (const key of foreignKeys) await sql().unsafe(`ALTER TABLE ${table} DROP CONSTRAINT "${key.name}"`);
   return async () => {
     // Sorting a million rows for each index fits in this much memory instead of spilling to disk.
     await sql()`SELECT set_config('maintenance_work_mem', '256MB', true)`;
     for (const index of indexes) await sql().unsafe(index.definition);
-    // Checks every row at once (a join against the referenced key): a row naming nothing fails the import.
+    // Checks every row at once (a join against the referenced key, a sort for a unique one): a row
+    // naming nothing, or repeating a key, fails the import.
     for (const key of foreignKeys) await sql().unsafe(`ALTER TABLE ${table} ADD CONSTRAINT "${key.name}" ${key.definition}`);
   };
 }

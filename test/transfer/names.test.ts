@@ -92,7 +92,8 @@ test("a failed import that was to recount the names keeps them, and later writes
 
 /**
  * The indexes of the tables a large import into empty ones builds after its lines (and of the
- * names it recounts), with their foreign keys on PostgreSQL, which it also adds back after them.
+ * names it recounts), with their foreign and unique keys on PostgreSQL, which it also adds back
+ * after them.
  */
 async function entryIndexes(database: Database) {
   const rows =
@@ -103,7 +104,7 @@ async function entryIndexes(database: Database) {
       : await database.sql().unsafe(
           `SELECT indexname AS name FROM pg_indexes WHERE tablename IN ('blacklist_entries', 'blacklist_changes', 'connections', 'creators', 'search_names')
            UNION ALL SELECT conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint
-           WHERE contype = 'f' AND conrelid IN ('blacklist_changes'::regclass, 'connections'::regclass) ORDER BY 1`,
+           WHERE contype IN ('f', 'u') AND conrelid IN ('blacklist_changes'::regclass, 'connections'::regclass, 'trust_snapshots'::regclass, 'search_names'::regclass) ORDER BY 1`,
         );
   return [...rows].map((row: any) => row.name as string);
 }
@@ -114,7 +115,8 @@ test("a large import into empty tables builds their indexes after the lines; fai
   expect(indexes.length).toBeGreaterThan(3);
   if (target.database.dialect === "postgres") {
     expect(indexes).toContain("search_names_trgm_idx");
-    expect(indexes.filter((name) => name.includes("FOREIGN KEY")).length).toBe(2);
+    expect(indexes.filter((name) => name.includes("FOREIGN KEY")).length).toBe(3);
+    expect(indexes).toContain("search_names_name_key UNIQUE (name)");
   }
   const lines = [...seed, ...file];
   const failed = await target.importLines([...lines, { type: "entry", provider: "discord" }], true).catch((e) => e);

@@ -233,9 +233,10 @@ export class TransferService {
         const recountNames = large ? await recountNamesAtEndIfLarge(this.database, bytes / BYTES_PER_LINE) : null;
         // Empty tables get their secondary indexes and foreign keys made once after the last line
         // instead of row by row: the entries', their feed's and the links' before the scores at the
-        // end (which read them), the creators' after (the scores rewrite every creator's ranked fields).
+        // end (which read them), the creators' and their day's scores' after (the scores rewrite
+        // every creator's ranked fields and add a snapshot each).
         const rebuildIndexes = large ? await dropIndexesWhileEmpty(this.database, ["blacklist_entries", "blacklist_changes", "connections"]) : null;
-        const rebuildCreatorIndexes = large ? await dropIndexesWhileEmpty(this.database, ["creators"]) : null;
+        const rebuildCreatorIndexes = large ? await dropIndexesWhileEmpty(this.database, ["creators", "trust_snapshots"]) : null;
         creators.beginBulk();
         try {
           let lineNo = 0;
