@@ -353,9 +353,20 @@ export class TrustScores {
     const ids = [...pending];
     const many = this.store.many;
     if (many) {
+      // The next round's reads are sent before this round's writes, so the server reads them while
+      // this process scores and writes (creators are scored independently of one another).
+      const read = async (from: number) => {
+        const rows = await many.creatorsByIds(ids.slice(from, from + SCORE_TOGETHER));
+        return { rows, bases: await many.scoreBases(rows, now) };
+      };
+      let next = read(0);
       for (let i = 0; i < ids.length; i += SCORE_TOGETHER) {
-        const rows = await many.creatorsByIds(ids.slice(i, i + SCORE_TOGETHER));
-        const bases = await many.scoreBases(rows, now);
+        const { rows, bases } = await next;
+        if (i + SCORE_TOGETHER < ids.length) {
+          next = read(i + SCORE_TOGETHER);
+          // Awaited next round; a failure of this round's writes ends the loop first.
+          next.catch(() => {});
+        }
         const scored = rows.map((row) => ({ row, ...scoreOf(row, bases.get(row.id) ?? emptyScoreBasis(), now) }));
         await many.writeTrusts(
           scored.map(({ row, fields }) => ({ id: row.id, fields })),
