@@ -364,7 +364,7 @@ export class TrustScores {
         const { rows, bases } = await next;
         if (i + SCORE_TOGETHER < ids.length) {
           next = read(i + SCORE_TOGETHER);
-          // Awaited next round; a failure of this round's writes ends the loop first.
+          // Awaited by the next turn of the loop; when this round's writes fail first, theirs is the error thrown.
           next.catch(() => {});
         }
         const scored = rows.map((row) => ({ row, ...scoreOf(row, bases.get(row.id) ?? emptyScoreBasis(), now) }));
