@@ -18,7 +18,7 @@ import type { SQL } from "bun";
  * a write that cannot repeat one (a GROUP BY's rows): its unique constraints are added back after
  * it too, and still refuse a repeat then.
  */
-export async function dropIndexesWhileEmpty(sql: () => SQL, table: string, options: { unique?: boolean } = {}): Promise<(() => Promise<void>) | null> {
+export async function dropIndexesAndKeysWhileEmpty(sql: () => SQL, table: string, options: { unique?: boolean } = {}): Promise<(() => Promise<void>) | null> {
   // Only the table's owner (or a member of its role) may drop its indexes: another user's import
   // writes through them as they are.
   const [row] = await sql().unsafe(

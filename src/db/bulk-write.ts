@@ -5,7 +5,7 @@
 // import is one `database.write(…, { allOrNothing: true })` with the planner told what it loaded
 // (`analyzeTables`). The caller never sees a driver.
 import type { Database } from "./database";
-import { dropIndexesWhileEmpty as dropIndexesOfEmpty } from "./bulk-indexes.postgres";
+import { dropIndexesAndKeysWhileEmpty as dropIndexesAndKeysOfEmpty } from "./bulk-indexes.postgres";
 import { nameSourceRows, recountNamesAtEnd } from "./search-names.postgres";
 import {
   foreignKeysUncheckedWhileBulk,
@@ -84,15 +84,16 @@ export async function recountNamesAtEndIfLarge(database: Database, rows: number)
 }
 
 /**
- * On PostgreSQL, inside the open write of a large import: the non-unique indexes of each of
- * `tables` that holds no row are dropped, and the returned function builds them again before the
- * write's end (bulk-indexes.postgres.ts). Null on SQLite and where nothing was dropped.
+ * On PostgreSQL, inside the open write of a large import: the non-unique indexes and the foreign
+ * keys of each of `tables` that holds no row are dropped, and the returned function makes them
+ * again before the write's end (bulk-indexes.postgres.ts). Null on SQLite and where nothing was
+ * dropped.
  */
-export async function dropIndexesWhileEmpty(database: Database, tables: string[]): Promise<(() => Promise<void>) | null> {
+export async function dropIndexesAndKeysWhileEmpty(database: Database, tables: string[]): Promise<(() => Promise<void>) | null> {
   if (database.dialect !== "postgres") return null;
   const rebuilds: Array<() => Promise<void>> = [];
   for (const table of tables) {
-    const rebuild = await dropIndexesOfEmpty(() => database.sql(), table);
+    const rebuild = await dropIndexesAndKeysOfEmpty(() => database.sql(), table);
     if (rebuild) rebuilds.push(rebuild);
   }
   if (rebuilds.length === 0) return null;

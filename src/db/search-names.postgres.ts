@@ -5,7 +5,7 @@
 // of the 27 ms per 1k entries their COPY took (bench data set, 2-core machine, Nov 2026). The
 // setting ends with the transaction, so a failed import leaves the triggers as they were.
 import type { SQL } from "bun";
-import { dropIndexesWhileEmpty } from "./bulk-indexes.postgres";
+import { dropIndexesAndKeysWhileEmpty } from "./bulk-indexes.postgres";
 
 /** Every name the triggers count, by source: exactly what they would have written row by row. */
 const RECOUNT_NAMES = `
@@ -33,7 +33,7 @@ export async function recountNamesAtEnd(sql: () => SQL): Promise<() => Promise<v
     // once from the counted names (a GROUP BY repeats no name): 2.2 s of inserting, 0.7 s for the
     // names' index and 1.9 s for the trigrams, against 9.4 s with both kept up name by name (650k
     // names of the bench data set, 2-core machine).
-    const rebuild = await dropIndexesWhileEmpty(sql, "search_names", { unique: true });
+    const rebuild = await dropIndexesAndKeysWhileEmpty(sql, "search_names", { unique: true });
     await sql()`DELETE FROM search_names`;
     await sql().unsafe(RECOUNT_NAMES);
     await rebuild?.();

@@ -3,7 +3,7 @@
 import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import type { Clock } from "../../clock";
-import { analyzeTables, beginBulkWrite, dropIndexesWhileEmpty, recountNamesAtEndIfLarge } from "../../db/bulk-write";
+import { analyzeTables, beginBulkWrite, dropIndexesAndKeysWhileEmpty, recountNamesAtEndIfLarge } from "../../db/bulk-write";
 import type { Database } from "../../db/database";
 import { ServiceError } from "../../errors";
 import { newId } from "../../ids";
@@ -235,8 +235,8 @@ export class TransferService {
         // instead of row by row: the entries', their feed's and the links' before the scores at the
         // end (which read them), the creators' and their day's scores' after (the scores rewrite
         // every creator's ranked fields and add a snapshot each).
-        const rebuildIndexes = large ? await dropIndexesWhileEmpty(this.database, ["blacklist_entries", "blacklist_changes", "connections"]) : null;
-        const rebuildCreatorIndexes = large ? await dropIndexesWhileEmpty(this.database, ["creators", "trust_snapshots"]) : null;
+        const rebuildIndexes = large ? await dropIndexesAndKeysWhileEmpty(this.database, ["blacklist_entries", "blacklist_changes", "connections"]) : null;
+        const rebuildCreatorIndexes = large ? await dropIndexesAndKeysWhileEmpty(this.database, ["creators", "trust_snapshots"]) : null;
         creators.beginBulk();
         try {
           let lineNo = 0;
