@@ -84,6 +84,45 @@ describe(`blacklist store (${backend})`, () => {
     expect(batch.results).toMatchObject([{ banned: true }, { banned: false }, { error: "invalid_account" }]);
   });
 
+  test("checks of many subjects at once each answer from the subject's own rows, repeats and clean ones too", async () => {
+    const { database } = await open();
+    const { blacklist } = await serviceOn(database);
+    const actor = { kind: "cli", id: "key_1" } as const;
+    await blacklist.add(ban("150", { severity: "warn" }), actor);
+    const worst = await blacklist.add(ban("150", { reason_code: "chargeback" }), actor);
+    await blacklist.add(ban("151", { severity: "restrict", reason_code: "impersonation" }), actor);
+    await blacklist.add(ban("152", { watchlist: true }), actor);
+    const gone = await blacklist.add(ban("153"), actor);
+    await blacklist.overturn(gone.id, null, actor);
+    const ids = ["150", "151", "152", "153", "154", "150", "151"];
+
+    // Asked in one turn (PostgreSQL looks the turn's misses up together), then one at a time.
+    const together = await Promise.all(ids.map((id) => blacklist.checkNow("discord", id)));
+    const alone = [];
+    for (const id of ids) alone.push(await blacklist.checkNow("discord", id));
+    expect(together).toEqual(alone);
+    expect(together.map((r) => [r.id, r.banned, r.severity ?? null, r.watchlist ?? false])).toEqual([
+      ["150", true, "ban", false],
+      ["151", false, "restrict", false],
+      ["152", false, null, true],
+      ["153", false, null, false],
+      ["154", false, null, false],
+      ["150", true, "ban", false],
+      ["151", false, "restrict", false],
+    ]);
+    expect(together[0]!.entry!.id).toBe(worst.id);
+    const batch = await blacklist.checkMany(ids.map((id) => ({ provider: "discord", id })));
+    expect(batch.results.map((r) => [r.id, r.banned, r.severity ?? null])).toEqual(together.map((r) => [r.id, r.banned, r.severity ?? null]));
+
+    // A write between two turns' look-ups is seen by the next one.
+    await blacklist.overturn(worst.id, null, actor);
+    const after = await Promise.all(["150", "151"].map((id) => blacklist.checkNow("discord", id)));
+    expect(after.map((r) => [r.banned, r.severity])).toEqual([
+      [false, "warn"],
+      [false, "restrict"],
+    ]);
+  });
+
   test("the list pages in issue order and the feed keeps the order of the changes", async () => {
     const { database } = await open();
     const { blacklist, clock } = await serviceOn(database);

@@ -8,7 +8,7 @@ import type { Provider, Severity, Vertical } from "../../domain";
 import { ServiceError } from "../../errors";
 import { isProvider, normalizeAccountId } from "./entry";
 import type { BatchCheckResult, CheckResult as CheckResultModel } from "./model";
-import type { BlacklistStore, BlacklistSyncStore, HitRow } from "./store";
+import type { BlacklistStore, BlacklistSyncStore, HitRow, SubjectKey } from "./store";
 import type { SubjectFilter } from "./subject-filter";
 
 export type CheckResult = typeof CheckResultModel.static;
@@ -25,6 +25,13 @@ const SEVERITY_RANK: Record<Severity, number> = { warn: 1, restrict: 2, ban: 3 }
 
 const CLEAN: CheckVerdict = Object.freeze({ hit: null, highRisk: false, watchlist: false });
 
+/** One turn's subjects missed in the verdict cache: each one's place in the look-up, and its answer. */
+interface Misses {
+  at: Map<string, number>;
+  subjects: SubjectKey[];
+  rows: Promise<HitRow[][]>;
+}
+
 /** Subjects whose rows the PostgreSQL verdict cache holds at most; past it, the cache starts over. */
 const MAX_CACHED_SUBJECTS = 100_000;
 
@@ -37,6 +44,12 @@ export class BlacklistChecks {
    */
   private readonly hits = new Map<string, HitRow[]>();
   private generation = 0;
+  /**
+   * The subjects this turn of the event loop missed in `hits`, looked up together once the turn's
+   * requests have all asked (a statement per subject was most of a PostgreSQL check's cost: the
+   * bench's queries name a new subject each time).
+   */
+  private misses: Misses | null = null;
 
   constructor(
     private readonly store: BlacklistStore,
@@ -73,14 +86,36 @@ export class BlacklistChecks {
     const key = `${provider}\0${accountId}`;
     const cached = this.hits.get(key);
     if (cached) return reduceRows(cached, vertical, now);
+    return this.missed(key, provider, accountId).then((rows) => reduceRows(rows, vertical, now));
+  }
+
+  /** A subject's rows from this turn's look-up of the subjects missed in the cache. */
+  private missed(key: string, provider: Provider, accountId: string): Promise<HitRow[]> {
+    let misses = this.misses;
+    if (!misses) {
+      const batch: Misses = { at: new Map(), subjects: [], rows: Promise.resolve([]) };
+      batch.rows = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.lookUp(batch));
+      misses = this.misses = batch;
+    }
+    let at = misses.at.get(key);
+    if (at === undefined) {
+      at = misses.subjects.push([provider, accountId]) - 1;
+      misses.at.set(key, at);
+    }
+    const index = at;
+    return misses.rows.then((bySubject) => bySubject[index]!);
+  }
+
+  /** Sends a turn's look-up and caches what it answers, unless a drop came while it was out. */
+  private async lookUp(batch: Misses): Promise<HitRow[][]> {
+    if (this.misses === batch) this.misses = null;
     const generation = this.generation;
-    return this.store.subjectRows(provider, accountId).then((rows) => {
-      if (generation === this.generation) {
-        if (this.hits.size >= MAX_CACHED_SUBJECTS) this.hits.clear();
-        this.hits.set(key, rows);
-      }
-      return reduceRows(rows, vertical, now);
-    });
+    const bySubject = await this.store.subjectRows(batch.subjects);
+    if (generation === this.generation) {
+      if (this.hits.size + batch.subjects.length > MAX_CACHED_SUBJECTS) this.hits.clear();
+      for (const [key, at] of batch.at) this.hits.set(key, bySubject[at]!);
+    }
+    return bySubject;
   }
 
   /** The single check, without a promise where the verdict has none (`verdictOf`). */

@@ -11,6 +11,7 @@ import { blacklistChanges, blacklistEntries } from "./tables";
 const CHANGE_FIELDS = ["seq", "type", "entryId", "at"] as const;
 const ENTRY_COLUMNS = columnsOf(blacklistEntries);
 const SUBJECT_COLUMNS = columnsOf(blacklistEntries, SUBJECT_FIELDS);
+const HIT_COLUMNS = columnsOf(blacklistEntries, HIT_FIELDS);
 const readEntry = rowReader(blacklistEntries);
 const readHit = rowReader(blacklistEntries, HIT_FIELDS);
 const readChangeFields = rowReader(blacklistChanges, CHANGE_FIELDS);
@@ -93,13 +94,22 @@ export class PostgresBlacklistStore implements BlacklistStore {
     return this.database.write(fn);
   }
 
-  async subjectRows(provider: Provider, id: string): Promise<HitRow[]> {
+  async subjectRows(subjects: SubjectKey[]): Promise<HitRow[][]> {
+    const bySubject = subjects.map((): HitRow[] => []);
+    if (subjects.length === 0) return bySubject;
+    // The subjects go as one JSON parameter (see ENTRY_INSERT_COLUMNS), each row naming its place.
     const rows = await this.sql.unsafe(
-      `SELECT ${columnsOf(blacklistEntries, HIT_FIELDS)}
-       FROM blacklist_entries WHERE provider = $1 AND provider_user_id = $2 AND status = 'active'`,
-      [provider, id],
+      `SELECT s.ordinality::int AS "subjectAt", ${HIT_COLUMNS}
+       FROM ROWS FROM (json_to_recordset($1::text::json) AS (p text, u text)) WITH ORDINALITY AS s
+       JOIN blacklist_entries ON provider = s.p AND provider_user_id = s.u AND status = 'active'`,
+      [JSON.stringify(subjects.map(([p, u]) => ({ p, u })))],
     );
-    return rows.map(readHit);
+    for (const raw of rows) {
+      const at = raw.subjectAt as number;
+      delete raw.subjectAt;
+      bySubject[at - 1]!.push(readHit(raw));
+    }
+    return bySubject;
   }
 
   async page(afterTime: number, afterId: string, now: number, vertical: Vertical, limit: number) {

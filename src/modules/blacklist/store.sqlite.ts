@@ -146,8 +146,8 @@ export class SqliteBlacklistStore implements BlacklistStore, BlacklistSyncStore 
     return this.subjectStatement.all(provider, id);
   }
 
-  async subjectRows(provider: Provider, id: string) {
-    return this.subjectRowsNow(provider, id);
+  async subjectRows(subjects: SubjectKey[]) {
+    return subjects.map(([provider, id]) => this.subjectRowsNow(provider, id));
   }
 
   async page(afterTime: number, afterId: string, now: number, vertical: Vertical, limit: number) {

@@ -37,8 +37,11 @@ export type StoredSubject = RowOf<typeof blacklistEntries, "provider" | "provide
 export interface BlacklistStore {
   /** One write transaction (a write inside a write joins it). */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
-  /** Active rows of one subject, expired ones included (the caller compares `expiresAt` with its clock). */
-  subjectRows(provider: Provider, id: string): Promise<HitRow[]>;
+  /**
+   * Active rows of each subject, expired ones included (the caller compares `expiresAt` with its
+   * clock), in the order the subjects were given: one statement for them all.
+   */
+  subjectRows(subjects: SubjectKey[]): Promise<HitRow[][]>;
   /** Active confirmed rows past (afterTime, afterId) in list order, unexpired at `now`, on `vertical`. */
   page(afterTime: number, afterId: string, now: number, vertical: Vertical, limit: number): Promise<EntryRow[]>;
   byId(id: string): Promise<EntryRow | null>;
