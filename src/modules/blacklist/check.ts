@@ -93,9 +93,14 @@ export class BlacklistChecks {
   private missed(key: string, provider: Provider, accountId: string): Promise<HitRow[]> {
     let misses = this.misses;
     if (!misses) {
-      const batch: Misses = { at: new Map(), subjects: [], rows: Promise.resolve([]) };
-      batch.rows = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.lookUp(batch));
-      misses = this.misses = batch;
+      const at = new Map<string, number>();
+      const subjects: SubjectKey[] = [];
+      // Sent once the turn's requests have all asked; the next miss starts the next turn's look-up.
+      const rows = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.misses = null;
+        return this.lookUp(at, subjects);
+      });
+      misses = this.misses = { at, subjects, rows };
     }
     let at = misses.at.get(key);
     if (at === undefined) {
@@ -107,13 +112,12 @@ export class BlacklistChecks {
   }
 
   /** Sends a turn's look-up and caches what it answers, unless a drop came while it was out. */
-  private async lookUp(batch: Misses): Promise<HitRow[][]> {
-    if (this.misses === batch) this.misses = null;
+  private async lookUp(at: Map<string, number>, subjects: SubjectKey[]): Promise<HitRow[][]> {
     const generation = this.generation;
-    const bySubject = await this.store.subjectRows(batch.subjects);
+    const bySubject = await this.store.subjectRows(subjects);
     if (generation === this.generation) {
-      if (this.hits.size + batch.subjects.length > MAX_CACHED_SUBJECTS) this.hits.clear();
-      for (const [key, at] of batch.at) this.hits.set(key, bySubject[at]!);
+      if (this.hits.size + subjects.length > MAX_CACHED_SUBJECTS) this.hits.clear();
+      for (const [key, place] of at) this.hits.set(key, bySubject[place]!);
     }
     return bySubject;
   }
