@@ -8,6 +8,7 @@ import type { Exclusive, Job } from "./jobs/runner";
 import { adminRoutes, usageRoutes } from "./modules/accounts";
 import { meAppealRoutes, moderationAppealRoutes, partnerAppealRoutes } from "./modules/appeals";
 import { badgeRoutes } from "./modules/badge";
+import { BADGE_ROUTE, badgeFastPath } from "./modules/badge/fast-path";
 import { consoleRoutes } from "./modules/console";
 import { courseRoutes } from "./modules/courses";
 import { federationRoutes } from "./modules/federation";
@@ -72,12 +73,15 @@ export function buildApp(runtime: Runtime, options: AppOptions = {}) {
     trustlist_process_uptime_seconds: { help: "Seconds since start.", value: Math.round((Date.now() - runtime.metrics.startedAt) / 1000) },
   });
 
-  // The keyed check, the route bots call most, is served by Bun's router without the framework's
-  // per-request work where the database answers at once; what it does not answer goes to the app.
+  // The keyed check, the route bots call most, and the badge, which pages embed, are served by
+  // Bun's router without the framework's per-request work; what they do not answer goes to the app.
+  // The check only where the database answers at once (SQLite).
   let answerInApp: (request: Request) => Response | Promise<Response>;
-  const nativeRoutes = runtime.keys.answersAtOnce
-    ? { [CHECK_ROUTE]: { GET: checkFastPath(runtime, services.blacklist, (request) => answerInApp(request)) } }
-    : undefined;
+  const inApp = (request: Request) => answerInApp(request);
+  const nativeRoutes = {
+    [BADGE_ROUTE]: { GET: badgeFastPath(runtime, services.badges, inApp) },
+    ...(runtime.keys.answersAtOnce ? { [CHECK_ROUTE]: { GET: checkFastPath(runtime, services.blacklist, inApp) } } : {}),
+  };
   const app = new Elysia({ name: "trustlist", serve: { routes: nativeRoutes } })
     .use(plugin)
     .use(apiDocs(runtime))

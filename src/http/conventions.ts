@@ -56,7 +56,7 @@ export interface AnsweredRequest {
   keyId?: string;
 }
 
-/** Records an answered request; every route's answer passes here once (`finish` below, the check's fast path). */
+/** Records an answered request; every route's answer passes here once (`finish` below, and the check's and badge's fast paths). */
 export function recordAnswer(runtime: Runtime, answer: AnsweredRequest) {
   const durationMs = performance.now() - answer.startedAt;
   runtime.metrics.observe(answer.method, answer.route ?? "unmatched", answer.status, durationMs);
@@ -105,7 +105,8 @@ export function isKeyedPath(path: string, isPublic = isPublicPath(path)): boolea
   return (!isPublic && path.startsWith("/v1/") && !isSessionPath(path)) || path === "/metrics";
 }
 
-const CORS_HEADERS = {
+/** What every answer of a route anyone may call from another origin carries (isPublicPath). */
+export const CORS_HEADERS = {
   "access-control-allow-origin": "*",
   "access-control-expose-headers": "X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After",
 };
@@ -118,7 +119,7 @@ export function clientIp(runtime: Runtime, request: Request, server: { requestIP
 type Headers = Record<string, string | number>;
 
 /** Rate-limit headers for a keyless caller, from the shared public IP bucket, without charging it. */
-function peekIpHeaders(runtime: Runtime, ip: string, headers: Headers) {
+export function peekIpHeaders(runtime: Runtime, ip: string, headers: Headers) {
   const state = runtime.ipBuckets.peek(`ip:public:${ip}`, PUBLIC_IP_RULE);
   headers["x-ratelimit-limit"] = PUBLIC_IP_RULE.capacity;
   headers["x-ratelimit-remaining"] = state.remaining;

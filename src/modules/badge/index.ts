@@ -7,8 +7,25 @@ import { BadgeParams, BadgeQuery, BadgeSvg, ShieldsEndpoint } from "./model";
 import type { BadgeTheme } from "./render";
 import type { BadgeService } from "./service";
 
-const HEADERS = { "content-type": "image/svg+xml; charset=utf-8", "cache-control": "public, max-age=3600" };
+const SVG_HEADERS = { "content-type": "image/svg+xml; charset=utf-8", "cache-control": "public, max-age=3600" };
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=3600" };
+
+/** A badge answer: its body and the headers naming its media type and cache lifetime. */
+export interface BadgeAnswer {
+  headers: typeof SVG_HEADERS;
+  body: string | typeof ShieldsEndpoint.static;
+}
+
+/**
+ * The badge a requested handle and theme ask for, whichever path serves it (this route, or Bun's
+ * router: fast-path.ts): shields.io endpoint JSON for a `.json` handle, else the SVG. Any theme
+ * value other than `light` gets the default, dark, badge.
+ */
+export async function badgeAnswer(badges: BadgeService, handle: string, theme: string | undefined): Promise<BadgeAnswer> {
+  if (/\.json$/i.test(handle)) return { headers: JSON_HEADERS, body: await badges.endpointFor(handle) };
+  const drawn: BadgeTheme = theme === "light" ? "light" : "dark";
+  return { headers: SVG_HEADERS, body: await badges.svgFor(handle, drawn) };
+}
 
 export function badgeRoutes(badges: BadgeService) {
   return new Elysia({ tags: ["Public"] }).get(
@@ -17,14 +34,9 @@ export function badgeRoutes(badges: BadgeService) {
     // Response into a new one through its body stream to add the shared headers (request id, CORS,
     // rate limit), which cost more than the rest of the route (70 against 40 µs a badge).
     async ({ params, query, set }) => {
-      if (/\.json$/i.test(params.handle)) {
-        Object.assign(set.headers, JSON_HEADERS);
-        return badges.endpointFor(params.handle);
-      }
-      Object.assign(set.headers, HEADERS);
-      // Any other theme value still gets a badge: the default one.
-      const theme: BadgeTheme = query.theme === "light" ? "light" : "dark";
-      return badges.svgFor(params.handle, theme);
+      const answer = await badgeAnswer(badges, params.handle, query.theme);
+      Object.assign(set.headers, answer.headers);
+      return answer.body;
     },
     {
       // A malformed percent-escape leaves the router without a decoded handle, which would fail the
@@ -50,7 +62,7 @@ export function badgeRoutes(badges: BadgeService) {
 }
 
 /** The undecoded last path segment of a badge URL. */
-function rawHandleSegment(url: string): string {
+export function rawHandleSegment(url: string): string {
   const path = pathOf(url);
   return path.slice(path.lastIndexOf("/") + 1);
 }
