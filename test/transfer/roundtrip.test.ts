@@ -247,3 +247,44 @@ test("entries an import brings penalise the creators they name, stored before it
   expect(await blacklisted("finn")).toBe(true);
   expect(await blacklisted("gwen")).toBe(false);
 });
+
+test("deals and reviews share windows: each review finds the deal before it, never a deal of a later line", async () => {
+  const target = await instance(new ManualClock());
+  const creator = (handle: string) => ({ type: "creator", handle, verification_level: 1, joined_at: "2025-01-01T00:00:00Z" });
+  const deal = (from: string, to: string, status = "completed", id?: string) => ({ type: "deal", ...(id ? { id } : {}), from, to, status });
+  const review = (from: string, to: string, rating = 5) => ({ type: "review", from, to, rating });
+  const write = (name: string, lines: unknown[]) => {
+    const file = join(dir, name);
+    writeFileSync(file, lines.map((line) => JSON.stringify(line)).join("\n") + "\n");
+    return file;
+  };
+  // As the data set has them, over more than a window (PIPELINED_LINES): one to three deals, then a
+  // review of one of them, by either of its creators.
+  const lines: unknown[] = Array.from({ length: 301 }, (_, i) => creator(`m${i}`));
+  for (let i = 0; i < 300; i++) {
+    lines.push(deal(`m${i}`, `m${i + 1}`));
+    if (i % 3 === 0) lines.push(deal(`m${i + 1}`, `m${i}`, "pending"));
+    lines.push(i % 2 ? review(`m${i}`, `m${i + 1}`, 1 + (i % 5)) : review(`m${i + 1}`, `m${i}`, 1 + (i % 5)));
+  }
+  expect(await target.transfer.importFile(write("network.jsonl", lines))).toMatchObject({ creators: 301, deals: 400, reviews: 300 });
+  expect((await target.exported()).filter((line) => line.includes('"type":"review"'))).toHaveLength(300);
+  // Received: m150 from m149 (odd i) and from m151 (even i); m0 and m300 from one neighbour each.
+  const received = async (handle: string) => ((await target.services.creators.profile(handle)) as { reviews: { count: number } }).reviews.count;
+  expect([await received("m0"), await received("m150"), await received("m300")]).toEqual([1, 2, 1]);
+
+  await target.transfer.importFile(write("pair.jsonl", [creator("ash"), creator("birch")]));
+  // A second review of a pair whose second deal comes after it: line by line it finds no deal left
+  // to review, so the import fails there, even though that deal's line shares its window.
+  const early = await target.transfer.importFile(write("early.jsonl", [deal("ash", "birch"), review("ash", "birch"), review("ash", "birch"), deal("ash", "birch")])).catch((e) => e);
+  expect(early.message).toMatch(/^line 3: .*already reviewed/);
+  // A deal of the window that fails names its own line, after a review held for the window's end.
+  const badDeal = await target.transfer.importFile(write("bad-deal.jsonl", [deal("ash", "birch"), review("birch", "ash"), deal("ash", "nobody")])).catch((e) => e);
+  expect(badDeal.message).toStartWith("line 3:");
+  // A review with no completed deal names its own line, whatever the deals around it.
+  const noDeal = await target.transfer.importFile(write("no-deal.jsonl", [deal("ash", "birch", "pending"), review("ash", "birch"), deal("birch", "ash")])).catch((e) => e);
+  expect(noDeal.message).toMatch(/^line 2: .*no completed deal/);
+  // Nothing of the failed files was kept; with the deals first, both reviews import.
+  expect((await target.exported()).filter((line) => line.includes('"type":"deal"'))).toHaveLength(400);
+  expect(await target.transfer.importFile(write("late.jsonl", [deal("ash", "birch"), review("ash", "birch"), deal("ash", "birch"), review("ash", "birch")]))).toMatchObject({ deals: 2, reviews: 2 });
+  expect(await received("birch")).toBe(2);
+});

@@ -14,7 +14,7 @@ import { EntriesApart } from "./entries-apart";
 import { insertRow } from "../../db/records";
 import { exportAll } from "./export";
 import { recordKind, recordRow } from "./records";
-import { pipelineKey, Windows, windowGroup } from "./windows";
+import { pipelineKey, pipelineWaitsFor, Windows, windowGroup } from "./windows";
 import { type Awaitable, heldWriter, type LineWriter, syncWriter } from "./writers";
 import {
   AccountLine,
@@ -261,8 +261,9 @@ export class TransferService {
                 if (text === "") continue;
                 summary.lines++;
                 const value = parseLine(text, lineNo);
-                const key = pipelineKey(value as { type?: unknown; [field: string]: unknown }, lineNo);
-                await windows.makeRoom(key, windowGroup(value.type));
+                const fields = value as { type?: unknown; [field: string]: unknown };
+                const key = pipelineKey(fields, lineNo);
+                await windows.makeRoom(key, windowGroup(value.type), pipelineWaitsFor(fields));
                 try {
                   const work = this.importLine(value, lineNo, creatorIds, writer);
                   if (key === null) summary[await work]++;

@@ -9,10 +9,23 @@ export const PIPELINED_LINES = 500;
  * The kinds of line that may share a window. A creator and its links do: the creator's insert is
  * sent as its line is read, before any read, so the links sent behind it find it (the data set
  * alternates creator and link lines every two to five lines, and a window each cost a round trip
- * a run). Every other kind has windows of its own.
+ * a run). Deals and reviews do: a review is written when its window lands, after the window's
+ * deals (writers.ts), so it finds the deal it is of, usually the line before it (the data set
+ * alternates one to eight deals and a review: a window each was about 6 s of the bench data set's
+ * import). Every other kind has windows of its own.
  */
 export function windowGroup(type: unknown): unknown {
-  return type === "connection" ? "creator" : type;
+  if (type === "connection") return "creator";
+  if (type === "review") return "deal";
+  return type;
+}
+
+const handleOf = (field: unknown) => String(field ?? "").trim().replace(/^@/, "").toLowerCase();
+
+/** Reviews between two creators, whichever wrote them: a review may be of a deal in either direction. */
+function reviewsOfPair(from: unknown, to: unknown): string {
+  const [a, b] = [handleOf(from), handleOf(to)].sort();
+  return `review:${a}|${b}`;
 }
 
 /**
@@ -20,24 +33,33 @@ export function windowGroup(type: unknown): unknown {
  * one key run one after the other); null for a kind that runs alone (accounts, servers, unknown).
  */
 export function pipelineKey(value: { type?: unknown; [field: string]: unknown }, lineNo: number): string | null {
-  const name = (field: unknown) => String(field ?? "").trim().replace(/^@/, "").toLowerCase();
   switch (value.type) {
     case "entry":
       return `entry:${value.id ?? lineNo}`;
     case "creator":
-      return name(value.handle);
+      return handleOf(value.handle);
     case "connection":
-      return `${name(value.provider)}:${name(value.provider_user_id)}`;
+      return `${handleOf(value.provider)}:${handleOf(value.provider_user_id)}`;
     case "deal":
       return `deal:${value.id ?? lineNo}`;
     case "review":
+      return reviewsOfPair(value.from, value.to);
     case "vouch":
-      return `${name(value.from)}>${name(value.to)}`;
+      return `${handleOf(value.from)}>${handleOf(value.to)}`;
     case "referral":
-      return name(value.referred);
+      return handleOf(value.referred);
     default:
       return null;
   }
+}
+
+/**
+ * Another line's key this line must not follow within a window, or null. A deal waits for the
+ * window holding a review of its two creators to land: the review, written when its window lands,
+ * must not find a deal of a later line.
+ */
+export function pipelineWaitsFor(value: { type?: unknown; [field: string]: unknown }): string | null {
+  return value.type === "deal" ? reviewsOfPair(value.from, value.to) : null;
 }
 
 /** What a window does when it lands: the writer's held-back statements, each line's count, the failure's line. */
@@ -73,16 +95,24 @@ export class Windows<C> {
 
   constructor(private readonly hooks: WindowHooks<C>) {}
 
-  /** Before a line of `group` (windowGroup) with `key` (pipelineKey) starts: lands the window when the line may not join it. */
-  async makeRoom(key: string | null, group: unknown): Promise<void> {
-    if (key === null || group !== this.kind || this.keys.has(key)) await this.land();
+  /**
+   * Before a line of `group` (windowGroup) with `key` (pipelineKey) starts: lands the window when
+   * the line may not join it, or when it holds `waitsFor` (pipelineWaitsFor).
+   */
+  async makeRoom(key: string | null, group: unknown, waitsFor: string | null = null): Promise<void> {
+    if (key === null || group !== this.kind || this.keys.has(key) || (waitsFor !== null && this.keys.has(waitsFor))) await this.land();
     else if (this.window.length >= PIPELINED_LINES) await this.land(this.kind === "entry" || this.kind === "creator");
     this.kind = group;
   }
 
   add(lineNo: number, key: string, work: C | Promise<C>): void {
     this.keys.add(key);
-    this.window.push({ lineNo, work: Promise.resolve(work) });
+    const settling = Promise.resolve(work);
+    // A line may fail before its window lands (a deal whose creator is unknown, while the window
+    // waits for its deals to write its reviews): its failure is read when the window lands or is
+    // abandoned, and is not the process's unhandled rejection meanwhile.
+    settling.catch(() => {});
+    this.window.push({ lineNo, work: settling });
   }
 
   async land(overlap = false): Promise<void> {

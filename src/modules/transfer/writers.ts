@@ -55,6 +55,21 @@ export function heldWriter(services: ImportServices, clock: Clock): LineWriter {
   // Look-ups of the creators of links whose creator came before this window: a link is held
   // once its creator is found, so the window's flush waits for them first.
   const finding: Array<Promise<unknown>> = [];
+  // A window's reviews wait for its deals (windows.ts: they share windows): each is written once
+  // every deal sent before it has been, and reads the completed deal it is of.
+  const dealsSent: Array<Promise<unknown>> = [];
+  const heldReviews: Array<{ line: Line<typeof ReviewLine>; now: number; settle: (error?: unknown) => void }> = [];
+  const flushReviews = async () => {
+    const deals = await Promise.allSettled(dealsSent.splice(0));
+    const reviews = heldReviews.splice(0);
+    // A failed deal fails the import at its line, and on PostgreSQL its error ends the
+    // transaction: the reviews are not written, and settle without an error of their own.
+    if (deals.some((deal) => deal.status === "rejected")) {
+      for (const review of reviews) review.settle();
+      return;
+    }
+    await Promise.all(reviews.map((review) => network.reviewImported(review.line, review.now).then(() => review.settle(), review.settle)));
+  };
   const flushEntries = async () => {
     const batch = held.splice(0);
     if (batch.length === 0) return;
@@ -95,6 +110,7 @@ export function heldWriter(services: ImportServices, clock: Clock): LineWriter {
       if (finding.length > 0) await Promise.allSettled(finding.splice(0));
       await flushEntries();
       await flushCreators();
+      await flushReviews();
     },
     creator: (handle, line, now, id) => {
       const row = creators.prepareImported(handle, line, now, id);
@@ -113,8 +129,15 @@ export function heldWriter(services: ImportServices, clock: Clock): LineWriter {
         heldLinks.push({ link, input: line, settle: (error) => (error === null ? resolve() : reject(error)) });
       });
     },
-    deal: (line, now) => network.dealImported(line, now),
-    review: (line, now) => network.reviewImported(line, now),
+    deal: (line, now) => {
+      const sent = network.dealImported(line, now);
+      dealsSent.push(sent);
+      return sent;
+    },
+    review: (line, now) =>
+      new Promise<void>((resolve, reject) => {
+        heldReviews.push({ line, now, settle: (error) => (error === undefined ? resolve() : reject(error)) });
+      }),
     vouch: (line, now) => network.vouchImported(line, now),
     referral: (line, now) => network.referImported(line, now),
     server: (line, now) => network.registerServerImported(line, "import", now),
