@@ -62,7 +62,7 @@ export function badgeRoutes(badges: BadgeService) {
 }
 
 /** The undecoded last path segment of a badge URL. */
-export function rawHandleSegment(url: string): string {
+function rawHandleSegment(url: string): string {
   const path = pathOf(url);
   return path.slice(path.lastIndexOf("/") + 1);
 }
