@@ -4,9 +4,8 @@
 // CORS and rate-limit headers, metrics and access line of src/http/conventions.ts), without the
 // framework's per-request context, hook chain and response mapping: 54-62 µs of server CPU a badge
 // against 70-84 through the app (the bench data set, wrk at 16 connections, 2-core development
-// machine). Everything
-// else (an escaped handle, whose decoding is the route's; a query the schema refuses; HEAD and
-// OPTIONS) is handed to the app untouched, so the answer is the app's.
+// machine). Everything else (an escaped handle, whose decoding is the route's; a query the schema
+// refuses; HEAD and OPTIONS) is handed to the app untouched, so the answer is the app's.
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import type { Server } from "bun";
 import { parseQueryFromURL } from "elysia/parse-query";
