@@ -234,7 +234,15 @@ test("the candidates sharing the most trigrams rank as counting list by list wou
       return ids.some((id) => id > 2 ** 31 - 1) ? Float64Array.from(ids) : Int32Array.from(ids);
     });
     const limit = 1 + random(50);
+    // Counted in arrays by id (small ids), and merged (ids too large to count: 3e9 in odd rounds,
+    // or every id when the counting bound is 0).
     expect(mostShared(lists, limit)).toEqual(byCounting(lists, limit));
+    expect(mostShared(lists, limit, 0)).toEqual(byCounting(lists, limit));
   }
   expect(mostShared([], 5)).toEqual([]);
+  expect(mostShared([new Int32Array(0), new Int32Array(0)], 5)).toEqual([]);
+  // The arrays are left at zero after each call: the same lists rank the same way again.
+  const again = [Int32Array.from([1, 5, 9]), Int32Array.from([5, 9, 70_000]), Int32Array.from([9])];
+  expect(mostShared(again, 10)).toEqual([9, 5, 1, 70_000]);
+  expect(mostShared(again, 10)).toEqual([9, 5, 1, 70_000]);
 });

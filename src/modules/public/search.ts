@@ -6,7 +6,7 @@ import type { CreatorsService } from "../creators/service";
 import type { PublicAccounts } from "./disclosure";
 import type { PublicCheckResult as PublicCheckResultSchema } from "./model";
 import type { SearchNamesStore } from "./store";
-import { similarity, trigrams } from "./trigrams";
+import { similarityTo, trigrams } from "./trigrams";
 
 /** Longest accepted search text. */
 export const MAX_QUERY_LENGTH = 64;
@@ -48,12 +48,12 @@ export class PublicSearch {
    * candidates the suggestion pool's index finds (store.ts).
    */
   async suggest(lower: string): Promise<string[]> {
-    const grams = trigrams(lower);
-    if (grams.size === 0) return [];
+    if (trigrams(lower).size === 0) return [];
+    const similarityOf = similarityTo(lower);
     const scored: Array<{ name: string; score: number }> = [];
     for (const name of await this.names.candidates(lower, { minSimilarity: SUGGESTION_THRESHOLD, limit: SUGGESTION_CANDIDATES })) {
       if (name === lower) continue;
-      const score = similarity(grams, trigrams(name));
+      const score = similarityOf(name);
       if (score >= SUGGESTION_THRESHOLD) scored.push({ name, score });
     }
     scored.sort((a, b) => b.score - a.score || a.name.length - b.name.length || (a.name < b.name ? -1 : 1));
