@@ -56,6 +56,9 @@ export interface AnsweredRequest {
   keyId?: string;
 }
 
+/** Answers a request a fast path leaves to the app (the Elysia app's `fetch`): blacklist/check-fast-path.ts, badge/fast-path.ts. */
+export type AppFallback = (request: Request) => Response | Promise<Response>;
+
 /** Records an answered request; every route's answer passes here once (`finish` below, and the check's and badge's fast paths). */
 export function recordAnswer(runtime: Runtime, answer: AnsweredRequest) {
   const durationMs = performance.now() - answer.startedAt;

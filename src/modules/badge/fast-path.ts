@@ -9,7 +9,7 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import type { Server } from "bun";
 import { parseQueryFromURL } from "elysia/parse-query";
-import { clientIp, CORS_HEADERS, failureOf, pathOf, peekIpHeaders, recordAnswer, requestIdOf } from "../../http/conventions";
+import { type AppFallback, clientIp, CORS_HEADERS, failureOf, pathOf, peekIpHeaders, recordAnswer, requestIdOf } from "../../http/conventions";
 import { envelope } from "../../http/errors";
 import type { Runtime } from "../../runtime";
 import { badgeAnswer } from "./index";
@@ -19,10 +19,7 @@ import type { BadgeService } from "./service";
 export const BADGE_ROUTE = "/badge/:handle";
 const PREFIX = "/badge/";
 
-/** Answers a request the fast path leaves to the app (the Elysia app's `fetch`). */
-type Fallback = (request: Request) => Response | Promise<Response>;
-
-export function badgeFastPath(runtime: Runtime, badges: BadgeService, fallback: Fallback) {
+export function badgeFastPath(runtime: Runtime, badges: BadgeService, fallback: AppFallback) {
   const query = TypeCompiler.Compile(BadgeQuery);
   return async (request: Request, server: Server<unknown>): Promise<Response> => {
     const startedAt = performance.now();
@@ -32,7 +29,8 @@ export function badgeFastPath(runtime: Runtime, badges: BadgeService, fallback: 
     const path = pathOf(url);
     const at = url.indexOf("?");
     const params: unknown = at < 0 ? {} : parseQueryFromURL(url, at + 1);
-    if (!path.startsWith(PREFIX) || path.includes("%", PREFIX.length) || !query.Check(params)) return fallback(request);
+    // Bun's router matched BADGE_ROUTE, so the path is PREFIX and one segment.
+    if (path.includes("%", PREFIX.length) || !query.Check(params)) return fallback(request);
     const handle = path.slice(PREFIX.length);
     const headers: Record<string, string | number> = { ...CORS_HEADERS };
     peekIpHeaders(runtime, clientIp(runtime, request, server), headers);

@@ -9,7 +9,7 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { parseQueryFromURL } from "elysia/parse-query";
 import { admitKeyed, type Caller } from "../../http/auth";
-import { failureOf, recordAnswer, requestIdOf } from "../../http/conventions";
+import { type AppFallback, failureOf, recordAnswer, requestIdOf } from "../../http/conventions";
 import { envelope } from "../../http/errors";
 import { urlTextProblem } from "../../http/url-text";
 import type { Runtime } from "../../runtime";
@@ -20,10 +20,7 @@ import { type BlacklistService, normalizeAccountId } from "./service";
 
 export const CHECK_ROUTE = "/v1/blacklist/check";
 
-/** Answers a request the fast path leaves to the app (the Elysia app's `fetch`). */
-type Fallback = (request: Request) => Response | Promise<Response>;
-
-export function checkFastPath(runtime: Runtime, blacklist: BlacklistService, fallback: Fallback) {
+export function checkFastPath(runtime: Runtime, blacklist: BlacklistService, fallback: AppFallback) {
   const query = TypeCompiler.Compile(CheckQuery);
   const endpoint = `GET ${CHECK_ROUTE}`;
   return (request: Request): Response | Promise<Response> => {

@@ -6,7 +6,7 @@ import type { CreatorsService } from "../creators/service";
 import type { PublicAccounts } from "./disclosure";
 import type { PublicCheckResult as PublicCheckResultSchema } from "./model";
 import type { SearchNamesStore } from "./store";
-import { similarityTo, trigrams } from "./trigrams";
+import { similarityTo } from "./trigrams";
 
 /** Longest accepted search text. */
 export const MAX_QUERY_LENGTH = 64;
@@ -48,7 +48,7 @@ export class PublicSearch {
    * candidates the suggestion pool's index finds (store.ts).
    */
   async suggest(lower: string): Promise<string[]> {
-    if (trigrams(lower).size === 0) return [];
+    // Both stores answer no candidates for text without a trigram.
     const similarityOf = similarityTo(lower);
     const scored: Array<{ name: string; score: number }> = [];
     for (const name of await this.names.candidates(lower, { minSimilarity: SUGGESTION_THRESHOLD, limit: SUGGESTION_CANDIDATES })) {
