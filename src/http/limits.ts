@@ -62,6 +62,14 @@ const EVICTION_PROBES = 8;
 export class TokenBuckets {
   private readonly buckets = new Map<string, Bucket>();
   private readonly overflow = new Map<BucketRule, Bucket>();
+  /**
+   * The buckets, oldest first, walked across calls by the newcomers that make room: each bucket
+   * it passes is dropped or goes to the back, so the next one it gives is always the oldest. A
+   * fresh `entries()` for every newcomer stepped over the slot of every bucket deleted since the
+   * table was last rebuilt (JavaScriptCore keeps them until then): 40-60 us a newcomer once the
+   * table was full, against about 1 us, on the 2-core bench machine.
+   */
+  private oldestFirst: MapIterator<[string, Bucket]> | null = null;
 
   /** `maxBuckets`: the per-key instance leaves it unbounded, since only valid keys make buckets. */
   constructor(
@@ -132,7 +140,13 @@ export class TokenBuckets {
   /** Drops one refilled bucket among the longest-held ones; false when all of them still refill. */
   private makeRoom(now: number): boolean {
     for (let probe = 0; probe < EVICTION_PROBES; probe++) {
-      const oldest = this.buckets.entries().next();
+      let oldest = this.oldestFirst?.next();
+      if (oldest === undefined || oldest.done) {
+        // The first newcomer at the cap, or a walk that met the end of the table (a spent
+        // iterator stays spent): from its start again.
+        this.oldestFirst = this.buckets.entries();
+        oldest = this.oldestFirst.next();
+      }
       if (oldest.done) return true;
       const [id, bucket] = oldest.value;
       this.buckets.delete(id);

@@ -4,6 +4,7 @@
 // XML parser below, so the test needs no DOM; the browser test parses the same output in Chromium.
 import { describe, expect, test } from "bun:test";
 import { type BadgeContent, renderBadge, textWidth } from "../../src/modules/badge/render";
+import { mulberry32 } from "../seeded";
 
 // ---------------------------------------------------------------------------------------------
 // A strict parser for the XML subset an SVG badge may use: elements, attributes and text. Anything
@@ -335,14 +336,8 @@ describe("hostile text", () => {
   });
 
   test("random input always yields a well-formed badge whose parts add up", () => {
-    // Deterministic PRNG (mulberry32) so a failure is reproducible.
-    let seed = 0x5eed;
-    const random = () => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
+    // Seeded, so a failure is reproducible.
+    const random = mulberry32(0x5eed);
     const pool = ["<", ">", "&", '"', "'", ";", "#", "x", " ", "\n", "\u0000", "\u001b", "é", "😀", "\u200d", "\ufffe", "]]>", "&amp;", "<svg"];
     const piece = () => (random() < 0.2 ? String.fromCharCode(Math.floor(random() * 0x10000)) : pool[Math.floor(random() * pool.length)]);
     const text = () => Array.from({ length: Math.floor(random() * 60) }, piece).join("");

@@ -15,6 +15,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Logger } from "../../src/logger";
 import { createTestApp, type TestApp } from "../helpers";
+import { mulberry32, type Rng } from "../seeded";
 
 const SEEDS = (process.env.TRUSTLIST_FUZZ_SEEDS ?? "1").split(",").map((s) => Number(s.trim())).filter(Number.isFinite);
 const RUNS = Math.max(1, Number(process.env.TRUSTLIST_FUZZ_RUNS ?? 40));
@@ -22,20 +23,7 @@ const RUNS = Math.max(1, Number(process.env.TRUSTLIST_FUZZ_RUNS ?? 40));
 const LONG = 100_000;
 
 // ---------------------------------------------------------------------------------------------
-// Seeded randomness (mulberry32): the same seed and operation give the same requests.
-
-type Rng = () => number;
-
-function mulberry32(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Seeded randomness: the same seed and operation give the same requests.
 
 /** A 32-bit FNV-1a hash, to give each operation its own stream under one seed. */
 function hash(text: string): number {
