@@ -107,3 +107,29 @@ test("a username's blacklisted subjects: each once, in the order first listed, u
   expect(inOrder(await names(50, clock.now() + 120_000))).toEqual(listed.filter((name) => name !== "103:Scammer"));
   expect(await store.subjectsByUsername("nobody", clock.now(), 50)).toEqual([]);
 });
+
+test("an account's name among its active entries: the newest that names it, else the newest", async () => {
+  const at = (daysAgo: number) => new Date(clock.now() - daysAgo * 86_400_000).toISOString();
+  const add = (id: string, daysAgo: number, username?: string, extra: Record<string, unknown> = {}) =>
+    blacklist.add({ provider: "discord", provider_user_id: id, ...(username ? { username } : {}), severity: "ban", reason_code: "scam_trade", issued_at: at(daysAgo), ...extra }, actor);
+  // 201: a newer entry without a name, older ones with names.
+  await add("201", 9, "OldName");
+  await add("201", 5, "MidName");
+  await add("201", 1);
+  const gone = await add("201", 0, "Overturned");
+  await blacklist.overturn(gone.id, null, actor);
+  await add("201", 0.5, "Expiring", { expires_at: new Date(clock.now() + 60_000).toISOString() });
+  // 202: no name at all. 204: the newer entry without a name listed before the older one with it.
+  await add("202", 3);
+  await add("202", 2);
+  await add("204", 1);
+  await add("204", 4, "Named");
+  const store = createBlacklistStore(database);
+  const nameOf = async (id: string, now = clock.now()) => (await store.subjectName("discord", id, now))?.username;
+
+  expect(await nameOf("201")).toBe("Expiring");
+  expect(await nameOf("201", clock.now() + 120_000)).toBe("MidName");
+  expect(await store.subjectName("discord", "202", clock.now())).toEqual({ provider: "discord", providerUserId: "202", username: null });
+  expect(await nameOf("204")).toBe("Named");
+  expect(await store.subjectName("discord", "203", clock.now())).toBeNull();
+});

@@ -4,11 +4,14 @@ import type { Database as SqliteDatabase, Statement } from "bun:sqlite";
 import type { Store } from "../../db/client";
 import { countInSlices } from "../../db/count-slices";
 import { asUniqueViolation, translatingConflicts } from "../../db/errors";
-import { columnsOf, rowReader } from "../../db/rows";
+import { columnsOf, type RowOf, rowReader } from "../../db/rows";
 import type { ChangeType, Provider, Vertical } from "../../domain";
 import type { BlacklistStore, BlacklistSyncStore, ChangeRow, EntryRow, HitRow, StoredSubject, SubjectKey, SubjectName } from "./store";
 import { HIT_FIELDS, SUBJECT_FIELDS } from "./store.shared";
 import { blacklistChanges, blacklistEntries } from "./tables";
+
+/** A subject's row as `subjectName` chooses among them. */
+type NamedSubjectRow = RowOf<typeof blacklistEntries, "provider" | "providerUserId" | "username" | "issuedAt">;
 
 /** An entry's insert on SQLite, bound by `insertEntryWith`: the table's and an `EntriesFile`'s. */
 export const INSERT_ENTRY = `INSERT INTO blacklist_entries (id, provider, provider_user_id, username, severity, scope, vertical,
@@ -83,7 +86,7 @@ export class SqliteBlacklistStore implements BlacklistStore, BlacklistSyncStore 
   private readonly rowsAfterRows: Statement<StoredSubject, [number, number]>;
   private readonly maxRowid: Statement<{ n: number | null }, []>;
   private readonly subjectsByUsernameRows: Statement<SubjectName, [string, number]>;
-  private readonly subjectNameRow: Statement<SubjectName, [string, string, number]>;
+  private readonly subjectNameRows: Statement<NamedSubjectRow, [string, string, number]>;
 
   constructor(private readonly store: Store) {
     const db = (this.sqlite = store.sqlite);
@@ -134,10 +137,11 @@ export class SqliteBlacklistStore implements BlacklistStore, BlacklistSyncStore 
       `SELECT ${columnsOf(blacklistEntries, SUBJECT_FIELDS)} FROM blacklist_entries INDEXED BY blacklist_username_idx
        WHERE lower(username) = ?1 AND username IS NOT NULL AND status = 'active' AND (expires_at IS NULL OR expires_at > ?2)`,
     );
-    this.subjectNameRow = db.prepare(
-      `SELECT ${columnsOf(blacklistEntries, SUBJECT_FIELDS)} FROM blacklist_entries
-       WHERE provider = ?1 AND provider_user_id = ?2 AND status = 'active' AND (expires_at IS NULL OR expires_at > ?3)
-       ORDER BY username IS NULL, issued_at DESC LIMIT 1`,
+    // A subject's few active rows, the one named picked by `subjectName`: with the ORDER BY here
+    // beside the bound `=`s, 17-22 us a call on the bench data, against 8-9.
+    this.subjectNameRows = db.prepare(
+      `SELECT ${columnsOf(blacklistEntries, [...SUBJECT_FIELDS, "issuedAt"])} FROM blacklist_entries
+       WHERE provider = ?1 AND provider_user_id = ?2 AND status = 'active' AND (expires_at IS NULL OR expires_at > ?3)`,
     );
   }
 
@@ -312,7 +316,12 @@ export class SqliteBlacklistStore implements BlacklistStore, BlacklistSyncStore 
   }
 
   subjectName(provider: string, id: string, now: number): SubjectName | null {
-    return this.subjectNameRow.get(provider, id, now);
+    // The newest row that names the account, else the newest row.
+    let best: NamedSubjectRow | null = null;
+    for (const row of this.subjectNameRows.all(provider, id, now)) {
+      if (best === null || (best.username === null ? row.username !== null || row.issuedAt > best.issuedAt : row.username !== null && row.issuedAt > best.issuedAt)) best = row;
+    }
+    return best && { provider: best.provider, providerUserId: best.providerUserId, username: best.username };
   }
 
   entriesTableSqlNow(): string {
