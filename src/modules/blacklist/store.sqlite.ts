@@ -317,10 +317,9 @@ export class SqliteBlacklistStore implements BlacklistStore, BlacklistSyncStore 
 
   subjectName(provider: string, id: string, now: number): SubjectName | null {
     // The newest row that names the account, else the newest row.
+    const before = (a: NamedSubjectRow, b: NamedSubjectRow) => ((a.username === null) !== (b.username === null) ? a.username !== null : a.issuedAt > b.issuedAt);
     let best: NamedSubjectRow | null = null;
-    for (const row of this.subjectNameRows.all(provider, id, now)) {
-      if (best === null || (best.username === null ? row.username !== null || row.issuedAt > best.issuedAt : row.username !== null && row.issuedAt > best.issuedAt)) best = row;
-    }
+    for (const row of this.subjectNameRows.all(provider, id, now)) if (best === null || before(row, best)) best = row;
     return best && { provider: best.provider, providerUserId: best.providerUserId, username: best.username };
   }
 
