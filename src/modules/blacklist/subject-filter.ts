@@ -114,9 +114,13 @@ export class SubjectFilter {
 
   private startCatchUp(): void {
     if (this.building || this.takenIn === this.noticed) return;
-    this.catchingUp ??= this.catchUp().finally(() => {
-      this.catchingUp = null;
-    });
+    // Work no request awaits: a failed read (the database closed or gone) leaves the unread commits
+    // unread, so every check answers "maybe" (always right) until a later catch-up reads them.
+    this.catchingUp ??= this.catchUp()
+      .catch(() => {})
+      .finally(() => {
+        this.catchingUp = null;
+      });
   }
 
   /** Takes in the rows past the last one seen, a slice at a time, until no commit is left unread. */
@@ -201,10 +205,14 @@ export class SubjectFilter {
   }
 
   /** The list outgrew the filter (false positives climb): build a larger one, answering "maybe" meanwhile. */
+  /**
+   * Work no request awaits: a failed read (the database closed or gone) leaves the filter not
+   * ready, answering "maybe" (always right), instead of an unhandled rejection.
+   */
   private async rebuild() {
     if (this.building) return;
     this.ready = false;
-    await this.build();
+    await this.build().catch(() => {});
   }
 }
 
