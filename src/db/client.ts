@@ -23,6 +23,10 @@ export interface Store {
   path: string;
   /** Every write goes through here: one transaction that waits for another process's lock (db/write.ts). */
   write<T>(fn: () => T | Promise<T>, options?: WriteOptions): Promise<T>;
+  /** Runs `fn`'s reads in one read transaction instead of one each (db/write.ts); PostgreSQL just runs `fn`. */
+  readTogether<T>(fn: () => T | Promise<T>): Promise<T>;
+  /** Whether a write transaction is open on the connection (its rows may still roll back). */
+  writing(): boolean;
   /** Another process's commits, told to the caches that must drop or catch up (db/changes.ts). */
   changes: ExternalChanges;
   /**
@@ -61,6 +65,8 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     sqlite,
     path,
     write: (fn, writeOptions) => writer.write(fn, writeOptions),
+    readTogether: (fn) => writer.readTogether(fn),
+    writing: () => writer.writing,
     changes,
     neverBlockOnLocks({ writeWaitMs } = {}) {
       neverSleepOnLocks(sqlite);

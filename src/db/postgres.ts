@@ -67,6 +67,11 @@ export interface PostgresDatabase {
    * connection, where savepoints of concurrent writes would interleave.
    */
   write<T>(fn: () => T | Promise<T>, options?: { waitMs?: number; announce?: boolean; allOrNothing?: boolean }): Promise<T>;
+  /**
+   * Runs `fn`. SQLite groups its reads in one read transaction (db/write.ts); here each read is a
+   * pooled round trip either way, and a transaction would only hold a connection longer.
+   */
+  readTogether<T>(fn: () => T | Promise<T>): Promise<T>;
   /** Commits of other instances, told to the caches that must drop or catch up. */
   changes: ChangeNotifier;
   /**
@@ -224,6 +229,9 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
     },
     onTransactionStart(fn) {
       starters.push(fn);
+    },
+    async readTogether(fn) {
+      return await fn();
     },
     async write(fn, writeOptions = {}) {
       const open = current.getStore();

@@ -121,7 +121,8 @@ export function pageRoutes(runtime: Runtime, services: Services) {
   return new Elysia({ detail: { hide: true } })
     .get(
       "/",
-      async ({ request, server, query, set }) => {
+      // Each page's reads (a search, the counters, a directory page) share one read transaction.
+      ({ request, server, query, set }) => runtime.store.readTogether(async () => {
         const refused = refuse({ request, server, set });
         if (refused) return refused;
         const q = (query.q ?? "").trim();
@@ -156,10 +157,10 @@ export function pageRoutes(runtime: Runtime, services: Services) {
           directory: { filter, sort, platform, page: directory, lastPage },
         });
         return htmlResponse(set, body, status, q === "" ? CACHE.page : CACHE.search);
-      },
+      }),
       { query: HomeQuery },
     )
-    .get("/u/:handle", async ({ request, server, params, set }) => {
+    .get("/u/:handle", ({ request, server, params, set }) => runtime.store.readTogether(async () => {
       const refused = refuse({ request, server, set });
       if (refused) return refused;
       const requested = safeDecode(params.handle);
@@ -181,7 +182,7 @@ export function pageRoutes(runtime: Runtime, services: Services) {
         appealable: row.blacklisted ? await services.appeals.appealableBan(row) : false,
       });
       return htmlResponse(set, body, 200, CACHE.page);
-    })
+    }))
     .get("/assets/:file", ({ params, request, set }) => {
       const found = byPath.get(`/assets/${params.file}`);
       if (!found) throw new ApiError(404, "not_found", `No asset ${params.file.slice(0, 64)}.`);

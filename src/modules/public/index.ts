@@ -29,7 +29,7 @@ const KEYLESS = { security: [] as never[] };
 export function publicRoutes(runtime: Runtime, publicService: PublicService, sessions: SessionLookup) {
   return new Elysia({ tags: ["Public"] })
     .use(limitByIp(runtime, "public", PUBLIC_IP_RULE))
-    .get("/v1/public/blacklist/check", ({ query }) => publicService.search(query.q), {
+    .get("/v1/public/blacklist/check", ({ query }) => runtime.store.readTogether(() => publicService.search(query.q)), {
       query: SearchQuery,
       response: { 200: PublicCheckResult, ...errors(400, 429) },
       detail: {
@@ -40,7 +40,7 @@ export function publicRoutes(runtime: Runtime, publicService: PublicService, ses
           "Matches creator handles, public linked usernames and ids, and blacklisted accounts' ids and usernames, on every platform. A watchlist hit with `banned: false` is an unconfirmed external report, not a ban. An account a creator linked privately is shown only when the query names it itself; a creator blacklisted through one shows as its profile hit (`platform: trustlist`). When nothing matches, `suggestions` lists similar public names (handles, public linked usernames, confirmed entries' usernames).",
       },
     })
-    .get("/v1/public/resolve", ({ query }) => publicService.resolve(query), {
+    .get("/v1/public/resolve", ({ query }) => runtime.store.readTogether(() => publicService.resolve(query)), {
       query: ResolveQuery,
       response: { 200: ResolveResult, ...errors(400, 429) },
       detail: { ...KEYLESS, operationId: "resolveAccount", summary: "Resolve a linked account to its creator", description: "`provider` with `id`, or `username` (optionally with `provider`). Only public links resolve." },
@@ -55,7 +55,7 @@ export function publicRoutes(runtime: Runtime, publicService: PublicService, ses
         description: `Paged by page number; \`total\` counts every match over all pages. Only the first ${MAX_DIRECTORY_ROWS} rows of a query are listed: a page with \`page\` x \`limit\` over ${MAX_DIRECTORY_ROWS} is 422 \`unprocessable\`; narrow the query with \`q\` or \`platform\`, or sort differently.`,
       },
     })
-    .get("/v1/public/users/:handle/vouches", ({ params, query }) => publicService.vouches(params.handle, query), {
+    .get("/v1/public/users/:handle/vouches", ({ params, query }) => runtime.store.readTogether(() => publicService.vouches(params.handle, query)), {
       params: HandleParams,
       query: VouchesQuery,
       response: { 200: VouchesPage, ...errors(404, 422, 429) },

@@ -32,7 +32,11 @@ export class SqliteSearchNamesStore implements SearchNamesStore {
   private keptBytes = 0;
   private keptStamp = "";
 
-  constructor(private readonly db: SqliteDatabase) {
+  constructor(
+    db: SqliteDatabase,
+    /** Whether a write transaction is open on `db` (a read group's transaction is not one). */
+    private readonly writing: () => boolean,
+  ) {
     // The index's vocabulary as a table; temporary, so it lives with this connection only.
     db.run("CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_names_vocab USING fts5vocab(main, search_names_fts, 'row')");
     this.gramSlice = db.prepare("SELECT term, doc FROM temp.search_names_vocab WHERE term > ? ORDER BY term LIMIT ?");
@@ -87,7 +91,7 @@ export class SqliteSearchNamesStore implements SearchNamesStore {
    * a write transaction is open on this connection: its rows, uncommitted, may still roll back.
    */
   private keptPostings(): Map<string, Postings> | null {
-    if (this.db.inTransaction) return null;
+    if (this.writing()) return null;
     const { changes, version } = this.changeStamp.get()!;
     const stamp = `${changes}:${version}`;
     if (stamp !== this.keptStamp) {

@@ -23,5 +23,5 @@ export interface SearchNamesStore {
 }
 
 export function createSearchNamesStore(database: Database): SearchNamesStore {
-  return database.dialect === "sqlite" ? new SqliteSearchNamesStore(database.sqlite) : new PostgresSearchNamesStore(database);
+  return database.dialect === "sqlite" ? new SqliteSearchNamesStore(database.sqlite, database.writing) : new PostgresSearchNamesStore(database);
 }
