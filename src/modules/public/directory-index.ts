@@ -404,9 +404,14 @@ export class DirectoryIndex {
     let candidates = slotsOf(grams[0]!);
     for (let g = 1; g < grams.length && candidates.length > NARROWED_ENOUGH; g++) candidates = narrow(candidates, grams[g]!, seen, ++this.stamp);
     const on = this.platformFilter(platform);
+    // A word of three characters is its one trigram, so the postings name exactly the slots that
+    // hold it, but for a slot whose haystack changed since they were built (its old postings stay):
+    // only those are checked. A 3-character query names the most candidates (244-295 µs a query
+    // in process against 75-87 at 8 characters, the bench data set), and checking each was most of it.
+    const exact = words.length === 1 && words[0]!.length === 3;
     const out: number[] = [];
-    next: for (const slot of candidates) {
-      if (!this.holdsEvery(slot, words)) continue next;
+    for (const slot of candidates) {
+      if (!(exact && !this.changedHaystacks.has(slot)) && !this.holdsEvery(slot, words)) continue;
       if (on !== null && !on[this.platformIds[slot]!]) continue;
       out.push(slot);
     }
