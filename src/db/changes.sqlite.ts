@@ -19,6 +19,12 @@ export class ExternalChanges implements ChangeNotifier {
   private readonly external: Array<(notes: CommitNotes) => void> = [];
   private readonly ownCommit: Array<() => void> = [];
   private readonly keysChanged: Array<() => void> = [];
+  /**
+   * Called before a turn's first request reads `data_version`: the store ends a read group still
+   * open from an earlier turn (db/write.ts), so the read, and the requests of this turn, see every
+   * commit made before it.
+   */
+  beforeTurn: () => void = () => {};
   /** Whether this turn of the event loop has read `data_version` for a request already. */
   private checkedThisTurn = false;
   private readonly endTurn = () => {
@@ -75,6 +81,7 @@ export class ExternalChanges implements ChangeNotifier {
     if (this.checkedThisTurn) return false;
     this.checkedThisTurn = true;
     setImmediate(this.endTurn);
+    this.beforeTurn();
     return this.check();
   }
 

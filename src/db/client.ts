@@ -59,6 +59,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   }
   const changes = new ExternalChanges(sqlite);
   const writer = new Writer(sqlite, changes);
+  changes.beforeTurn = () => writer.endReadGroup();
   let ping: import("bun:sqlite").Statement | undefined;
   return {
     dialect: "sqlite",

@@ -77,9 +77,9 @@ export class Writer {
 
   /**
    * Runs `fn`, whose reads share one read transaction (one snapshot) instead of one each. For
-   * `fn` that only reads, synchronously on SQLite: the transaction stays open until `fn` settles,
-   * and any write on the connection meanwhile (this request's or another's) commits it first and
-   * goes on as usual, the rest of `fn` reading outside it. Inside a transaction, `fn` just runs.
+   * `fn` that reads, synchronously on SQLite: the transaction stays open until `fn` settles, the
+   * next turn's first request, or a write on the connection (this request's or another's), which
+   * commit it first; the rest of `fn` then reads as usual. Inside a transaction, `fn` just runs.
    */
   async readTogether<T>(fn: () => T | Promise<T>): Promise<T> {
     if (this.sqlite.inTransaction || this.current !== null) return fn();
@@ -93,7 +93,12 @@ export class Writer {
     }
   }
 
-  private endReadGroup(): void {
+  /**
+   * Commits the open read group's transaction, if any: a write does it before its own, and the
+   * first request of each turn of the event loop (changes.sqlite.ts), so a group whose `fn` waits
+   * across turns never keeps a snapshot past the turn it began in. The rest of `fn` reads as usual.
+   */
+  endReadGroup(): void {
     if (!this.readGroupOpen) return;
     this.readGroupOpen = false;
     if (this.sqlite.inTransaction) this.commit.run();

@@ -92,6 +92,28 @@ sqliteOnly("another request's write while the group waits commits at once, and t
   expect(store.sqlite.inTransaction).toBe(false);
 });
 
+sqliteOnly("a group still waiting when the next turn's first request comes is ended there: that request sees every commit", async () => {
+  const { store, other } = open();
+  let release!: () => void;
+  const paused = new Promise<void>((resolve) => (release = resolve));
+  const group = store.readTogether(async () => {
+    const first = countOf(store);
+    await paused;
+    return [first, countOf(store)];
+  });
+  insertBy(other, "rt_next_turn");
+  // The same turn: the group's snapshot still answers.
+  expect(countOf(store)).toBe(0);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  // A request in a later turn reads data_version first (src/http, the fast paths).
+  expect(store.changes.checkAtRequest()).toBe(true);
+  expect(store.sqlite.inTransaction).toBe(false);
+  expect(countOf(store)).toBe(1);
+  release();
+  expect(await group).toEqual([0, 1]);
+  expect(store.sqlite.inTransaction).toBe(false);
+});
+
 sqliteOnly("a group that throws ends its transaction and passes the error on", async () => {
   const { store, other } = open();
   const failure = store.readTogether(() => {
