@@ -13,8 +13,8 @@
 // with Retry-After. A CLI connection keeps SQLite's busy_timeout and simply waits in BEGIN.
 // Reads need none of this: in WAL mode they never wait for a writer. A read outside a transaction
 // is a transaction of its own, though, and opening one costs SQLite two lock calls and a stat of the
-// file: 8 µs a statement on the 2-core bench machine (3 µs of work for the read itself, a creator by
-// handle). `readTogether(fn)` runs a request's reads in one read transaction (docs/performance.md,
+// file: a creator by handle took 9.5 µs on its own and 2.4 inside an open read transaction (the
+// serving connection on the bench database, 2-core bench machine). `readTogether(fn)` runs a request's reads in one read transaction (docs/performance.md,
 // "Reads grouped in one transaction"); a write that comes meanwhile ends the group first.
 import type { Database, Statement } from "bun:sqlite";
 import { AsyncLocalStorage } from "node:async_hooks";
