@@ -39,6 +39,18 @@ const countOf = (store: Store) => store.sqlite.query<{ n: number }, []>("SELECT 
 const insertBy = (connection: SqliteConnection, key: string) => connection.run("INSERT INTO meta (key, value) VALUES (?, 'x')", [key]);
 const visibleTo = (connection: SqliteConnection, key: string) => connection.query("SELECT 1 FROM meta WHERE key = ?").get(key) !== null;
 
+/** A group that reads the count, waits until `release`, then reads it again: it answers both counts. */
+function pausedGroup(store: Store): { group: Promise<number[]>; release: () => void } {
+  let release!: () => void;
+  const paused = new Promise<void>((resolve) => (release = resolve));
+  const group = store.readTogether(async () => {
+    const first = countOf(store);
+    await paused;
+    return [first, countOf(store)];
+  });
+  return { group, release };
+}
+
 sqliteOnly("the reads inside see one snapshot; the next read after sees what another connection committed meanwhile", async () => {
   const { store, other } = open();
   const seen = await store.readTogether(() => {
@@ -77,13 +89,7 @@ sqliteOnly("a write inside the group commits when it ends, not when the group do
 
 sqliteOnly("another request's write while the group waits commits at once, and the group still ends cleanly", async () => {
   const { store, other } = open();
-  let release!: () => void;
-  const paused = new Promise<void>((resolve) => (release = resolve));
-  const group = store.readTogether(async () => {
-    const first = countOf(store);
-    await paused;
-    return [first, countOf(store)];
-  });
+  const { group, release } = pausedGroup(store);
   expect(store.sqlite.inTransaction).toBe(true);
   await store.write(() => insertBy(store.sqlite, "rt_other_request"));
   expect(visibleTo(other, "rt_other_request")).toBe(true);
@@ -94,13 +100,7 @@ sqliteOnly("another request's write while the group waits commits at once, and t
 
 sqliteOnly("a group still waiting when the next turn's first request comes is ended there: that request sees every commit", async () => {
   const { store, other } = open();
-  let release!: () => void;
-  const paused = new Promise<void>((resolve) => (release = resolve));
-  const group = store.readTogether(async () => {
-    const first = countOf(store);
-    await paused;
-    return [first, countOf(store)];
-  });
+  const { group, release } = pausedGroup(store);
   insertBy(other, "rt_next_turn");
   // The same turn: the group's snapshot still answers.
   expect(countOf(store)).toBe(0);
