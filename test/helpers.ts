@@ -14,7 +14,7 @@ import { openDatabase } from "../src/db/database";
 import type { ApiTier, KeyScope, RateTier } from "../src/domain";
 import { createRuntime, type Runtime } from "../src/runtime";
 import { createServices, type Services } from "../src/services";
-import { backend, dropDatabase, freshDatabaseLocation } from "./backend";
+import { backend, dropDatabase, freshDatabaseLocation, TEST_APP_CONNECTIONS } from "./backend";
 
 export interface TestApp {
   app: ReturnType<typeof buildApp>;
@@ -73,7 +73,7 @@ export async function createTestApp(options: { clock?: ManualClock; dir?: string
   const dbPath = databasesByDir.get(dir) ?? (await freshDatabaseLocation(dir));
   databasesByDir.set(dir, dbPath);
   const clock = options.clock ?? new ManualClock();
-  const store = backend === "sqlite" ? openStore(dbPath) : (await openDatabase(dbPath)).database;
+  const store = backend === "sqlite" ? openStore(dbPath) : (await openDatabase(dbPath, { connections: TEST_APP_CONNECTIONS })).database;
   const runtime = await createRuntime({ store, clock, config: { dbPath, accessLog: false, ...options.config } });
   const services = createServices(runtime);
   const app = buildApp(runtime, { services });

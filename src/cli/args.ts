@@ -204,6 +204,9 @@ export interface Opened {
   services: Services;
 }
 
+/** A command's PostgreSQL pool: its transaction, and a read beside it. */
+const ONE_COMMAND_CONNECTIONS = 3;
+
 /**
  * Opens the database for one command and closes it afterwards. By default the file must exist
  * and be at this build's schema: only `serve`, `migrate` and `import` pass other options.
@@ -211,7 +214,7 @@ export interface Opened {
 export async function withDatabase<T>(
   values: Values,
   use: (opened: Opened) => Promise<T>,
-  options: OpenOptions = { create: false, migrations: "require" },
+  options: OpenOptions = { create: false, migrations: "require", connections: ONE_COMMAND_CONNECTIONS },
   config: Partial<Config> = {},
 ): Promise<T> {
   const dbPath = resolveDbPath(values);

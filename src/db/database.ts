@@ -22,6 +22,11 @@ export interface OpenOptions {
    * keeps it in memory and needs no writable temporary directory.
    */
   temporaryFiles?: boolean;
+  /**
+   * PostgreSQL: connections in the pool (default 10, a server's). Bun's client opens every one at
+   * the first query, each a new server process, so a command that runs a few queries asks for fewer.
+   */
+  connections?: number;
 }
 
 export interface OpenedDatabase {

@@ -166,7 +166,7 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
   const location = redactUrl(url);
   // Each connection starts with the write's lock wait: a transaction then spends no round trip on
   // it unless it asks for another wait.
-  const pool = new SQL(url, { max: POOL_SIZE, idleTimeout: 30, connectionTimeout: 10, connection: { lock_timeout: PG_LOCK_WAIT_MS } });
+  const pool = new SQL(url, { max: options.connections ?? POOL_SIZE, idleTimeout: 30, connectionTimeout: 10, connection: { lock_timeout: PG_LOCK_WAIT_MS } });
   try {
     await pool`SELECT 1`;
   } catch (error) {
