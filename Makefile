@@ -25,16 +25,14 @@ POSTGRES_TEST_TIMEOUT_MS := 30000
 run: dist/trustlist
 	./dist/trustlist serve --port $(PORT) --host $(HOST) --db $(DB)
 
-# The browser tests run beside the PostgreSQL pass (scripts/beside.sh), which waits on its server
-# and on webhook leases for much of its time. The Discord bot's tests run under Node, as its users
-# run it (`npm test` in its folder); they start a server from the source with the Bun above, and
-# use the SDK `sdk` built.
+# The Discord bot's tests run under Node, as its users run it (`npm test` in its folder); they
+# start a server from the source with the Bun above, and use the SDK `sdk` built.
 test: deps sdk $(CHROMIUM) postgres-server file-command
 	$(BUN) x tsc --noEmit -p .
 	$(BUN) x tsc --noEmit -p sdk
 	$(BUN) test --timeout $(TEST_TIMEOUT_MS)
-	scripts/beside.sh 'node --test test/browser/*.browser.mjs' \
-		scripts/with-postgres.sh $(BUN) test --timeout $(POSTGRES_TEST_TIMEOUT_MS)
+	scripts/with-postgres.sh $(BUN) test --timeout $(POSTGRES_TEST_TIMEOUT_MS)
+	node --test test/browser/*.browser.mjs
 	cd examples/discord-bot && npm test
 
 build: dist/trustlist
