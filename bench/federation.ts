@@ -22,7 +22,8 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { canonicalJson, newKeyPair, signText, verifyText } from "../src/modules/federation/signing";
+import { pageSignaturesValid } from "../src/modules/federation/crypto-threads";
+import { canonicalJson, newKeyPair, pageSignedText, signText, verifyText } from "../src/modules/federation/signing";
 import { checkRound as sharedCheckRound, waitHealthy } from "./healthy";
 
 const { values: args } = parseArgs({
@@ -116,7 +117,28 @@ function cryptoCost() {
   started = performance.now();
   for (let i = 0; i < n; i++) verifyText(pair.publicKey, text, sig);
   const verify = ((performance.now() - started) * 1000) / n;
-  return { canonical_us: round1(canonical), sign_us: round1(sign), verify_us: round1(verify) };
+  // A follower's check of a page of 250 items (the sync's pages) from its JSON text, per item:
+  // through the page's signature, and item by item as without one.
+  const items = Array.from({ length: 250 }, (_, i) => {
+    const unsigned = { ...item, seq: i };
+    return { ...unsigned, sig: signText(pair.privateKey, canonicalJson(unsigned)) };
+  });
+  const texts = items.map(({ sig: _, ...rest }) => canonicalJson(rest));
+  const pageSig = { kid: item.kid, sig: signText(pair.privateKey, pageSignedText(texts, items.map((i) => i.sig))) };
+  const keys = new Map([[item.kid, pair.publicKey]]);
+  const pageCheck = (page: string, rounds: number) => {
+    for (let i = 0; i < rounds; i++) pageSignaturesValid(keys, page); // the same rounds first, to warm up
+    const began = performance.now();
+    for (let i = 0; i < rounds; i++) if (!pageSignaturesValid(keys, page).every(Boolean)) throw new Error("the bench page does not verify");
+    return round1(((performance.now() - began) * 1000) / (rounds * items.length));
+  };
+  return {
+    canonical_us: round1(canonical),
+    sign_us: round1(sign),
+    verify_us: round1(verify),
+    page_check_by_page_sig_us: pageCheck(JSON.stringify({ items, page_sig: pageSig }), 40),
+    page_check_item_by_item_us: pageCheck(JSON.stringify({ items }), 4),
+  };
 }
 
 /** The source's sync state on the follower's database, read beside the server. */

@@ -47,3 +47,38 @@ test("RFC 8785 appendix B: numbers as ECMAScript writes them", () => {
 test("nested objects and arrays; undefined members left out as JSON leaves them", () => {
   expect(canonicalJson({ b: [{ z: 1, a: null }], a: { d: undefined, c: "x" } })).toBe('{"a":{"c":"x"},"b":[{"a":null,"z":1}]}');
 });
+
+test("members named like array indexes, and __proto__, sort as text like every other name", () => {
+  expect(canonicalJson({ "10": 1, "9": 2, b: 3, a: [{ "2": 0, "1": 1 }] })).toBe(`{"10":1,"9":2,"a":[{"1":1,"2":0}],"b":3}`);
+  expect(canonicalJson(JSON.parse(`{"b": 1, "__proto__": {"x": 1}, "a": 2}`))).toBe(`{"__proto__":{"x":1},"a":2,"b":1}`);
+  expect(canonicalJson({ "4294967295": 1, "4294967294": 2, "01": 3, "1": 4 })).toBe(`{"01":3,"1":4,"4294967294":2,"4294967295":1}`);
+});
+
+test("any value written as a plain reading of the scheme writes it (seeded random values)", () => {
+  // The reference: members sorted by UTF-16 code units, each written member by member.
+  const reference = (value: unknown): string => {
+    if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? "null" : reference(item))).join(",")}]`;
+    if (value && typeof value === "object") {
+      const names = Object.keys(value).filter((name) => (value as Record<string, unknown>)[name] !== undefined).sort();
+      return `{${names.map((name) => `${JSON.stringify(name)}:${reference((value as Record<string, unknown>)[name])}`).join(",")}}`;
+    }
+    return JSON.stringify(value);
+  };
+  let seed = 8785;
+  const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const names = ["a", "b", "é", "€", "\u{1F600}", "10", "9", "0", "z", "A", "__proto__", "01", "-1", ""];
+  const leaf = () => [null, true, false, 0, -0.5, 1e21, 333333333.33333329, "x\u0000\"\\", "€", undefined][Math.floor(next() * 10)];
+  const make = (depth: number): unknown => {
+    const kind = next();
+    if (depth > 3 || kind < 0.4) return leaf();
+    if (kind < 0.6) return Array.from({ length: Math.floor(next() * 4) }, () => make(depth + 1));
+    const value: Record<string, unknown> = {};
+    for (let i = Math.floor(next() * 5); i > 0; i--) Object.defineProperty(value, names[Math.floor(next() * names.length)]!, { value: make(depth + 1), enumerable: true, configurable: true, writable: true });
+    return value;
+  };
+  for (let i = 0; i < 2000; i++) {
+    const value = make(0);
+    if (value === undefined) continue;
+    expect(canonicalJson(value)).toBe(reference(value));
+  }
+});

@@ -3,7 +3,8 @@
 // sync at the first bad item, with nothing after it applied, the cursor left before it, and
 // last_error and /metrics saying so.
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { canonicalJson, endorsementText, kidOf, newKeyPair, signText } from "../../src/modules/federation/signing";
+import { createHash, createPublicKey, verify } from "node:crypto";
+import { canonicalJson, endorsementText, kidOf, newKeyPair, pageSignedText, signText } from "../../src/modules/federation/signing";
 import { addEntry, follow, held, type Instance, instance, sharedClock, sync } from "./kit";
 
 let a: Instance;
@@ -80,6 +81,68 @@ test("a tampered item stops the sync there: items before it applied, nothing aft
   expect((await b.json("GET", "/v1/admin/sources/alpha", { key: b.admin })).body.last_error).toBeNull();
   const audit = await b.rows("SELECT action FROM audit_events WHERE action = 'source.sync_stopped'");
   expect(audit).toHaveLength(1);
+});
+
+test("each page carries one signature over its items and theirs, which verifies with the published key as documented", async () => {
+  for (let i = 0; i < 5; i++) await addEntry(a);
+  const pages: any[] = [];
+  await followThrough(
+    proxyTo(
+      a,
+      (path, body) => {
+        if (path === "/v1/federation/changes") pages.push(structuredClone(body));
+        return body;
+      },
+      2,
+    ),
+  );
+  expect(await sync(b, "alpha")).toMatchObject({ applied: 5, error: null });
+  const published = (await a.json("GET", "/.well-known/trustlist.json")).body.keys[0];
+  const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: published.public_key }, format: "jwk" });
+  const withItems = pages.filter((page) => page.items.length > 0);
+  expect(withItems.map((page) => page.items.length)).toEqual([2, 2, 1]);
+  for (const page of withItems) {
+    expect(page.page_sig.kid).toBe(published.kid);
+    const lines = page.items.map(({ sig, ...rest }: any) => `${createHash("sha256").update(canonicalJson(rest)).digest("base64url")}.${sig}`);
+    expect(verify(null, Buffer.from(lines.join("\n")), key, Buffer.from(page.page_sig.sig, "base64url"))).toBe(true);
+  }
+  // An empty page has nothing to sign.
+  expect(pages.filter((page) => page.items.length === 0).every((page) => !("page_sig" in page))).toBe(true);
+});
+
+test("a page signature stripped, broken or forged on the way: each item is checked on its own", async () => {
+  const entries: Array<{ id: string }> = [];
+  for (let i = 0; i < 6; i++) entries.push(await addEntry(a));
+  const kid = (await a.json("GET", "/.well-known/trustlist.json")).body.keys[0].kid;
+  const forger = newKeyPair();
+  let page = 0;
+  let tamper = true;
+  await followThrough(
+    proxyTo(
+      a,
+      (path, body) => {
+        if (path !== "/v1/federation/changes" || body.items.length === 0) return body;
+        page++;
+        if (page === 1) delete body.page_sig;
+        if (page === 2) body.page_sig.sig = `${body.page_sig.sig[0] === "A" ? "B" : "A"}${body.page_sig.sig.slice(1)}`;
+        if (page >= 3 && tamper) {
+          // An item changed, and the page signed again under the source's kid by another key.
+          for (const item of body.items) if (item.entry.id === entries[4].id) item.entry.severity = "warn";
+          const texts = body.items.map(({ sig: _, ...rest }: any) => canonicalJson(rest));
+          body.page_sig = { kid, sig: signText(forger.privateKey, pageSignedText(texts, body.items.map((item: any) => item.sig))) };
+        }
+        return body;
+      },
+      2,
+    ),
+  );
+  const outcome = await sync(b, "alpha");
+  expect(outcome.applied).toBe(4);
+  expect(outcome.error).toContain("signature does not verify");
+  expect([...(await held(b, "alpha")).keys()].sort()).toEqual(entries.slice(0, 4).map((e) => e.id).sort());
+  tamper = false;
+  expect(await sync(b, "alpha")).toMatchObject({ applied: 2, error: null });
+  expect([...(await held(b, "alpha")).keys()].sort()).toEqual(entries.map((e) => e.id).sort());
 });
 
 test("pages verified ahead on the signing threads: a tampered item in the third page stops the sync at it", async () => {

@@ -1,7 +1,8 @@
 // Signing and verifying federation feed items off the request thread. An Ed25519 signature costs
 // 15-26 us and a verification 55-72 us on the 2-core bench machine (docs/performance.md,
-// "Federation"): a page of 500 items is 8-13 ms of signing for the source and 28-36 ms of
-// verifying for the follower, time no request should wait behind. Pages go to up to two threads
+// "Federation"): a page of 500 items is 8-13 ms of signing for the source, and 28-36 ms of
+// verifying for a follower that checks each item (one whose page signature verifies checks one
+// signature and hashes each item instead), time no request should wait behind. Pages go to up to two threads
 // (crypto-worker.ts) in turn, so a follower verifies the next pages on both cores while it applies
 // this one; a page is sent as its JSON text (a string crosses threads far cheaper than the parsed
 // items do: structured cloning of pages cost the sync thread 9% of a first sync). The threads run
@@ -10,7 +11,7 @@
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { workerEntry } from "../../worker-entry";
-import { canonicalJson, signText, verifyText } from "./signing";
+import { canonicalJson, pageSignedText, signText, verifyText } from "./signing";
 
 /** Whether each item's `sig` verifies over its canonical JSON without `sig`, with the key its `kid` names. */
 export function signaturesValid(keys: Map<string, string>, items: unknown[]): boolean[] {
@@ -27,11 +28,43 @@ export function signaturesValid(keys: Map<string, string>, items: unknown[]): bo
   });
 }
 
-/** `signaturesValid` for the items of a feed page's JSON text; none valid when it is not one. */
+/**
+ * Whether the page's `page_sig` verifies with the pinned key it names over its items as they are
+ * (pageSignedText): then every item is as that key signed it, and its own signature is what the
+ * key signed beside it.
+ */
+export function pageSignatureValid(keys: Map<string, string>, pageSig: unknown, items: unknown[]): boolean {
+  if (!pageSig || typeof pageSig !== "object") return false;
+  const { kid, sig } = pageSig as { kid?: unknown; sig?: unknown };
+  const publicKey = typeof kid === "string" ? keys.get(kid) : undefined;
+  if (publicKey === undefined || typeof sig !== "string" || items.length === 0) return false;
+  const texts: string[] = [];
+  const sigs: string[] = [];
+  for (const item of items) {
+    if (!item || typeof item !== "object") return false;
+    const { sig: itemSig, ...rest } = item as { sig?: unknown };
+    if (typeof itemSig !== "string") return false;
+    try {
+      texts.push(canonicalJson(rest));
+    } catch {
+      return false;
+    }
+    sigs.push(itemSig);
+  }
+  return verifyText(publicKey, pageSignedText(texts, sigs), sig);
+}
+
+/**
+ * `signaturesValid` for the items of a feed page's JSON text; none valid when it is not one. A page
+ * whose `page_sig` verifies needs no item checked on its own; otherwise (no page signature, or a
+ * page changed on the way) each item is, and the first that fails is found.
+ */
 export function pageSignaturesValid(keys: Map<string, string>, text: string): boolean[] {
   try {
-    const items = (JSON.parse(text) as { items?: unknown }).items;
-    return Array.isArray(items) ? signaturesValid(keys, items) : [];
+    const page = JSON.parse(text) as { items?: unknown; page_sig?: unknown };
+    if (!Array.isArray(page.items)) return [];
+    if (pageSignatureValid(keys, page.page_sig, page.items)) return page.items.map(() => true);
+    return signaturesValid(keys, page.items);
   } catch {
     return [];
   }
@@ -57,9 +90,11 @@ export function lowerThisThreadsPriority(): boolean {
 const THREAD_MIN_ITEMS = 20;
 const THREADS = 2;
 
-/** A feed page a thread read and signed: its items' JSON, the last change's seq, whether more follow. */
+/** A feed page a thread read and signed: its items' JSON, its page signature, the last change's seq, whether more follow. */
 export interface PageRead {
   items: string;
+  /** The page's `page_sig` signature; null for an empty page. */
+  pageSig: string | null;
   lastSeq: number;
   hasMore: boolean;
 }

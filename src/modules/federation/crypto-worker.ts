@@ -2,7 +2,7 @@
 // (crypto-threads.ts): {id, op: "verify", keys: [kid, public key][], text (a feed page's JSON)}
 // answers {id, valid: boolean[]}, one flag per item of the page; {id, op: "sign", privateKey,
 // texts} answers {id, sigs: string[]}; {id, op: "page", file, after, limit, origin, kid,
-// privateKey} answers {id, page: {items (JSON), lastSeq, hasMore}}, or {id} when the file cannot
+// privateKey} answers {id, page: {items (JSON), pageSig, lastSeq, hasMore}}, or {id} when the file cannot
 // be read here. It lowers its own CPU priority first: a sync, and a follower pulling this
 // instance's list, are background work, and on a machine short of cores they take what requests
 // leave.
@@ -10,7 +10,7 @@ import { Database } from "bun:sqlite";
 import { keepForThreadReads } from "../../db/pragmas";
 import { originChangesOn } from "../blacklist/store.sqlite";
 import { lowerThisThreadsPriority, type PageJob, pageSignaturesValid } from "./crypto-threads";
-import { itemsJson, pageOf, signedTexts } from "./feed";
+import { itemsJson, pageOf, pageSignature, signedTexts } from "./feed";
 import { signText } from "./signing";
 
 declare const self: Worker;
@@ -33,8 +33,9 @@ function readPage(job: PageJob) {
     readers.set(job.file, reader);
   }
   const { items, lastSeq, hasMore } = pageOf(originChangesOn(reader, job.after, job.limit + 1), job.after, job.limit, job.origin, job.kid);
-  const sigs = signedTexts(items).map((text) => signText(job.privateKey, text));
-  return { items: itemsJson(items, sigs), lastSeq, hasMore };
+  const texts = signedTexts(items);
+  const sigs = texts.map((text) => signText(job.privateKey, text));
+  return { items: itemsJson(items, sigs), pageSig: pageSignature(job.privateKey, texts, sigs), lastSeq, hasMore };
 }
 
 self.onmessage = (event: MessageEvent<Job>) => {

@@ -2,7 +2,9 @@
 // current key over its RFC 8785 canonical JSON. Entries applied from a followed source are never
 // published (two instances that follow each other do not echo); watchlist rows are, flagged.
 // Signatures are made as a page is read, on a low-priority thread (crypto-threads.ts): Ed25519 is
-// deterministic, so a page read twice is signed the same, and nothing is stored per change. Where
+// deterministic, so a page read twice is signed the same, and nothing is stored per change. A page
+// also carries one signature over its items and theirs (`page_sig`), which a follower checks
+// instead of one per item. Where
 // the list is a SQLite file, that thread also reads the page and writes its JSON: a follower
 // pulling a large list then takes the cores requests leave idle, not the request thread's turns.
 import { iso } from "../../clock";
@@ -14,7 +16,7 @@ import type { ChangeRow } from "../blacklist/store";
 import type { InstanceIdentity } from "./identity";
 import type { FeedItem } from "./model";
 import type { CryptoThreads } from "./crypto-threads";
-import { canonicalJson } from "./signing";
+import { canonicalJson, pageSignedText, signText } from "./signing";
 
 type Item = typeof FeedItem.static;
 type UnsignedItem = Omit<Item, "sig">;
@@ -42,6 +44,11 @@ export function signedTexts(items: UnsignedItem[]): string[] {
 /** The page's `items` as JSON, each item with its signature (`sigs[i]` for `items[i]`). */
 export function itemsJson(items: UnsignedItem[], sigs: string[]): string {
   return JSON.stringify(items.map((item, i) => ({ ...item, sig: sigs[i]! })));
+}
+
+/** The page's `page_sig` signature over its items' texts and signatures; null for an empty page. */
+export function pageSignature(privateKey: string, texts: string[], sigs: string[]): string | null {
+  return texts.length > 0 ? signText(privateKey, pageSignedText(texts, sigs)) : null;
 }
 
 export class SignedFeed {
@@ -76,14 +83,16 @@ export class SignedFeed {
       (await this.readHere(after, limit, origin, key));
     const cursor = this.cursors.encode({ k: "federation", s: page.lastSeq });
     // The order of FeedPage's fields; the items are JSON already.
-    return `{"items":${page.items},"next_cursor":${JSON.stringify(cursor)},"has_more":${page.hasMore}}`;
+    const pageSig = page.pageSig === null ? "" : `,"page_sig":${JSON.stringify({ kid: key.kid, sig: page.pageSig })}`;
+    return `{"items":${page.items}${pageSig},"next_cursor":${JSON.stringify(cursor)},"has_more":${page.hasMore}}`;
   }
 
   /** The page read on this thread (PostgreSQL, an in-memory database, or no thread to read it). */
   private async readHere(after: number, limit: number, origin: string, key: { kid: string; privateKey: string }) {
     const { items, lastSeq, hasMore } = pageOf(await this.blacklist.originChangesAfter(after, limit + 1), after, limit, origin, key.kid);
-    const sigs = await this.crypto.sign(key.privateKey, signedTexts(items));
-    return { items: itemsJson(items, sigs), lastSeq, hasMore };
+    const texts = signedTexts(items);
+    const sigs = await this.crypto.sign(key.privateKey, texts);
+    return { items: itemsJson(items, sigs), pageSig: pageSignature(key.privateKey, texts, sigs), lastSeq, hasMore };
   }
 }
 

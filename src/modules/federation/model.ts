@@ -74,8 +74,19 @@ export const FeedItem = t.Object(
   { $id: "FeedItem", description: "One signed change of an entry that originated on this instance." },
 );
 
+export const FeedPageSignature = t.Object(
+  {
+    kid: t.String({ description: "The key that signed the page." }),
+    sig: t.String({
+      description:
+        "base64url Ed25519 over the UTF-8 text of one line per item, in order: the base64url SHA-256 of the item's signed text (its canonical JSON without `sig`), a dot, and the item's `sig`; lines joined by a newline.",
+    }),
+  },
+  { $id: "FeedPageSignature", description: "One signature over a page's items and their own signatures, which a follower may check instead of each item's." },
+);
+
 export const FeedPage = t.Object(
-  { items: t.Array(FeedItem), next_cursor: t.String(), has_more: t.Boolean() },
+  { items: t.Array(FeedItem), page_sig: t.Optional(FeedPageSignature), next_cursor: t.String(), has_more: t.Boolean() },
   { $id: "FeedPage", description: "Signed changes in commit order; pass `next_cursor` back for the next ones." },
 );
 

@@ -2,7 +2,7 @@
 // keys as the well-known document writes them (base64url of the raw 32 bytes), fingerprints, and
 // signing and verifying with node:crypto. Key objects are cached by their text: a feed page signs
 // or verifies up to 1,000 items with one key.
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign, verify } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, hash, type KeyObject, sign, verify } from "node:crypto";
 
 /**
  * The canonical JSON of a value (RFC 8785, the JSON Canonicalization Scheme): no whitespace,
@@ -113,6 +113,16 @@ export function verifyText(publicKey: string, text: string, signature: string): 
   } catch {
     return false;
   }
+}
+
+/**
+ * What a feed page's `page_sig` signs: one line per item, in order, `<base64url SHA-256 of the
+ * item's signed text>.<the item's sig>`, the lines joined by "\n". It covers each item as its own
+ * signature does, and that signature too: a follower that checks it checks one signature a page
+ * instead of one an item (docs/federation.md, "Publishing: the signed feed").
+ */
+export function pageSignedText(texts: string[], sigs: string[]): string {
+  return texts.map((text, i) => `${hash("sha256", text, "base64url")}.${sigs[i]}`).join("\n");
 }
 
 /** What an endorsement signs: `<new kid>.<new public key>`. */
