@@ -2,11 +2,11 @@
 // 15-26 us and a verification 55-72 us on the 2-core bench machine (docs/performance.md,
 // "Federation"): a page of 500 items is 8-13 ms of signing for the source, and 28-36 ms of
 // verifying for a follower that checks each item (one whose page signature verifies checks one
-// signature and hashes each item instead), time no request should wait behind. Pages go to up to two threads
-// (crypto-worker.ts) in turn, so a follower verifies the next pages on both cores while it applies
-// this one; a page is sent as its JSON text (a string crosses threads far cheaper than the parsed
-// items do: structured cloning of pages cost the sync thread 9% of a first sync). The threads run
-// at the lowest CPU priority where the system allows it: a sync takes the cores that requests
+// signature and hashes each item instead), time no request should wait behind. Pages go to up to
+// two threads (crypto-worker.ts) in turn, so a follower verifies the next pages on both cores while
+// it applies this one; a page is sent as its JSON text (a string crosses threads far cheaper than
+// the parsed items do: structured cloning of pages cost the sync thread 9% of a first sync). The
+// threads run at the lowest CPU priority where the system allows it: a sync takes the cores that requests
 // leave idle, and a machine serving checks meanwhile serves them first.
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
@@ -33,7 +33,7 @@ export function signaturesValid(keys: Map<string, string>, items: unknown[]): bo
  * (pageSignedText): then every item is as that key signed it, and its own signature is what the
  * key signed beside it.
  */
-export function pageSignatureValid(keys: Map<string, string>, pageSig: unknown, items: unknown[]): boolean {
+function pageSignatureValid(keys: Map<string, string>, pageSig: unknown, items: unknown[]): boolean {
   if (!pageSig || typeof pageSig !== "object") return false;
   const { kid, sig } = pageSig as { kid?: unknown; sig?: unknown };
   const publicKey = typeof kid === "string" ? keys.get(kid) : undefined;

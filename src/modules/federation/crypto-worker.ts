@@ -2,8 +2,8 @@
 // (crypto-threads.ts): {id, op: "verify", keys: [kid, public key][], text (a feed page's JSON)}
 // answers {id, valid: boolean[]}, one flag per item of the page; {id, op: "sign", privateKey,
 // texts} answers {id, sigs: string[]}; {id, op: "page", file, after, limit, origin, kid,
-// privateKey} answers {id, page: {items (JSON), pageSig, lastSeq, hasMore}}, or {id} when the file cannot
-// be read here. It lowers its own CPU priority first: a sync, and a follower pulling this
+// privateKey} answers {id, page: {items (JSON), pageSig, lastSeq, hasMore}}, or {id} when the file
+// cannot be read here. It lowers its own CPU priority first: a sync, and a follower pulling this
 // instance's list, are background work, and on a machine short of cores they take what requests
 // leave.
 import { Database } from "bun:sqlite";

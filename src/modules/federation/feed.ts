@@ -4,9 +4,9 @@
 // Signatures are made as a page is read, on a low-priority thread (crypto-threads.ts): Ed25519 is
 // deterministic, so a page read twice is signed the same, and nothing is stored per change. A page
 // also carries one signature over its items and theirs (`page_sig`), which a follower checks
-// instead of one per item. Where
-// the list is a SQLite file, that thread also reads the page and writes its JSON: a follower
-// pulling a large list then takes the cores requests leave idle, not the request thread's turns.
+// instead of one per item. Where the list is a SQLite file, that thread also reads the page and
+// writes its JSON: a follower pulling a large list then takes the cores requests leave idle, not
+// the request thread's turns.
 import { iso } from "../../clock";
 import type { CursorCodec } from "../../cursor";
 import { forbidden, ServiceError } from "../../errors";
