@@ -6,8 +6,8 @@
 // two threads (crypto-worker.ts) in turn, so a follower verifies the next pages on both cores while
 // it applies this one; a page is sent as its JSON text (a string crosses threads far cheaper than
 // the parsed items do: structured cloning of pages cost the sync thread 9% of a first sync). The
-// threads run at the lowest CPU priority where the system allows it: a sync takes the cores that requests
-// leave idle, and a machine serving checks meanwhile serves them first.
+// threads run at the lowest CPU priority where the system allows it: a sync takes the cores that
+// requests leave idle, and a machine serving checks meanwhile serves them first.
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { workerEntry } from "../../worker-entry";
