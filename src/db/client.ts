@@ -27,6 +27,8 @@ export interface Store {
   readTogether<T>(fn: () => T | Promise<T>): Promise<T>;
   /** Whether a write transaction is open on the connection (its rows may still roll back). */
   writing(): boolean;
+  /** Runs `fn` once the caller's write transaction has committed (never if it rolls back); outside one, at once. */
+  afterCommit(fn: () => void): void;
   /** Another process's commits, told to the caches that must drop or catch up (db/changes.ts). */
   changes: ExternalChanges;
   /**
@@ -68,6 +70,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     write: (fn, writeOptions) => writer.write(fn, writeOptions),
     readTogether: (fn) => writer.readTogether(fn),
     writing: () => writer.writing,
+    afterCommit: (fn) => writer.afterCommit(fn),
     changes,
     neverBlockOnLocks({ writeWaitMs } = {}) {
       neverSleepOnLocks(sqlite);

@@ -88,6 +88,12 @@ export interface PostgresDatabase {
   exclusive(name: string, fn: () => Promise<unknown>): Promise<boolean>;
   /** Runs `fn` inside every new write transaction, before the caller's statements (idempotency records). */
   onTransactionStart(fn: () => void | Promise<void>): void;
+  /**
+   * Runs `fn` once the caller's write transaction has committed, and never if it rolls back;
+   * outside one, at once. For a cache that must re-read what a write changed: read on another
+   * connection before the commit, it would keep the old row. `fn` must not throw.
+   */
+  afterCommit(fn: () => void): void;
   /** This instance's id in change notifications and advisory-lock diagnostics. */
   instanceId: string;
   /** Resolves when the database answers a trivial query (`/healthz`); throws when it cannot. */
@@ -184,7 +190,7 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
   const instanceId = crypto.randomUUID();
   const changes = new PostgresChanges(pool);
   /** The open write transaction of the calling async context, with what its stores noted. */
-  const current = new AsyncLocalStorage<{ sql: SQL; notes: Noted; allOrNothing: boolean }>();
+  const current = new AsyncLocalStorage<{ sql: SQL; notes: Noted; allOrNothing: boolean; committed: Array<() => void> }>();
   const starters: Array<() => void | Promise<void>> = [];
   // A write answers once its own notification has come back: PostgreSQL sends a notification to
   // every listening instance at once, so by then the others have it on their connections, and a
@@ -230,6 +236,11 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
     onTransactionStart(fn) {
       starters.push(fn);
     },
+    afterCommit(fn) {
+      const open = current.getStore();
+      if (open) open.committed.push(fn);
+      else fn();
+    },
     async readTogether(fn) {
       return await fn();
     },
@@ -239,7 +250,7 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
       // there (the subject filter then answers "maybe"), never miss one that is.
       if (open?.allOrNothing) return await fn();
       if (open) {
-        return (await (open.sql as any).savepoint((savepoint: SQL) => current.run({ sql: savepoint, notes: open.notes, allOrNothing: false }, fn))) as Awaited<
+        return (await (open.sql as any).savepoint((savepoint: SQL) => current.run({ sql: savepoint, notes: open.notes, allOrNothing: false, committed: open.committed }, fn))) as Awaited<
           ReturnType<typeof fn>
         >;
       }
@@ -247,13 +258,14 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
       const started = performance.now();
       const seq = ++sequence;
       const echoed = subscription ? echoOf(seq) : null;
+      const committed: Array<() => void> = [];
       try {
         const result = (await pool.begin(async (tx) => {
           // A row lock held by another instance is waited for asynchronously, up to waitMs (the
           // connection's default unless the caller asked for another).
           if (waitMs !== PG_LOCK_WAIT_MS) await tx.unsafe(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(waitMs))}`);
           const notes: Noted = { items: {}, count: 0 };
-          return current.run({ sql: tx, notes, allOrNothing: writeOptions.allOrNothing ?? false }, async () => {
+          return current.run({ sql: tx, notes, allOrNothing: writeOptions.allOrNothing ?? false, committed }, async () => {
             for (const start of starters) await start();
             const result = await fn();
             changes.beforeCommit();
@@ -267,6 +279,7 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
             return result;
           });
         })) as Awaited<ReturnType<typeof fn>>;
+        for (const after of committed) after();
         await echoed;
         return result;
       } catch (error) {

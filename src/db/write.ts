@@ -56,6 +56,8 @@ export class Writer {
   private readonly beginRead: Statement;
   /** A read group's transaction is open (`readTogether`): the connection is in a transaction that holds no write. */
   private readGroupOpen = false;
+  /** What `afterCommit` asked to run once the transaction in progress has committed. */
+  private committed: Array<() => void> = [];
 
   constructor(
     private readonly sqlite: Database,
@@ -73,6 +75,18 @@ export class Writer {
   /** Whether a write transaction is open on the connection (a read group's is not one). */
   get writing(): boolean {
     return this.sqlite.inTransaction && !this.readGroupOpen;
+  }
+
+  /**
+   * Runs `fn` once the write transaction of the caller (inside `write`'s `fn`) has committed, and
+   * never if it rolls back; outside one (or in a transaction opened by hand, an import), at once.
+   * For a cache that must re-read what a write changed: read before the commit, it would keep the
+   * old row (PostgreSQL's other connections) or one that may still roll back (this connection).
+   * `fn` must not throw.
+   */
+  afterCommit(fn: () => void): void {
+    if (this.inside.getStore() === this) this.committed.push(fn);
+    else fn();
   }
 
   /**
@@ -147,8 +161,10 @@ export class Writer {
         const result = pending instanceof Promise ? await pending : pending;
         this.changes.beforeCommit();
         this.commit.run();
+        for (const committed of this.committed.splice(0)) committed();
         return result;
       } catch (error) {
+        this.committed.length = 0;
         if (this.sqlite.inTransaction) this.rollback.run();
         throw error;
       }

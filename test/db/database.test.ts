@@ -53,6 +53,40 @@ describe(`database layer (${backend})`, () => {
     expect(await countAccounts(database)).toBe(1);
   });
 
+  test("afterCommit runs once the caller's transaction has committed (a nested write's too), never after a rollback, and at once outside one", async () => {
+    const { database } = await open();
+    const ran: string[] = [];
+    let countWhenRun = -1;
+    await database.write(async () => {
+      await insertAccount(database, "c1");
+      database.afterCommit(() => ran.push("outer"));
+      await database.write(async () => {
+        database.afterCommit(() => ran.push("nested"));
+      });
+      // Not yet: the transaction is still open.
+      expect(ran).toEqual([]);
+    });
+    expect(ran).toEqual(["outer", "nested"]);
+    // What it runs after sees the commit from any connection.
+    await database.write(async () => {
+      await insertAccount(database, "c2");
+      database.afterCommit(() => void countAccounts(database).then((n) => (countWhenRun = n)));
+    });
+    expect(await until(() => countWhenRun === 2, 5_000)).toBe(true);
+
+    await expect(
+      database.write(async () => {
+        database.afterCommit(() => ran.push("rolled back"));
+        throw new Error("refused");
+      }),
+    ).rejects.toThrow("refused");
+    database.afterCommit(() => ran.push("outside"));
+    expect(ran).toEqual(["outer", "nested", "outside"]);
+    // A later commit does not run what a rolled-back transaction asked for.
+    await database.write(() => insertAccount(database, "c3"));
+    expect(ran).toEqual(["outer", "nested", "outside"]);
+  });
+
   // SQLite has one connection per process: its writes must take turns. PostgreSQL runs each on a
   // connection of its own and isolates them itself.
   test("concurrent async writes all commit, and on SQLite take turns instead of interleaving", async () => {

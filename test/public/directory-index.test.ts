@@ -71,7 +71,7 @@ beforeAll(async () => {
       platforms: random(2) ? "discord" : "discord,roblox",
     })),
   );
-  index = new DirectoryIndex(createCreatorsStore(t.runtime.store), t.runtime.store.changes, createMetaStore(t.runtime.store));
+  index = new DirectoryIndex(createCreatorsStore(t.runtime.store), t.runtime.store, createMetaStore(t.runtime.store));
   await index.refresh();
 });
 afterAll(() => t?.close());
@@ -144,7 +144,7 @@ sqliteOnly("the same with ids ascending with slots (ties broken by slot), and af
         platforms: i % 3 ? "discord" : "discord,roblox",
       })),
     );
-    const orderedIndex = new DirectoryIndex(createCreatorsStore(ordered.runtime.store), ordered.runtime.store.changes, createMetaStore(ordered.runtime.store));
+    const orderedIndex = new DirectoryIndex(createCreatorsStore(ordered.runtime.store), ordered.runtime.store, createMetaStore(ordered.runtime.store));
     await orderedIndex.refresh();
     expect((orderedIndex as unknown as { idsFollowSlots: boolean }).idsFollowSlots).toBe(true);
     await expectQueriesAgree(ordered, orderedIndex);
@@ -211,7 +211,7 @@ sqliteOnly("a creator written while the index builds is in the next answer: the 
 });
 
 sqliteOnly("once a build has read every creator, queries are answered while it computes the postings, as after it", async () => {
-  const building = new DirectoryIndex(createCreatorsStore(t.runtime.store), t.runtime.store.changes, createMetaStore(t.runtime.store));
+  const building = new DirectoryIndex(createCreatorsStore(t.runtime.store), t.runtime.store, createMetaStore(t.runtime.store));
   const done = building.refresh();
   while (!building.answerable) await new Promise((resolve) => setImmediate(resolve));
   expect(building.ready).toBe(false);
@@ -244,7 +244,7 @@ sqliteOnly("fuzzy matches agree with a plain reading after haystacks change and 
     const text = (i: number, salt: number) => `maker${i} ${WORDS[(i * 7 + salt) % WORDS.length]} ${WORDS[(i * 3 + salt) % WORDS.length]}${i % 50}`;
     const creator = (i: number, salt: number) => ({ id: `crt_${String(i).padStart(6, "0")}`, handle: `maker${i}`, createdAt: i, text: text(i, salt) });
     insertCreators(sqlite, Array.from({ length: 2000 }, (_, i) => creator(i, 0)));
-    const dirIndex = new DirectoryIndex(createCreatorsStore(app.runtime.store), app.runtime.store.changes, createMetaStore(app.runtime.store));
+    const dirIndex = new DirectoryIndex(createCreatorsStore(app.runtime.store), app.runtime.store, createMetaStore(app.runtime.store));
     await dirIndex.refresh();
     // Changed haystacks (their old postings stay until the next build) and new creators, whose
     // postings are appended after the packed ones; then the same creators again, out of order.
@@ -276,7 +276,7 @@ sqliteOnly("haystacks with uncommon characters (accents, capitals, symbols, emoj
       sqlite,
       Array.from({ length: 300 }, (_, i) => ({ id: `crt_${String(i).padStart(6, "0")}`, handle: `maker${i}`, createdAt: i, text: `maker${i} ${NAMES[i % NAMES.length]}` })),
     );
-    const dirIndex = new DirectoryIndex(createCreatorsStore(app.runtime.store), app.runtime.store.changes, createMetaStore(app.runtime.store));
+    const dirIndex = new DirectoryIndex(createCreatorsStore(app.runtime.store), app.runtime.store, createMetaStore(app.runtime.store));
     await dirIndex.refresh();
     const queries = ["zoë", "é z", "afé", "łuk", "ørs", "Mixed", "d Ca", "x🦊d", "🦊de", "{b}", "|d~", "\there", "ñandú", "plain", "zoë café", "café zoë", "ørsted łukasz"];
     expectPlainReading(sqlite, dirIndex, queries, "built");

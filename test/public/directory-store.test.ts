@@ -188,6 +188,33 @@ test("the directory index answers fuzzy, prefix and platform queries, and sees t
   });
 });
 
+test("a query while this handle's write is still open re-reads that write's creators once it commits, not before", async () => {
+  await a.creators.upsert("kingpin", { display_name: "Drake Forge" });
+  await a.creators.upsert("knightdrake", { display_name: "Knight Drake" });
+  await a.public.warmDirectory();
+  const handles = async (query: string) => (await a.public.directory({ q: query })).items.map((item) => item.handle);
+  expect(await handles("drake")).toEqual(["kingpin", "knightdrake"]);
+
+  // The rename is written and its transaction held open while the directory answers a query.
+  let commit!: () => void;
+  const held = new Promise<void>((resolve) => (commit = resolve));
+  let written!: () => void;
+  const renamed = new Promise<void>((resolve) => (written = resolve));
+  const write = a.database.write(async () => {
+    await a.creators.upsert("kingpin", { display_name: "Pin Forge" });
+    written();
+    await held;
+  });
+  await renamed;
+  // PostgreSQL answers from the committed state (another connection); SQLite's one connection sees the open write.
+  const during = await handles("drake");
+  expect(during.includes("knightdrake")).toBe(true);
+  commit();
+  await write;
+  expect(await handles("drake")).toEqual(["knightdrake"]);
+  expect(await handles("forge")).toEqual(["kingpin"]);
+});
+
 test("handles sharing directory snapshots (the workers of one serve): one builds, the other maps it, and each sees the other's writes", async () => {
   const shared = createRegion();
   try {

@@ -1,9 +1,9 @@
 // What the directory index must catch up on before its next answer: the creators this process
-// changed (marked as they are written, re-read once committed), the creators another PostgreSQL
+// changed (marked when their write commits, so that no re-read takes the row before the commit), the creators another PostgreSQL
 // instance's commit names (CREATORS_NOTE), and, when a commit does not say (SQLite's other
 // processes, a PostgreSQL commit too big to list them), whether the `creators_version` counter
 // moved, which calls for a rebuild.
-import type { ChangeNotifier } from "../../db/changes";
+import type { Database } from "../../db/database";
 import type { MetaStore } from "../../db/meta-store";
 import { CREATORS_NOTE } from "../creators/store.shared";
 
@@ -19,10 +19,11 @@ export class CreatorChanges {
 
   /** `tracking`: whether the index is built or building (before that, its first build reads everything). */
   constructor(
-    changes: ChangeNotifier,
+    private readonly database: Pick<Database, "changes" | "afterCommit">,
     private readonly meta: MetaStore,
     private readonly tracking: () => boolean,
   ) {
+    const changes = database.changes;
     changes.onExternalCommit((notes) => {
       // Not built nor building: the first build reads everything and the counter itself (a process
       // that never answers the directory, the supervisor of `serve --workers N`, reads nothing).
@@ -58,10 +59,16 @@ export class CreatorChanges {
     });
   }
 
-  /** A creator changed (inside a transaction that may still roll back). */
+  /**
+   * A creator changed (inside a transaction that may still roll back): dirty once it commits. A
+   * query meanwhile must not re-read it: on PostgreSQL it would read the row as it was before,
+   * and the mark would be spent.
+   */
   markDirty(creatorId: string): void {
     this.ownWrite = true;
-    if (this.tracking()) this.dirty.add(creatorId);
+    this.database.afterCommit(() => {
+      if (this.tracking()) this.dirty.add(creatorId);
+    });
   }
 
   /** The counter the creators triggers move on every write (src/db/meta-store.ts). */

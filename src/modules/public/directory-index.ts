@@ -16,7 +16,7 @@
 // (directory-paging.ts) and the tracking of changes to catch up on (directory-freshness.ts) live
 // beside it. Kept as one file because what remains is one state: the slot arrays, the build that
 // fills them or adopts a snapshot, and the queries that read them, which a build swaps whole.
-import type { ChangeNotifier } from "../../db/changes";
+import type { Database } from "../../db/database";
 import type { MetaStore } from "../../db/meta-store";
 import type { CreatorsStore, DirectoryIndexRow } from "../creators/store";
 import { yieldToRequests } from "../../yield";
@@ -127,12 +127,13 @@ export class DirectoryIndex {
   /** Waiting for the snapshot another process of the serve is making. */
   private awaitingShared = false;
 
+  /** `database`: its commits, this process's and the others', are what the index catches up on. */
   constructor(
     private readonly rows: DirectoryRows,
-    changes: ChangeNotifier,
+    database: Pick<Database, "changes" | "afterCommit">,
     meta: MetaStore,
   ) {
-    this.changes = new CreatorChanges(changes, meta, () => this.built || this.building !== null);
+    this.changes = new CreatorChanges(database, meta, () => this.built || this.building !== null);
   }
 
   /** Whether the index is built and no (re)build is under way. */
@@ -188,7 +189,7 @@ export class DirectoryIndex {
     this.shelf = shelf;
   }
 
-  /** A creator changed (inside a transaction that may still roll back): re-read it before the next query. */
+  /** A creator changed (inside a transaction that may still roll back): re-read once its write commits, before the next query. */
   markDirty(creatorId: string): void {
     this.changes.markDirty(creatorId);
   }

@@ -1,7 +1,7 @@
 // The creator directory: pages of creators by a sort, filtered by a fuzzy `q` and a platform,
 // answered from the in-memory directory index (directory-index.ts) once it is built.
 import { iso } from "../../clock";
-import type { ChangeNotifier } from "../../db/changes";
+import type { Database } from "../../db/database";
 import type { MetaStore } from "../../db/meta-store";
 import { unprocessable } from "../../errors";
 import type { CreatorsService } from "../creators/service";
@@ -30,9 +30,9 @@ export class PublicDirectory {
   /** The creators module's store: the index's rows, the pages' creators and the unfiltered directory. */
   private readonly creators: CreatorsStore;
 
-  constructor(changes: ChangeNotifier, meta: MetaStore, creators: CreatorsService) {
+  constructor(database: Pick<Database, "changes" | "afterCommit">, meta: MetaStore, creators: CreatorsService) {
     this.creators = creators.store;
-    this.index = new DirectoryIndex(this.creators, changes, meta);
+    this.index = new DirectoryIndex(this.creators, database, meta);
     creators.onChange((id) => this.index.markDirty(id));
   }
 

@@ -51,7 +51,7 @@ export class PublicService {
     this.accounts = new PublicAccounts({ creators: creators.store, blacklist: entries }, blacklist);
     this.referrals = new ReferralCounts(network);
     this.searcher = new PublicSearch(createSearchNamesStore(database), clock, this.accounts, creators);
-    this.directoryPages = new PublicDirectory(database.changes, createMetaStore(database), creators);
+    this.directoryPages = new PublicDirectory(database, createMetaStore(database), creators);
     this.counters = new PublicCounters({ creators: creators.store, blacklist: entries, network }, clock);
     this.tiers = new PublicTiers(clock, this.accounts, creators);
     this.vouchPages = new PublicVouches(creators, network);
