@@ -100,3 +100,17 @@ test("a file over 500 lines says why in its opening comment", () => {
     .filter((f) => !/^\/\/[^\n]*\bone file\b/im.test(text.get(f)!.split("\n").filter((l) => l.startsWith("//")).join("\n")));
   expect(long.map(rel)).toEqual([]);
 });
+
+test("the files the PostgreSQL pass leaves out (the Makefile's SAME_IN_BOTH_PASSES) exist and never open the pass's database", () => {
+  const makefile = readFileSync(join(ROOT, "Makefile"), "utf8");
+  const list = makefile.match(/^SAME_IN_BOTH_PASSES :=((?:[^\n]*\\\n)*[^\n]*)/m)?.[1];
+  expect(list).toBeDefined();
+  const listed = list!.replace(/\\\n/g, " ").trim().split(/\s+/);
+  expect(listed.length).toBeGreaterThan(0);
+  const opensThePassDatabase = /createTestApp|databasesOfThisFile|freshDatabase|liveServer|from "\.\.?\/(?:\.\.\/)?backend"/;
+  for (const file of listed) {
+    const path = join(ROOT, file);
+    expect(existsSync(path)).toBe(true);
+    expect(opensThePassDatabase.test(readFileSync(path, "utf8")) ? file : null).toBeNull();
+  }
+});
