@@ -2,7 +2,9 @@
 // of them in flight) delivers them after a restart, none lost, and none sent again once its 2xx
 // was recorded, also when killed between 2xx answers and the commit that records them. On either
 // database: a SQLite file's one server lets go of the dead run's claims at its start; on
-// PostgreSQL they lapse with their lease (shortened here with --webhook-lease).
+// PostgreSQL they lapse with their lease (shortened here with --webhook-lease). The two tests run
+// at once, each with a server and a receiver of its own, so that on PostgreSQL they wait out one
+// lease together instead of one each (16 s).
 import { afterAll, expect, test } from "bun:test";
 import { MIN_WEBHOOK_LEASE_MS } from "../../src/config";
 import { openDatabase } from "../../src/db/database";
@@ -11,8 +13,10 @@ import { databasesOfThisFile } from "../backend";
 import { cliJson, MAIN, startServer } from "../cli-helpers";
 import { Receiver } from "../webhook-receiver";
 
-const receiver = new Receiver();
-afterAll(() => receiver.stop());
+const receivers = { crash: new Receiver(), window: new Receiver() };
+afterAll(() => {
+  for (const receiver of Object.values(receivers)) receiver.stop();
+});
 const databases = databasesOfThisFile();
 
 const FLAGS = ["--allow-private-webhooks", "--webhook-retry-delays", "50,50,50,50,50,50,50", "--webhook-lease", String(MIN_WEBHOOK_LEASE_MS)];
@@ -21,7 +25,7 @@ const FLAGS = ["--allow-private-webhooks", "--webhook-retry-delays", "50,50,50,5
  * A served database (FLAGS) with a pro account, its read and write keys and one endpoint on the
  * receiver at `path`; `restart` serves the same database again (after a kill).
  */
-async function serveWithEndpoint(path: string) {
+async function serveWithEndpoint(receiver: Receiver, path: string) {
   const db = await databases.location();
   const served = {
     db,
@@ -57,8 +61,9 @@ async function serveWithEndpoint(path: string) {
   return served;
 }
 
-test("SIGKILL while deliveries are pending: after a restart every event arrives, none twice after its 2xx", async () => {
-  const served = await serveWithEndpoint("/crash");
+test.concurrent("SIGKILL while deliveries are pending: after a restart every event arrives, none twice after its 2xx", async () => {
+  const receiver = receivers.crash;
+  const served = await serveWithEndpoint(receiver, "/crash");
   const { call, reader, writer, endpoint } = served;
   try {
 
@@ -101,8 +106,9 @@ test("SIGKILL while deliveries are pending: after a restart every event arrives,
   }
 }, 60_000);
 
-test("SIGKILL between 2xx answers and their record: recorded ones are never sent again, the others are, none lost", async () => {
-  const served = await serveWithEndpoint("/window");
+test.concurrent("SIGKILL between 2xx answers and their record: recorded ones are never sent again, the others are, none lost", async () => {
+  const receiver = receivers.window;
+  const served = await serveWithEndpoint(receiver, "/window");
   const { call, reader, writer, endpoint } = served;
   try {
 
