@@ -2,6 +2,7 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { isPostgresUrl } from "./db/location";
+import { MIN_POOL_SIZE, POOL_SIZE } from "./db/postgres";
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
@@ -52,6 +53,13 @@ export interface Config {
    * file, mode 0600) instead of printing it, so it never reaches a log or the journal. Absolute.
    */
   adminKeyFile: string | null;
+  /**
+   * `--postgres-connections N`: each process's PostgreSQL pool (a server, or each worker and the
+   * supervisor of `serve --workers N`). Ignored on a SQLite file.
+   */
+  postgresConnections: number;
+  /** True when `--postgres-connections` (or its variable) was given: on a SQLite file, serve warns that it does nothing. */
+  postgresConnectionsConfigured?: boolean;
 }
 
 /** docs/webhooks.md: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery failed. */
@@ -79,7 +87,11 @@ export const SETTINGS = {
   webhookRetryDelays: { flag: "webhook-retry-delays", env: "TRUSTLIST_WEBHOOK_RETRY_DELAYS_MS", default: WEBHOOK_RETRY_DELAYS_MS.join(",") },
   webhookLease: { flag: "webhook-lease", env: "TRUSTLIST_WEBHOOK_LEASE_MS", default: String(WEBHOOK_LEASE_MS) },
   adminKeyFile: { flag: "admin-key-file", env: "TRUSTLIST_ADMIN_KEY_FILE", default: "none (printed on stderr)" },
+  postgresConnections: { flag: "postgres-connections", env: "TRUSTLIST_POSTGRES_CONNECTIONS", default: String(POOL_SIZE) },
 } as const;
+
+/** Most connections `--postgres-connections N` may ask for (PostgreSQL's own default limit is 100 in all). */
+export const MAX_POSTGRES_CONNECTIONS = 100;
 
 /** Most workers `--workers N` may ask for. */
 export const MAX_WORKERS = 256;
@@ -135,6 +147,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
   const retryDelays = pick(flags, env, "webhookRetryDelays");
   const lease = pick(flags, env, "webhookLease");
   const adminKeyFile = pick(flags, env, "adminKeyFile");
+  const connections = pick(flags, env, "postgresConnections");
   if (adminKeyFile.value !== undefined && (typeof adminKeyFile.value !== "string" || adminKeyFile.value.trim() === "")) {
     throw new ConfigError(`${adminKeyFile.source} must name a file`);
   }
@@ -153,6 +166,8 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     webhookRetryDelaysMs: retryDelays.value === undefined ? WEBHOOK_RETRY_DELAYS_MS : retryDelayList(retryDelays.source, retryDelays.value),
     webhookLeaseMs: lease.value === undefined ? WEBHOOK_LEASE_MS : integer(lease.source, lease.value, MIN_WEBHOOK_LEASE_MS, 86_400_000),
     adminKeyFile: adminKeyFile.value === undefined ? null : resolve(String(adminKeyFile.value)),
+    postgresConnections: connections.value === undefined ? POOL_SIZE : integer(connections.source, connections.value, MIN_POOL_SIZE, MAX_POSTGRES_CONNECTIONS),
+    postgresConnectionsConfigured: connections.value !== undefined,
   };
 }
 

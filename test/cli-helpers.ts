@@ -3,6 +3,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./helpers";
+import { isPostgresUrl } from "../src/db/location";
 
 export const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 export const BUN = process.execPath;
@@ -83,9 +84,19 @@ export async function readStderrUntil(proc: { stderr: ReadableStream<Uint8Array>
   }
 }
 
-/** Starts `COMMAND serve --port 0 --db DB` and waits for its "listening" line (and, on a first start, the key). */
+/**
+ * What a test server keeps of PostgreSQL: the fewest connections a server may (its pool, and one
+ * that listens), as a test app does. Each is a server process to start: 23-28 ms on the 2-core test machine.
+ */
+export const TEST_SERVER_POSTGRES_CONNECTIONS = 3;
+
+/**
+ * Starts `COMMAND serve --port 0 --db DB` and waits for its "listening" line (and, on a first
+ * start, the key). On a PostgreSQL database, with TEST_SERVER_POSTGRES_CONNECTIONS.
+ */
 export async function startServer(command: string[], db: string, cwd?: string, firstStart = true, extra: string[] = []): Promise<Server> {
-  const proc = Bun.spawn([...command, "serve", "--port", "0", "--db", db, "--access-log", "off", ...extra], { stdout: "pipe", stderr: "pipe", cwd });
+  const pool = isPostgresUrl(db) ? ["--postgres-connections", String(TEST_SERVER_POSTGRES_CONNECTIONS)] : [];
+  const proc = Bun.spawn([...command, "serve", "--port", "0", "--db", db, "--access-log", "off", ...pool, ...extra], { stdout: "pipe", stderr: "pipe", cwd });
   // On a first start the admin key follows the "listening" line, possibly in a later chunk.
   const { text: stderr, exited } = await readStderrUntil(proc, (text) => /listening on (http:\/\/\S+)/.test(text) && (!firstStart || /tl_live_\w{32}/.test(text)));
   if (exited) throw new Error(`server exited: ${stderr}`);

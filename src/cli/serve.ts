@@ -58,6 +58,14 @@ export const serve: Command = {
       default: SETTINGS.webhookLease.default,
       env: SETTINGS.webhookLease.env,
     },
+    {
+      name: "postgres-connections",
+      kind: "string",
+      value: "N",
+      help: "PostgreSQL connections each process keeps (a server, or each worker and the supervisor); 3 at least",
+      default: SETTINGS.postgresConnections.default,
+      env: SETTINGS.postgresConnections.env,
+    },
   ],
   examples: [
     "trustlist serve --port 8080 --db /var/lib/trustlist/trustlist.db",
@@ -74,6 +82,8 @@ export const serve: Command = {
     const started = performance.now();
     const unsetBaseUrl = baseUrlWarning(config);
     if (unsetBaseUrl) console.error(unsetBaseUrl);
+    const idleSetting = postgresConnectionsWarning(config);
+    if (idleSetting) console.error(idleSetting);
     // A taken port fails here, before the database is opened (or created). This probe binds
     // without SO_REUSEPORT, so it fails on a port another server holds even when that server asked
     // for SO_REUSEPORT: that is what keeps a second `serve` off the port (one server per port).
@@ -87,7 +97,7 @@ export const serve: Command = {
     if (config.workers > 1) return superviseWorkers(config);
     // Held until the process ends: a second serve on this SQLite file is refused, naming it.
     if (!isPostgresUrl(config.dbPath)) lockDatabaseFile(config.dbPath);
-    const { database: store } = await openDatabase(config.dbPath, { create: true, migrations: "apply" });
+    const { database: store } = await openDatabase(config.dbPath, { create: true, migrations: "apply", connections: config.postgresConnections });
     const shownDb = isPostgresUrl(config.dbPath) ? redactUrl(config.dbPath) : config.dbPath;
     const runtime = await createRuntime({ store, config });
     const services = createServices(runtime);
@@ -177,6 +187,12 @@ export function baseUrlWarning(config: { host: string; baseUrlConfigured?: boole
   const host = config.host.replace(/^\[|\]$/g, "").toLowerCase();
   if (host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host)) return null;
   return `warning: --base-url (TRUSTLIST_BASE_URL) is not set, so links this server hands out name ${config.baseUrl}; set it to the public address people reach this server at (e.g. https://trust.example.org)`;
+}
+
+/** The warning for `--postgres-connections` given to a server on a SQLite file, where it does nothing. Null otherwise. */
+export function postgresConnectionsWarning(config: { dbPath: string; postgresConnectionsConfigured?: boolean }): string | null {
+  if (!config.postgresConnectionsConfigured || isPostgresUrl(config.dbPath)) return null;
+  return `warning: --postgres-connections (TRUSTLIST_POSTGRES_CONNECTIONS) sizes a PostgreSQL pool; this server runs on the SQLite file ${config.dbPath} and ignores it`;
 }
 
 function listenError(error: unknown, host: string, port: number): Error {

@@ -45,8 +45,13 @@ type Noted = { items: Record<string, unknown[]> | null; count: number };
 /** Longest a write waits for its own notification to come back (it normally takes well under 1 ms). */
 const ECHO_WAIT_MS = 1_000;
 
-/** Pooled connections per instance: the event loop is one thread, so a few keep it busy. */
-const POOL_SIZE = 10;
+/**
+ * Pooled connections per instance (`serve --postgres-connections`): the event loop is one thread,
+ * so a few keep it busy. Bun's client opens them all at the first query, each a server process.
+ */
+export const POOL_SIZE = 10;
+/** The fewest a server may ask for: every test app runs with this many. */
+export const MIN_POOL_SIZE = 3;
 
 export interface PostgresDatabase {
   dialect: "postgres";

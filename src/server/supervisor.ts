@@ -47,7 +47,7 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
     port = probe.port;
     probe.stop(true);
   }
-  const { database: store } = await openDatabase(config.dbPath, { create: true, migrations: "apply" });
+  const { database: store } = await openDatabase(config.dbPath, { create: true, migrations: "apply", connections: config.postgresConnections });
   const shownDb = onSqlite ? config.dbPath : redactUrl(config.dbPath);
   // Fleet jobs write from this thread too: never asleep on a worker's lock (db/write.ts).
   if (store.dialect === "sqlite") {

@@ -58,7 +58,7 @@ export async function runWorker(role: WorkerRole): Promise<"running"> {
   const { config } = role;
   const region = new SharedRegion(role.sharedPath);
   const log = new Logger({ access: config.accessLog }, lineAtomicStdout, { worker: role.number });
-  const { database: store } = await openDatabase(config.dbPath, { create: false, migrations: "require" });
+  const { database: store } = await openDatabase(config.dbPath, { create: false, migrations: "require", connections: config.postgresConnections });
   // The supervisor's checkpointer copies the WAL back; a worker's COMMIT never does it inline.
   if (store.dialect === "sqlite") {
     leaveCheckpointsToOthers(store.sqlite);

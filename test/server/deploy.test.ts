@@ -5,7 +5,8 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { baseUrlWarning } from "../../src/cli/serve";
+import { baseUrlWarning, postgresConnectionsWarning } from "../../src/cli/serve";
+import { ConfigError, loadConfig } from "../../src/config";
 import { buildBinary, readStderrUntil, workspace } from "../cli-helpers";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -171,5 +172,18 @@ describe("the recipes as written", () => {
     for (const host of ["0.0.0.0", "::", "192.168.1.20", "[::]", "trust.example.org"]) expect(baseUrlWarning({ ...unset, host }), host).toContain("TRUSTLIST_BASE_URL");
     for (const host of ["127.0.0.1", "127.0.1.1", "::1", "[::1]", "localhost"]) expect(baseUrlWarning({ ...unset, host }), host).toBeNull();
     expect(baseUrlWarning({ host: "0.0.0.0", baseUrl: "https://trust.example.org", baseUrlConfigured: true })).toBeNull();
+  });
+
+  test("--postgres-connections: 10 by default, 3 to 100 from the flag or its variable, a bad value blamed on its source; a SQLite server warns it ignores it", () => {
+    expect(loadConfig({}, {}).postgresConnections).toBe(10);
+    expect(loadConfig({ "postgres-connections": "4" }, {}).postgresConnections).toBe(4);
+    expect(loadConfig({}, { TRUSTLIST_POSTGRES_CONNECTIONS: "25" }).postgresConnections).toBe(25);
+    expect(() => loadConfig({ "postgres-connections": "2" }, {})).toThrow("--postgres-connections");
+    expect(() => loadConfig({}, { TRUSTLIST_POSTGRES_CONNECTIONS: "101" })).toThrow("TRUSTLIST_POSTGRES_CONNECTIONS");
+    expect(() => loadConfig({ "postgres-connections": "many" }, {})).toThrow(ConfigError);
+    const onSqlite = loadConfig({ "postgres-connections": "4", db: "./data/t.db" }, {});
+    expect(postgresConnectionsWarning(onSqlite)).toContain("ignores it");
+    expect(postgresConnectionsWarning(loadConfig({ db: "./data/t.db" }, {}))).toBeNull();
+    expect(postgresConnectionsWarning(loadConfig({ "postgres-connections": "4", db: "postgres://db.internal/trustlist" }, {}))).toBeNull();
   });
 });

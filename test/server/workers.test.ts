@@ -7,11 +7,12 @@ import { SQL } from "bun";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { backend, databasesOfThisFile, until } from "../backend";
-import { buildBinary, cli, cliJson, readStderrUntil, type Server, startServer, workspace } from "../cli-helpers";
+import { buildBinary, cli, cliJson, readStderrUntil, type Server, startServer, TEST_SERVER_POSTGRES_CONNECTIONS, workspace } from "../cli-helpers";
 import { Receiver } from "../webhook-receiver";
 
 const databases = databasesOfThisFile();
 const onSqlite = backend === "sqlite" ? test : test.skip;
+const onPostgres = backend === "postgres" ? test : test.skip;
 
 const { dir: buildDir } = workspace("trustlist-workers-build-");
 let binary = "";
@@ -200,6 +201,20 @@ for (const workers of [2, 3]) {
       for (let i = 0; i < 5; i++) expect(Number((await scrape())![1])).toBe(before + 30);
       const text = await (await fresh(fleet.base, "/metrics", { headers: bearer(fleet.adminKey) })).text();
       expect(text).toContain(`trustlist_workers_up ${workers}`);
+    });
+
+    onPostgres("each process keeps --postgres-connections pooled connections and one that listens for commits", async () => {
+      const name = new URL(fleet.db).pathname.slice(1);
+      const counter = new SQL(fleet.db, { max: 1 });
+      try {
+        const connections = async () =>
+          (await counter`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${name} AND pid <> pg_backend_pid()`)[0].n as number;
+        // The supervisor and each worker.
+        const expected = (workers + 1) * (TEST_SERVER_POSTGRES_CONNECTIONS + 1);
+        expect(await until(async () => (await connections()) === expected, 10_000)).toBe(true);
+      } finally {
+        await counter.close();
+      }
     });
   });
 }
