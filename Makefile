@@ -83,13 +83,14 @@ dist/trustlist: $(SOURCES) | deps
 	$(BUN) build --compile --sourcemap --define 'TRUSTLIST_COMMIT="$(COMMIT)"' $(ENTRIES) --outfile dist/trustlist
 
 # The binary for every platform Bun cross-compiles to, with their SHA-256 sums. Bun fetches each
-# target's runtime from the npm registry (@oven/bun-<os>-<arch>) on first use and caches it.
+# target's runtime from the npm registry (@oven/bun-<os>-<arch>) on first use and caches it. Two
+# builds at a time: each keeps about one core busy (the five took 12.2 s one after another, 2-core
+# dev machine); xargs fails the recipe when any of them fails.
 RELEASE_TARGETS := linux-x64 linux-arm64 darwin-x64 darwin-arm64 windows-x64
 release: deps
 	rm -rf dist/release && mkdir -p dist/release
-	for target in $(RELEASE_TARGETS); do \
-		$(BUN) build --compile --target=bun-$$target --define 'TRUSTLIST_COMMIT="$(COMMIT)"' $(ENTRIES) --outfile dist/release/trustlist-$$target || exit 1; \
-	done
+	printf '%s\n' $(RELEASE_TARGETS) | xargs -P 2 -I TARGET \
+		$(BUN) build --compile --target=bun-TARGET --define 'TRUSTLIST_COMMIT="$(COMMIT)"' $(ENTRIES) --outfile dist/release/trustlist-TARGET
 	cd dist/release && sha256sum trustlist-* > SHA256SUMS
 
 # The typed client, generated from the app's own OpenAPI document (sdk/scripts/build.ts). Its build
