@@ -188,6 +188,51 @@ test("the directory index answers fuzzy, prefix and platform queries, and sees t
   });
 });
 
+test("a page the index answers lists each creator as the unfiltered list read from the database does, after this handle's writes and the other's", async () => {
+  // Every creator has a public roblox account: the platform filter (answered by the index) and the
+  // unfiltered list (read from the database in the sort's order) list the same creators.
+  const made = [
+    ["alpha", { display_name: "Alpha Prime", verification_level: 2, karma: 120, avatar_r2_key: "avatars/a.png" }],
+    ["bravo", { display_name: null, verification_level: 0, karma: -5, avatar_r2_key: null }],
+    ["charlie", { display_name: "Charlie 🚀 Ünïcode", verification_level: 1, karma: 1_000_000 }],
+    ["delta", {}],
+  ] as const;
+  for (const [i, [handle, fields]] of made.entries()) {
+    await a.creators.upsert(handle, fields);
+    await a.creators.link(handle, { provider: "roblox", provider_user_id: String(100 + i), provider_username: `${handle}_rbx` });
+    clock.advance(1_000);
+  }
+  await a.public.warmDirectory();
+  const same = async (on: typeof a) => {
+    for (const sort of ["newest", "trust", "vouches", "deals"] as const) {
+      const fromIndex = await on.public.directory({ platform: "roblox", sort });
+      const fromDatabase = await on.public.directory({ sort });
+      expect(fromIndex.items).toEqual(fromDatabase.items);
+      expect(fromIndex.items).toHaveLength(made.length);
+    }
+  };
+  await same(a);
+  // This handle changes a creator at a time (each re-read beside the snapshot), then two at once
+  // (with four creators, that rebuilds it); the other blacklists one creator and renames another.
+  await a.creators.upsert("bravo", { display_name: "Bravo Now", verification_level: 3, karma: 7, avatar_r2_key: "avatars/b.png" });
+  await same(a);
+  await a.creators.upsert("alpha", { display_name: null, avatar_r2_key: null });
+  await same(a);
+  await a.creators.upsert("alpha", { display_name: "Alpha Again", karma: 0 });
+  await a.creators.upsert("delta", { verification_level: 2 });
+  await same(a);
+  await b.blacklist.add({ provider: "roblox", provider_user_id: "102", severity: "ban", reason_code: "scam" }, { kind: "cli", id: "test" });
+  await b.creators.upsert("delta", { display_name: "Delta Renamed", karma: 3 });
+  await seenByA(async () => {
+    const charlie = (await a.public.directory({ platform: "roblox", q: "charlie" })).items[0]!;
+    expect(charlie.blacklisted).toBe(true);
+    expect((await a.public.directory({ platform: "roblox", q: "delta" })).items[0]!.display_name).toBe("Delta Renamed");
+  });
+  await same(a);
+  // The other handle's index, built from the rows now.
+  await same(b);
+});
+
 test("a query while this handle's write is still open re-reads that write's creators once it commits, not before", async () => {
   await a.creators.upsert("kingpin", { display_name: "Drake Forge" });
   await a.creators.upsert("knightdrake", { display_name: "Knight Drake" });
