@@ -86,9 +86,11 @@ export interface PostgresDatabase {
    */
   note(topic: string, item: unknown): void;
   /**
-   * Runs `fn` unless another instance is running work of the same name: an advisory lock held on
-   * a connection of its own for the length of `fn`. Resolves to false when the work was left to
-   * the instance holding it.
+   * Runs `fn` unless another instance, or this one, is running work of the same name: an advisory
+   * lock held for the length of `fn` on this instance's lock session, a connection outside the
+   * pool. Held on a pooled connection, N jobs at once on a pool of N took every connection and
+   * each one's first write waited for ever (test/db/database.test.ts, "exclusive work"). Resolves to false when the
+   * work was left to whoever holds it.
    */
   exclusive(name: string, fn: () => Promise<unknown>): Promise<boolean>;
   /** Runs `fn` inside every new write transaction, before the caller's statements (idempotency records). */
@@ -202,6 +204,9 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
   // client that hears the answer and asks another instance next is served what it wrote.
   const echoes = new Map<number, () => void>();
   let sequence = 0;
+  /** Where `exclusive` takes its advisory locks (opened on first use), and the names held here. */
+  let lockSession: SQL | null = null;
+  const heldHere = new Set<string>();
   const echoOf = (seq: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(done, ECHO_WAIT_MS);
@@ -294,18 +299,23 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
       }
     },
     async exclusive(name, fn) {
-      const connection = await pool.reserve();
+      // A session's advisory locks are re-entrant: this instance's own second taker is refused here.
+      if (heldHere.has(name)) return false;
+      heldHere.add(name);
       try {
-        const [{ taken }] = await connection`SELECT pg_try_advisory_lock(hashtext(${`trustlist:${name}`})) AS taken`;
+        // One session for every lock of this instance, opened by the first job that asks; never
+        // closed for idleness (idleTimeout 0), since it sits idle while the jobs it locks for run.
+        lockSession ??= new SQL(url, { max: 1, idleTimeout: 0, connectionTimeout: 10 });
+        const [{ taken }] = await lockSession`SELECT pg_try_advisory_lock(hashtext(${`trustlist:${name}`})) AS taken`;
         if (!taken) return false;
         try {
           await fn();
           return true;
         } finally {
-          await connection`SELECT pg_advisory_unlock(hashtext(${`trustlist:${name}`}))`;
+          await lockSession`SELECT pg_advisory_unlock(hashtext(${`trustlist:${name}`}))`;
         }
       } finally {
-        connection.release();
+        heldHere.delete(name);
       }
     },
     async ping() {
@@ -316,6 +326,7 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
     },
     async close() {
       await subscription?.unlisten().catch(() => {});
+      await lockSession?.close().catch(() => {});
       await pool.close();
     },
   };

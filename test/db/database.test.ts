@@ -9,6 +9,7 @@ import { type Job, JobRunner, RanElsewhere } from "../../src/jobs/runner";
 import { backend, databasesOfThisFile, until } from "../backend";
 
 const databases = databasesOfThisFile();
+const postgresOnly = backend === "postgres" ? test : test.skip;
 const open = (location?: string) => databases.open(location);
 
 /** A row count through whichever client the backend has. */
@@ -140,6 +141,39 @@ describe(`database layer (${backend})`, () => {
     expect(error).toBeInstanceOf(StoreOpenError);
     expect((error as StoreOpenError).reason).toBe("newer");
     expect((error as Error).message).toMatch(/the database has \d+ migrations .* this build knows \d+ migrations/);
+  });
+});
+
+describe(`exclusive work (${backend})`, () => {
+  test("as many jobs at once as the pool has connections, each writing, all finish", async () => {
+    const { database } = await databases.open(undefined, { connections: 3 });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let inside = 0;
+    const jobs = ["one", "two", "three"].map((name) =>
+      database.exclusive(name, async () => {
+        inside++;
+        await gate;
+        await database.write(() => insertAccount(database, name));
+      }),
+    );
+    expect(await until(() => inside === 3, 5_000)).toBe(true);
+    release();
+    const outcome = await Promise.race([Promise.all(jobs), Bun.sleep(10_000).then(() => "still waiting")]);
+    expect(outcome).toEqual([true, true, true]);
+    expect(await countAccounts(database)).toBe(3);
+  });
+
+  postgresOnly("work of one name runs once at a time in an instance too, and may run again once it ended", async () => {
+    const { database } = await open();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const first = database.exclusive("sweep", () => gate);
+    await Bun.sleep(50);
+    expect(await database.exclusive("sweep", async () => {})).toBe(false);
+    release();
+    expect(await first).toBe(true);
+    expect(await database.exclusive("sweep", async () => {})).toBe(true);
   });
 });
 
