@@ -82,8 +82,8 @@ export const serve: Command = {
     const started = performance.now();
     const unsetBaseUrl = baseUrlWarning(config);
     if (unsetBaseUrl) console.error(unsetBaseUrl);
-    const idleSetting = postgresConnectionsWarning(config);
-    if (idleSetting) console.error(idleSetting);
+    const ignoredPoolSize = postgresConnectionsWarning(config);
+    if (ignoredPoolSize) console.error(ignoredPoolSize);
     // A taken port fails here, before the database is opened (or created). This probe binds
     // without SO_REUSEPORT, so it fails on a port another server holds even when that server asked
     // for SO_REUSEPORT: that is what keeps a second `serve` off the port (one server per port).

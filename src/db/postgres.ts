@@ -89,8 +89,8 @@ export interface PostgresDatabase {
    * Runs `fn` unless another instance, or this one, is running work of the same name: an advisory
    * lock held for the length of `fn` on this instance's lock session, a connection outside the
    * pool. Held on a pooled connection, N jobs at once on a pool of N took every connection and
-   * each one's first write waited for ever (test/db/database.test.ts, "exclusive work"). Resolves to false when the
-   * work was left to whoever holds it.
+   * each one's first write waited for ever (test/db/database.test.ts, "exclusive work").
+   * Resolves to false when the work was left to whoever holds it.
    */
   exclusive(name: string, fn: () => Promise<unknown>): Promise<boolean>;
   /** Runs `fn` inside every new write transaction, before the caller's statements (idempotency records). */

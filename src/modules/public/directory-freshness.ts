@@ -1,8 +1,8 @@
 // What the directory index must catch up on before its next answer: the creators this process
-// changed (marked when their write commits, so that no re-read takes the row before the commit), the creators another PostgreSQL
-// instance's commit names (CREATORS_NOTE), and, when a commit does not say (SQLite's other
-// processes, a PostgreSQL commit too big to list them), whether the `creators_version` counter
-// moved, which calls for a rebuild.
+// changed (marked when their write commits, so that no re-read takes the row before the commit),
+// the creators another PostgreSQL instance's commit names (CREATORS_NOTE), and, when a commit does
+// not say (SQLite's other processes, a PostgreSQL commit too big to list them), whether the
+// `creators_version` counter moved, which calls for a rebuild.
 import type { Database } from "../../db/database";
 import type { MetaStore } from "../../db/meta-store";
 import { CREATORS_NOTE } from "../creators/store.shared";
