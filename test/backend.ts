@@ -33,9 +33,9 @@ const RUN = `${process.pid}_${crypto.randomUUID().slice(0, 8)}`;
  * A test app's PostgreSQL pool. Bun's client opens the whole pool at the first query, and on the
  * 2-core test machine each new server process took 23-28 ms (a fresh clone opened by a pool of 10
  * against 3: 286-326 ms against 126-131). The PostgreSQL pass took 680 s with 10 connections a test
- * app and a command, 529 s with 3.
+ * app and a command, 529 s with 3, 389 s with 2 (against 429 with 3, the same day).
  */
-export const TEST_APP_CONNECTIONS = 3;
+export const TEST_APP_CONNECTIONS = 2;
 let admin: SQL | null = null;
 let template: Promise<void> | null = null;
 let counter = 0;

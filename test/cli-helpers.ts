@@ -88,7 +88,7 @@ export async function readStderrUntil(proc: { stderr: ReadableStream<Uint8Array>
  * What a test server keeps of PostgreSQL: the fewest connections a server may (its pool, and one
  * that listens), as a test app does. Each is a server process to start: 23-28 ms on the 2-core test machine.
  */
-export const TEST_SERVER_POSTGRES_CONNECTIONS = 3;
+export const TEST_SERVER_POSTGRES_CONNECTIONS = 2;
 
 /**
  * Starts `COMMAND serve --port 0 --db DB` and waits for its "listening" line (and, on a first

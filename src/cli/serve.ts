@@ -62,7 +62,7 @@ export const serve: Command = {
       name: "postgres-connections",
       kind: "string",
       value: "N",
-      help: "PostgreSQL connections each process keeps (a server, or each worker and the supervisor); 3 at least",
+      help: "PostgreSQL connections each process keeps (a server, or each worker and the supervisor); 2 at least",
       default: SETTINGS.postgresConnections.default,
       env: SETTINGS.postgresConnections.env,
     },

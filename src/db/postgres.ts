@@ -51,7 +51,7 @@ const ECHO_WAIT_MS = 1_000;
  */
 export const POOL_SIZE = 10;
 /** The fewest a server may ask for: every test app runs with this many. */
-export const MIN_POOL_SIZE = 3;
+export const MIN_POOL_SIZE = 2;
 
 export interface PostgresDatabase {
   dialect: "postgres";

@@ -174,11 +174,12 @@ describe("the recipes as written", () => {
     expect(baseUrlWarning({ host: "0.0.0.0", baseUrl: "https://trust.example.org", baseUrlConfigured: true })).toBeNull();
   });
 
-  test("--postgres-connections: 10 by default, 3 to 100 from the flag or its variable, a bad value blamed on its source; a SQLite server warns it ignores it", () => {
+  test("--postgres-connections: 10 by default, 2 to 100 from the flag or its variable, a bad value blamed on its source; a SQLite server warns it ignores it", () => {
     expect(loadConfig({}, {}).postgresConnections).toBe(10);
     expect(loadConfig({ "postgres-connections": "4" }, {}).postgresConnections).toBe(4);
     expect(loadConfig({}, { TRUSTLIST_POSTGRES_CONNECTIONS: "25" }).postgresConnections).toBe(25);
-    expect(() => loadConfig({ "postgres-connections": "2" }, {})).toThrow("--postgres-connections");
+    expect(loadConfig({ "postgres-connections": "2" }, {}).postgresConnections).toBe(2);
+    expect(() => loadConfig({ "postgres-connections": "1" }, {})).toThrow("--postgres-connections");
     expect(() => loadConfig({}, { TRUSTLIST_POSTGRES_CONNECTIONS: "101" })).toThrow("TRUSTLIST_POSTGRES_CONNECTIONS");
     expect(() => loadConfig({ "postgres-connections": "many" }, {})).toThrow(ConfigError);
     const onSqlite = loadConfig({ "postgres-connections": "4", db: "./data/t.db" }, {});
