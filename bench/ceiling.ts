@@ -12,17 +12,18 @@ import { parseArgs } from "node:util";
 import type { Provider } from "../src/domain";
 // The same id rules as trustlist, so both servers answer the same queries the same way.
 import { normalizeAccountId } from "../src/modules/blacklist/service";
+import { MAPPED_BYTES } from "../src/db/pragmas";
 
 /**
- * Read-only connection with the page-cache settings of trustlist's openStore (src/db/client.ts), so
- * the comparison is about the request path, not storage tuning. CEILING_MMAP_SIZE (bytes) adds
- * memory-mapped reads: set it when openStore sets PRAGMA mmap_size.
+ * Read-only connection with the page-cache and memory-map settings of trustlist's openStore
+ * (src/db/pragmas.ts), so the comparison is about the request path, not storage tuning.
+ * CEILING_MMAP_SIZE (bytes, 0 for none) maps another size, to compare the two.
  */
 export function openReadOnly(path: string): Database {
   const db = new Database(path, { readonly: true });
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA cache_size = -65536");
-  const mmap = Number(process.env.CEILING_MMAP_SIZE ?? 0);
+  const mmap = Number(process.env.CEILING_MMAP_SIZE ?? MAPPED_BYTES);
   if (mmap > 0) db.exec(`PRAGMA mmap_size = ${Math.floor(mmap)}`);
   return db;
 }

@@ -185,6 +185,9 @@ if (cold1m) out.push(`- cold start to first 200 on /healthz, full database: **${
   const rssRatio = Number(facts.trustlist_vmhwm_kb) / Number(facts.ceiling_vmhwm_kb);
   out.push(
     `- peak RSS (VmHWM) of the trustlist server over the load rounds and the walk: **${f(Number(facts.trustlist_vmhwm_kb) / 1024)} MiB** (VmRSS at the end ${f(Number(facts.trustlist_vmrss_kb) / 1024)} MiB); ceiling server: ${f(Number(facts.ceiling_vmhwm_kb) / 1024)} MiB; trustlist / ceiling **${f(rssRatio, 2)}** (target <= 2): **${pass(rssRatio <= 2)}**`,
+    ...(facts.trustlist_rssanon_kb
+      ? [`  - at the end, the process's own memory (RssAnon) and its file pages (RssFile: the binary's code and the database's mapped pages): trustlist ${f(Number(facts.trustlist_rssanon_kb) / 1024)} + ${f(Number(facts.trustlist_rssfile_kb) / 1024)} MiB, ceiling ${f(Number(facts.ceiling_rssanon_kb) / 1024)} + ${f(Number(facts.ceiling_rssfile_kb) / 1024)} MiB`]
+      : []),
   );
 }
 out.push("");

@@ -321,6 +321,12 @@ say "walk: $(cat "$RUN/walk.json" 2>/dev/null)"
 fact trustlist_vmhwm_kb "$(vm "$TL_PID" VmHWM)"
 fact trustlist_vmrss_kb "$(vm "$TL_PID" VmRSS)"
 fact ceiling_vmhwm_kb "$(vm "$CE_PID" VmHWM)"
+# What the resident memory is made of now: the process's own, and file pages (the binary's code,
+# the database's mapped pages: the operating system's cache of the file, shared by every process).
+fact trustlist_rssanon_kb "$(vm "$TL_PID" RssAnon)"
+fact trustlist_rssfile_kb "$(vm "$TL_PID" RssFile)"
+fact ceiling_rssanon_kb "$(vm "$CE_PID" RssAnon)"
+fact ceiling_rssfile_kb "$(vm "$CE_PID" RssFile)"
 stop_pid "$TL_PID"
 
 # ---- 7. access log off --------------------------------------------------------------------
