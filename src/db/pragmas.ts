@@ -74,7 +74,13 @@ export function leaveCheckpointsToOthers(sqlite: Connection): void {
   sqlite.exec("PRAGMA wal_autocheckpoint = 0");
 }
 
-/** Hands back the memory of the connection's page cache (pages read once, by a warm-up). */
+/**
+ * Hands back the memory of the connection's page cache and of its map of the file (pages read once,
+ * by a warm-up): a new map size makes SQLite unmap the file and map it again, its pages resident
+ * again only as reads touch them.
+ */
 export function releaseCachedPages(sqlite: Connection): void {
   sqlite.exec("PRAGMA shrink_memory");
+  sqlite.exec("PRAGMA mmap_size = 0");
+  sqlite.exec(`PRAGMA mmap_size = ${MAPPED_BYTES}`);
 }

@@ -8,10 +8,11 @@ import type { Services } from "../services";
 /**
  * Runs the warm-up, then hands back the memory it used only once. The fills read every entry and
  * creator: on the bench data (1M entries, 100k creators) that left SQLite's page cache full (64 MB)
- * of pages read in order once, which stayed resident in every serving process. They are dropped
- * (`shrink_memory`); the collector returns the rest within seconds by itself (about 150 MB less
- * resident 3 s later). A forced full collection returned it at once but held the request thread
- * for 30-110 ms, past the 100 ms any request may wait.
+ * of pages read in order once, and the file's map resident over what they read (170 MB for the
+ * entries alone), in every serving process. Both are dropped (`releaseCachedPages`); the collector
+ * returns the rest within seconds by itself (about 150 MB less resident 3 s later). A forced full
+ * collection returned it at once but held the request thread for 30-110 ms, past the 100 ms any
+ * request may wait.
  */
 export async function warmUp(services: Services, database: Database, onFilterReady?: () => void): Promise<void> {
   // The directory index first: until it is built a directory query scans every creator in SQLite

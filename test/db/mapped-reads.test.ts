@@ -1,12 +1,13 @@
 // Reads through SQLite's memory map (src/db/pragmas.ts, MAPPED_BYTES): the serving connection sees
 // what another process commits, after the file grows past what was mapped when it last read, after
-// a checkpoint copies the WAL into the file, and after the WAL is cut back. A real SQLite file, a
-// second connection standing in for the other process.
+// a checkpoint copies the WAL into the file, after the WAL is cut back, and after a warm-up hands the
+// map back (`releaseCachedPages`). A real SQLite file, a second connection standing in for the other
+// process.
 import { afterEach, expect } from "bun:test";
 import { Database as SqliteConnection } from "bun:sqlite";
 import { join } from "node:path";
 import { type Store, openStore } from "../../src/db/client";
-import { MAPPED_BYTES } from "../../src/db/pragmas";
+import { MAPPED_BYTES, releaseCachedPages } from "../../src/db/pragmas";
 import { sqliteOnly } from "../backend";
 import { tempDir } from "../helpers";
 
@@ -58,4 +59,13 @@ sqliteOnly("the serving connection reads through the memory map and sees another
   seen = keysOf(store, "mapped_");
   expect(seen).toHaveLength(400);
   expect(seen[7]).toEqual({ key: "mapped_0007", value: "changed" });
+
+  // What a warm-up hands back: the file unmapped and mapped again, read through the new map.
+  releaseCachedPages(store.sqlite);
+  expect(store.sqlite.query<{ mmap_size: number }, []>("PRAGMA mmap_size").get()!.mmap_size).toBe(MAPPED_BYTES);
+  other.run("UPDATE meta SET value = 'after release' WHERE key = 'mapped_0008'");
+  other.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  seen = keysOf(store, "mapped_");
+  expect(seen).toHaveLength(400);
+  expect(seen[8]).toEqual({ key: "mapped_0008", value: "after release" });
 });
