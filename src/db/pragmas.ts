@@ -23,7 +23,7 @@ const MIN_PAGE_CACHE_KIB = 16_384;
  * a search 97-100 µs against 117-134, a directory page 128-134 against 166; the private page cache
  * then holds only written pages and the WAL's, and the process's own memory fell by 30-80 MB, while
  * its RSS counts the file's pages it touched (the operating system's cache of the file, shared by
- * every process that maps it: docs/performance.md, "Memory").
+ * every process that maps it: docs/performance.md, "Tenth and eleventh sittings").
  */
 export const MAPPED_BYTES = 2_147_418_112;
 
@@ -34,8 +34,8 @@ const BUSY_TIMEOUT_MS = 5_000;
  * What every connection opens with. WAL lets readers (the server, `backup`, `export`) run beside
  * one writer; the busy timeout makes a CLI process wait for the write lock instead of failing at
  * once (the serving process turns it off: `neverSleepOnLocks`); reads go through the memory map
- * (`MAPPED_BYTES`). `temporaryFiles`: temporary
- * storage in files (SQLite's own default) rather than memory, for the CLI import's index builds.
+ * (`MAPPED_BYTES`). `temporaryFiles`: temporary storage in files (SQLite's own default) rather than
+ * memory, for the CLI import's index builds.
  */
 export function configureConnection(sqlite: Connection, options: { readonly?: boolean; temporaryFiles?: boolean }): void {
   sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
