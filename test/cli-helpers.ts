@@ -4,6 +4,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./helpers";
 import { isPostgresUrl } from "../src/db/location";
+import { MIN_POOL_SIZE } from "../src/db/postgres";
 
 export const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 export const BUN = process.execPath;
@@ -88,7 +89,7 @@ export async function readStderrUntil(proc: { stderr: ReadableStream<Uint8Array>
  * What a test server keeps of PostgreSQL: the fewest connections a server may (its pool, and one
  * that listens), as a test app does. Each is a server process to start: 23-28 ms on the 2-core test machine.
  */
-export const TEST_SERVER_POSTGRES_CONNECTIONS = 2;
+export const TEST_SERVER_POSTGRES_CONNECTIONS = MIN_POOL_SIZE;
 
 /**
  * Starts `COMMAND serve --port 0 --db DB` and waits for its "listening" line (and, on a first
