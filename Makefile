@@ -73,14 +73,11 @@ node_modules/.installed: package.json bun.lock | $(BUN)
 	$(BUN) install --frozen-lockfile
 	@touch $@
 
-# Not minified: Elysia reads its handlers' and hooks' source to decide what each route compiles to
-# (which context parts to build, whether to await), and minified source misleads it (about 8 % more
-# CPU per keyed check, bench database). The binary is 0.7 MB larger.
-ENTRIES := src/main.ts src/db/checkpoint-worker.ts src/modules/transfer/line-check-worker.ts src/modules/federation/crypto-worker.ts
 # The commit `trustlist --version` names (src/version.ts).
 COMMIT = $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-dist/trustlist: $(SOURCES) | deps
-	$(BUN) build --compile --sourcemap --define 'TRUSTLIST_COMMIT="$(COMMIT)"' $(ENTRIES) --outfile dist/trustlist
+# scripts/build-binary.sh holds the build's flags and entry points (the tests build through it too).
+dist/trustlist: $(SOURCES) scripts/build-binary.sh | deps
+	BUN=$(BUN) TRUSTLIST_COMMIT=$(COMMIT) scripts/build-binary.sh dist/trustlist --sourcemap
 
 # The binary for every platform Bun cross-compiles to, with their SHA-256 sums. Bun fetches each
 # target's runtime from the npm registry (@oven/bun-<os>-<arch>) on first use and caches it. Two
@@ -90,7 +87,7 @@ RELEASE_TARGETS := linux-x64 linux-arm64 darwin-x64 darwin-arm64 windows-x64
 release: deps
 	rm -rf dist/release && mkdir -p dist/release
 	printf '%s\n' $(RELEASE_TARGETS) | xargs -P 2 -I TARGET \
-		$(BUN) build --compile --target=bun-TARGET --define 'TRUSTLIST_COMMIT="$(COMMIT)"' $(ENTRIES) --outfile dist/release/trustlist-TARGET
+		env BUN=$(BUN) TRUSTLIST_COMMIT=$(COMMIT) scripts/build-binary.sh dist/release/trustlist-TARGET --target=bun-TARGET
 	cd dist/release && sha256sum trustlist-* > SHA256SUMS
 
 # The typed client, generated from the app's own OpenAPI document (sdk/scripts/build.ts). Its build

@@ -5,7 +5,7 @@ import { afterAll, beforeAll } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { dropDatabase, freshDatabaseLocation } from "../../test/backend";
-import { BUN, cliJson, MAIN, type Server, startServer } from "../../test/cli-helpers";
+import { cliJson, type Server, startServer, trustlist } from "../../test/cli-helpers";
 import { tempDir } from "../../test/helpers";
 
 export interface Live {
@@ -29,7 +29,7 @@ export function liveServer(flags: string[] = []): Live {
     dir = tempDir("trustlist-sdk-");
     // Empty: the server migrates it on its first start, as an operator's would be.
     const db = await freshDatabaseLocation(join(dir, "db"), { migrated: false });
-    server = await startServer([BUN, MAIN], db, undefined, true, flags);
+    server = await startServer([trustlist()], db, undefined, true, flags);
     live.base = server.base;
     live.db = db;
     live.adminKey = server.stderr.match(/tl_live_\w{32}/)![0];
@@ -44,6 +44,6 @@ export function liveServer(flags: string[] = []): Live {
   live.key = (...flags) => cliJson(live.db, "keys", "create", "--account", account, ...flags).key;
   live.stop = async () => void (await server.stop());
   // A later --port wins over startServer's `--port 0`.
-  live.start = async () => void (server = await startServer([BUN, MAIN], live.db, undefined, false, [...flags, "--port", new URL(live.base).port]));
+  live.start = async () => void (server = await startServer([trustlist()], live.db, undefined, false, [...flags, "--port", new URL(live.base).port]));
   return live;
 }

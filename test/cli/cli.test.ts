@@ -5,7 +5,7 @@ import { Database } from "bun:sqlite";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import packageJson from "../../package.json" with { type: "json" };
-import { buildBinary, cli, cliJson, MAIN, migratedWorkspace, startServer, workspace } from "../cli-helpers";
+import { cli, cliJson, migratedWorkspace, startServer, trustlist, workspace } from "../cli-helpers";
 
 function countEntries(db: string): number {
   const sqlite = new Database(db, { readonly: true });
@@ -195,7 +195,7 @@ describe("import and export", () => {
     cliJson(db, "accounts", "create", "--name", "bulk", "--tier", "pro");
     const key = cliJson(db, "keys", "create", "--account", "bulk").key as string;
     // Not a first start: a key exists, so no admin key is printed.
-    const server = await startServer([process.execPath, MAIN], db, undefined, false);
+    const server = await startServer([trustlist()], db, undefined, false);
     try {
       const check = await (await fetch(`${server.base}/v1/blacklist/check?provider=discord&id=1000042`, { headers: { authorization: `Bearer ${key}` } })).json();
       expect(check).toMatchObject({ banned: false, severity: "warn" });
@@ -288,7 +288,7 @@ describe("import and export of every record type", () => {
 describe("the server process", () => {
   test("first serve prints one admin key; metering and quota survive a SIGTERM restart", async () => {
     const { db } = workspace();
-    const server = await startServer([process.execPath, MAIN], db);
+    const server = await startServer([trustlist()], db);
     const adminKey = server.stderr.match(/tl_live_\w{32}/)![0];
     const auth = { authorization: `Bearer ${adminKey}` };
     const created = await fetch(`${server.base}/v1/admin/accounts`, {
@@ -308,7 +308,7 @@ describe("the server process", () => {
     // SIGTERM right away: the flush on shutdown, not the one-second timer, has to persist these.
     expect(await server.stop()).toBe(0);
 
-    const restarted = await startServer([process.execPath, MAIN], db, undefined, false);
+    const restarted = await startServer([trustlist()], db, undefined, false);
     expect(restarted.stderr).not.toContain("tl_live_");
     const usage = await fetch(`${restarted.base}/v1/account/usage`, { headers: { authorization: `Bearer ${key}` } });
     const stats = (await usage.json()) as any;
@@ -324,7 +324,7 @@ describe("the server process", () => {
 
   test("backup while the server runs gives a readable copy; CLI revocation reaches the server", async () => {
     const { dir, db } = workspace();
-    const server = await startServer([process.execPath, MAIN], db);
+    const server = await startServer([trustlist()], db);
     const adminKey = server.stderr.match(/tl_live_\w{32}/)![0];
     const headers = { authorization: `Bearer ${adminKey}`, "content-type": "application/json" };
     for (let i = 0; i < 25; i++) {
@@ -361,8 +361,8 @@ describe("the server process", () => {
   }, 30_000);
 
   test("the compiled binary runs from any directory with nothing beside it", async () => {
-    const { dir, db } = workspace();
-    const binary = buildBinary(dir);
+    const { db } = workspace();
+    const binary = trustlist();
     const { dir: elsewhere } = workspace("trustlist-cwd-");
     const server = await startServer([binary], db, elsewhere);
     const health = await fetch(`${server.base}/healthz`);
@@ -379,9 +379,10 @@ describe("the server process", () => {
     expect((await script.text()).length).toBeGreaterThan(100_000);
     const spec = (await (await fetch(`${server.base}/openapi.json`)).json()) as any;
     expect(spec.info.version).toBe("1.0.0");
-    // The binary carries package.json's version, with no package.json beside it (and, built
-    // without `make`, no commit: src/version.ts).
-    expect(Bun.spawnSync([binary, "--version"], { cwd: elsewhere }).stdout.toString().trim()).toBe(`trustlist ${packageJson.version} (commit unknown)`);
+    // The binary carries package.json's version and the commit it was built from, with neither
+    // package.json nor a checkout around it (src/version.ts).
+    const head = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"]).stdout.toString().trim();
+    expect(Bun.spawnSync([binary, "--version"], { cwd: elsewhere }).stdout.toString().trim()).toBe(`trustlist ${packageJson.version} (commit ${head})`);
     expect(await server.stop()).toBe(0);
   }, 60_000);
 });

@@ -6,7 +6,7 @@ import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Checkpointer } from "../../src/db/checkpointer";
 import { openStore, type Store } from "../../src/db/client";
-import { buildBinary, startServer, workspace } from "../cli-helpers";
+import { startServer, trustlist, workspace } from "../cli-helpers";
 import { describeSqliteOnly } from "../backend";
 import { tempDir } from "../helpers";
 
@@ -110,8 +110,8 @@ describeSqliteOnly("checkpointer", () => {
   });
 
   test("the compiled binary's checkpointer copies the server's writes into the database file; SIGTERM exits 0", async () => {
-    const { dir, db } = workspace();
-    const server = await startServer([buildBinary(dir)], db);
+    const { db } = workspace();
+    const server = await startServer([trustlist()], db);
     const adminKey = server.stderr.match(/tl_live_\w{32}/)![0];
     const headers = { authorization: `Bearer ${adminKey}`, "content-type": "application/json" };
     for (let i = 0; i < 50; i++) {

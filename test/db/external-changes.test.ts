@@ -11,9 +11,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TransferService } from "../../src/modules/transfer/service";
 import { sqliteOnly, whenCommitArrives, writeAsAnotherProcess } from "../backend";
+import { trustlist } from "../cli-helpers";
 import { createTestApp, expectEnvelope, type TestApp } from "../helpers";
 
-const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp({ http: true });
@@ -21,7 +21,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 function cli(...args: string[]): string {
-  const proc = Bun.spawnSync([process.execPath, MAIN, ...args, "--db", t.dbPath], { stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawnSync([trustlist(), ...args, "--db", t.dbPath], { stdout: "pipe", stderr: "pipe" });
   if (proc.exitCode !== 0) throw new Error(`${args.join(" ")} failed: ${proc.stderr}`);
   return proc.stdout.toString();
 }

@@ -6,11 +6,9 @@ import { afterEach, expect } from "bun:test";
 import { Database } from "bun:sqlite";
 import type { Store } from "../../src/db/client";
 import { join } from "node:path";
-import { startServer } from "../cli-helpers";
+import { startServer, trustlist } from "../cli-helpers";
 import { sqliteOnly } from "../backend";
 import { createTestApp, expectEnvelope, tempDir, type TestApp } from "../helpers";
-
-const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
 
 /** A child process that takes the write lock (with a pending write of its own) and holds it until `release`. */
 async function holdWriteLock(dbPath: string) {
@@ -119,7 +117,7 @@ sqliteOnly("a write that meets the lock waits without blocking and commits once 
 sqliteOnly("a live server keeps answering health and keyed checks while a lock outlasts several metering flushes, and loses no count", async () => {
   const dir = tempDir("trustlist-locks-");
   const db = join(dir, "t.db");
-  const server = await startServer([process.execPath, MAIN], db);
+  const server = await startServer([trustlist()], db);
   try {
     const adminKey = server.stderr.match(/tl_live_\w{32}/)![0];
     const auth = { authorization: `Bearer ${adminKey}` };
@@ -162,7 +160,7 @@ sqliteOnly("a CLI write that outlasts the lock's 5 s wait exits 1 naming the loc
   t = await createTestApp();
   const { key, keyId } = await t.account();
   holder = await holdWriteLock(t.dbPath);
-  const revoke = Bun.spawnSync([process.execPath, MAIN, "keys", "revoke", keyId, "--db", t.dbPath], { stdout: "pipe", stderr: "pipe" });
+  const revoke = Bun.spawnSync([trustlist(), "keys", "revoke", keyId, "--db", t.dbPath], { stdout: "pipe", stderr: "pipe" });
   expect(holder.stillHeld()).toBe(true);
   await holder.release();
   expect(revoke.exitCode).toBe(1);

@@ -4,7 +4,7 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect } from "bun:test";
 import { sqliteOnly } from "../backend";
-import { BUN, cli, cliJson, MAIN, migratedWorkspace, type Ran } from "../cli-helpers";
+import { cli, cliJson, migratedWorkspace, type Ran, trustlist } from "../cli-helpers";
 import { addEntry, followerKey, type Instance, instance, sharedClock } from "./kit";
 
 let publisher: Instance;
@@ -53,7 +53,7 @@ sqliteOnly("accounts update --federation on|off", () => {
 
 /** `trustlist ARGS --db DB` without blocking: the publisher answers from this same process. */
 async function cliAsync(db: string, ...args: string[]): Promise<Ran> {
-  const proc = Bun.spawn([BUN, MAIN, ...args, "--db", db], { stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([trustlist(), ...args, "--db", db], { stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }

@@ -9,6 +9,7 @@ import { serve } from "../../src/cli/serve";
 import { ConfigError, loadConfig } from "../../src/config";
 import { clientKey, forwardedClient, MAX_FORWARDED_FOR } from "../../src/http/client-address";
 import { LEADERBOARD_IP_RULE } from "../../src/http/limits";
+import { trustlist } from "../cli-helpers";
 import { createTestApp, expectEnvelope, tempDir, type TestApp } from "../helpers";
 
 let t: TestApp;
@@ -143,7 +144,6 @@ describe("per-IP buckets behind --trust-proxy", () => {
 });
 
 describe("serve --trust-proxy", () => {
-  const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
   const dirs: string[] = [];
   afterAll(() => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -152,7 +152,7 @@ describe("serve --trust-proxy", () => {
   async function serve(args: string[], env: Record<string, string> = {}) {
     const dir = tempDir("trustlist-proxy-");
     dirs.push(dir);
-    const proc = Bun.spawn([process.execPath, MAIN, "serve", "--port", "0", "--db", join(dir, "t.db"), "--access-log", "off", ...args], {
+    const proc = Bun.spawn([trustlist(), "serve", "--port", "0", "--db", join(dir, "t.db"), "--access-log", "off", ...args], {
       stdout: "ignore",
       stderr: "pipe",
       env: { ...process.env, ...env },

@@ -4,11 +4,11 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildBinary, readStderrUntil, workspace } from "../cli-helpers";
+import { readStderrUntil, trustlist, workspace } from "../cli-helpers";
 
 let binary = "";
 beforeAll(() => {
-  binary = buildBinary(workspace("trustlist-keyfile-bin-").dir);
+  binary = trustlist();
 }, 120_000);
 
 const KEY = /tl_live_[A-Za-z0-9]{32}/;

@@ -7,14 +7,14 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { baseUrlWarning, postgresConnectionsWarning } from "../../src/cli/serve";
 import { ConfigError, loadConfig } from "../../src/config";
-import { buildBinary, readStderrUntil, workspace } from "../cli-helpers";
+import { readStderrUntil, trustlist, workspace } from "../cli-helpers";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const DEPLOY = join(ROOT, "deploy");
 let binary = "";
 
 beforeAll(() => {
-  binary = buildBinary(workspace("trustlist-deploy-bin-").dir);
+  binary = trustlist();
 }, 120_000);
 
 async function freePort(): Promise<number> {

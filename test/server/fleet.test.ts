@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { iso, ManualClock } from "../../src/clock";
-import { BUN, MAIN, type Server, startServer } from "../cli-helpers";
+import { type Server, startServer, trustlist } from "../cli-helpers";
 import { backend, databasesOfThisFile, dropDatabase, until } from "../backend";
 import { createTestApp, partnerWriter, tempDir } from "../helpers";
 
@@ -42,9 +42,9 @@ onPostgres("two instances on one PostgreSQL database", () => {
 
   beforeAll(async () => {
     location = await databases.location();
-    a = await startServer([BUN, MAIN], location);
+    a = await startServer([trustlist()], location);
     admin = a.stderr.match(/tl_live_\w{32}/)![0];
-    b = await startServer([BUN, MAIN], location, undefined, false);
+    b = await startServer([trustlist()], location, undefined, false);
   }, 30_000);
 
   afterAll(async () => {
@@ -101,7 +101,7 @@ onPostgres("two instances on one PostgreSQL database", () => {
   test("an instance killed with SIGKILL loses no acknowledged write", async () => {
     const writer = await newAccount({ scope: "write" });
     const reader = await newAccount();
-    const victim = await startServer([BUN, MAIN], location, undefined, false);
+    const victim = await startServer([trustlist()], location, undefined, false);
     const acknowledged: string[] = [];
     let stop = false;
     const writing = (async () => {

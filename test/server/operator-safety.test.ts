@@ -6,7 +6,7 @@ import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { embeddedMigrations } from "../../src/db/migrations.generated";
-import { BUN, cli, cliJson, MAIN, migratedWorkspace, readStderrUntil, run, startServer, workspace } from "../cli-helpers";
+import { cli, cliJson, migratedWorkspace, readStderrUntil, run, startServer, trustlist, workspace } from "../cli-helpers";
 
 const mode = (file: string) => (statSync(file).mode & 0o777).toString(8);
 
@@ -49,9 +49,9 @@ describe("one server per port", () => {
   test("a second serve on a port in use exits 1 naming the port, and the first keeps its traffic", async () => {
     const a = workspace();
     const b = workspace();
-    const first = await startServer([BUN, MAIN], a.db);
+    const first = await startServer([trustlist()], a.db);
     const port = new URL(first.base).port;
-    const second = Bun.spawn([BUN, MAIN, "serve", "--port", port, "--db", b.db, "--access-log", "off"], { stdout: "pipe", stderr: "pipe" });
+    const second = Bun.spawn([trustlist(), "serve", "--port", port, "--db", b.db, "--access-log", "off"], { stdout: "pipe", stderr: "pipe" });
     // It either exits or, sharing the port, says it is listening.
     const { text, exited } = await readStderrUntil(second, (t) => t.includes("listening on"));
     if (!exited) second.kill("SIGKILL");
@@ -102,7 +102,7 @@ describe("only serve, migrate and import create a database", () => {
     expect(journal(imported)).toBe(embeddedMigrations.length);
 
     const served = join(dir, "served.db");
-    const server = await startServer([BUN, MAIN], served);
+    const server = await startServer([trustlist()], served);
     expect(await server.stop()).toBe(0);
     expect(journal(served)).toBe(embeddedMigrations.length);
   }, 30_000);
@@ -158,7 +158,7 @@ describe("schema versions", () => {
     // serve migrates too.
     const older = join(dir, "older.db");
     olderDatabase(older, embeddedMigrations.length - 2);
-    const server = await startServer([BUN, MAIN], older);
+    const server = await startServer([trustlist()], older);
     expect(await server.stop()).toBe(0);
     expect(journal(older)).toBe(embeddedMigrations.length);
   }, 30_000);
@@ -167,7 +167,7 @@ describe("schema versions", () => {
 describe("files readable by their owner only", () => {
   test("the database, its WAL and shared memory, backups and exports are 0600; an older 0644 database is tightened", async () => {
     const { dir, db } = workspace();
-    const server = await startServer([BUN, MAIN], db);
+    const server = await startServer([trustlist()], db);
     for (const file of [db, `${db}-wal`, `${db}-shm`]) expect(mode(file), file).toBe("600");
     const backup = join(dir, "backup.db");
     expect(cli(db, "backup", backup).code).toBe(0);
@@ -195,7 +195,7 @@ describe("files readable by their owner only", () => {
     // A database an earlier version left world-readable: the next open makes it, and the WAL
     // and shared-memory files SQLite derives from it, owner-only.
     chmodSync(migrated, 0o644);
-    const again = await startServer([BUN, MAIN], migrated);
+    const again = await startServer([trustlist()], migrated);
     for (const f of [migrated, `${migrated}-wal`, `${migrated}-shm`]) expect(mode(f), f).toBe("600");
     expect(await again.stop()).toBe(0);
   }, 30_000);

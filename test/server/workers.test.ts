@@ -4,23 +4,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { SQL } from "bun";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { backend, databasesOfThisFile, until } from "../backend";
-import { buildBinary, cli, cliJson, readStderrUntil, type Server, startServer, TEST_SERVER_POSTGRES_CONNECTIONS, workspace } from "../cli-helpers";
+import { cli, cliJson, readStderrUntil, type Server, startServer, TEST_SERVER_POSTGRES_CONNECTIONS, trustlist, workspace } from "../cli-helpers";
 import { Receiver } from "../webhook-receiver";
 
 const databases = databasesOfThisFile();
 const onSqlite = backend === "sqlite" ? test : test.skip;
 const onPostgres = backend === "postgres" ? test : test.skip;
 
-const { dir: buildDir } = workspace("trustlist-workers-build-");
 let binary = "";
 beforeAll(() => {
-  binary = buildBinary(buildDir);
+  binary = trustlist();
 });
-// The binary is 100+ MB: removed as soon as the file is done, not left to the end of the run.
-afterAll(() => rmSync(buildDir, { recursive: true, force: true }));
 
 /** One request on a connection of its own. */
 async function fresh(base: string, path: string, init: RequestInit = {}): Promise<Response> {

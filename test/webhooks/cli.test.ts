@@ -10,7 +10,7 @@ import { MIN_WEBHOOK_LEASE_MS } from "../../src/config";
 import { openDatabase } from "../../src/db/database";
 import { createWebhooksStore } from "../../src/modules/webhooks/store";
 import { databasesOfThisFile } from "../backend";
-import { cliJson, MAIN, startServer } from "../cli-helpers";
+import { cliJson, startServer, trustlist } from "../cli-helpers";
 import { Receiver } from "../webhook-receiver";
 
 const receivers = { crash: new Receiver(), window: new Receiver() };
@@ -29,7 +29,7 @@ async function serveWithEndpoint(receiver: Receiver, path: string) {
   const db = await databases.location();
   const served = {
     db,
-    server: await startServer([process.execPath, MAIN], db, undefined, true, FLAGS),
+    server: await startServer([trustlist()], db, undefined, true, FLAGS),
     reader: "",
     writer: "",
     endpoint: { id: "", secret: "" },
@@ -40,7 +40,7 @@ async function serveWithEndpoint(receiver: Receiver, path: string) {
         body: body === undefined ? undefined : JSON.stringify(body),
       }),
     async restart() {
-      served.server = await startServer([process.execPath, MAIN], db, undefined, false, FLAGS);
+      served.server = await startServer([trustlist()], db, undefined, false, FLAGS);
     },
     async kill() {
       served.server.proc.kill("SIGKILL");

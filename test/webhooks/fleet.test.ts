@@ -4,7 +4,7 @@
 // one file has one server.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { backend, databasesOfThisFile, until } from "../backend";
-import { BUN, MAIN, type Server, startServer } from "../cli-helpers";
+import { type Server, startServer, trustlist } from "../cli-helpers";
 import { Receiver } from "../webhook-receiver";
 
 const onPostgres = backend === "postgres" ? describe : describe.skip;
@@ -29,9 +29,9 @@ onPostgres("webhooks from two instances on one PostgreSQL database", () => {
 
   beforeAll(async () => {
     const location = await databases.location();
-    a = await startServer([BUN, MAIN], location, undefined, true, FLAGS);
+    a = await startServer([trustlist()], location, undefined, true, FLAGS);
     admin = a.stderr.match(/tl_live_\w{32}/)![0];
-    b = await startServer([BUN, MAIN], location, undefined, false, FLAGS);
+    b = await startServer([trustlist()], location, undefined, false, FLAGS);
   }, 30_000);
 
   afterAll(async () => {
