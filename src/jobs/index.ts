@@ -16,9 +16,13 @@ export function jobs(runtime: Runtime, services: Services): Job[] {
   return [
     // Write-behind metering; while another process holds the lock, the counts wait for the next tick.
     // On PostgreSQL other instances count the same accounts: the quota then catches up with theirs.
+    // A SQLite commit makes every other connection to the file drop its page cache and its map of
+    // the file, so each worker of `serve --workers N` writes its counts every 10 s, not every
+    // second (the daily quota is counted in shared memory meanwhile), each at its own second so
+    // that no two meet on the write lock: docs/scaling.md.
     {
       name: "flush-metering",
-      pattern: Patterns.EVERY_SECOND,
+      pattern: runtime.workers && runtime.store.dialect === "sqlite" ? `${(runtime.workers.number - 1) % 10}/10 * * * * *` : Patterns.EVERY_SECOND,
       run: async () => {
         const flushed = await runtime.meter.flush();
         if (runtime.store.dialect === "postgres") await runtime.quota.catchUpWithFleet();

@@ -200,6 +200,40 @@ for (const workers of [2, 3]) {
       expect(text).toContain(`trustlist_workers_up ${workers}`);
     });
 
+    onSqlite("usage counts: every worker's reach the database, written every 10 s, so a steady load leaves the file alone in between", async () => {
+      cliJson(fleet.db, "accounts", "create", "--name", "usage-guild", "--tier", "enterprise");
+      const { key } = cliJson(fleet.db, "keys", "create", "--account", "usage-guild", "--burst", "1000");
+      // Another connection's commit moves data_version: each one made every worker drop its page
+      // cache and its map of the file (src/jobs/index.ts).
+      const watcher = new Database(fleet.db, { readonly: true });
+      const version = () => (watcher.query("PRAGMA data_version").get() as { data_version: number }).data_version;
+      let commits = 0;
+      let calls = 0;
+      try {
+        let last = version();
+        const started = performance.now();
+        // A call every 50 ms for 6 s, each on a fresh connection (spread over the workers).
+        while (performance.now() - started < 6000) {
+          expect((await fresh(fleet.base, check(String(600 + (calls % 7))), { headers: bearer(key) })).status).toBe(200);
+          calls++;
+          const now = version();
+          if (now !== last) commits++;
+          last = now;
+          await Bun.sleep(50);
+        }
+      } finally {
+        watcher.close();
+      }
+      // In 6 s each worker flushes at most once (every second, the commits seen were 4 in 4 s).
+      expect(commits).toBeLessThanOrEqual(workers);
+      const counted = async () => {
+        const usage = (await (await fresh(fleet.base, "/v1/account/usage", { headers: bearer(key) })).json()) as { by_endpoint: Array<{ endpoint: string; count: number }> };
+        return usage.by_endpoint.find((e) => e.endpoint === "GET /v1/blacklist/check")?.count ?? 0;
+      };
+      // Whichever worker answers, the others' calls are in the database by their next flush.
+      expect(await until(async () => (await counted()) === calls, 15_000)).toBe(true);
+    }, 30_000);
+
     onPostgres("each process keeps --postgres-connections pooled connections, one that listens for commits and at most one for locks", async () => {
       const name = new URL(fleet.db).pathname.slice(1);
       const counter = new SQL(fleet.db, { max: 1 });
