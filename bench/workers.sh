@@ -16,6 +16,9 @@
 #     request carries more of a turn's fixed cost (waking up, polling the sockets).
 #     Each paced round runs on the server of the saturation round just before it (its code
 #     compiled by then), and its checks/s show the rate each server was actually offered.
+#  1b. after the rounds, a single serve paced alone, then beside a second single serve on a copy of
+#     the file taking the same paced load: what this machine charges a second busy process when the
+#     two share nothing. The 2-worker figure above that is the workers' own cost.
 #  2. memory of the whole server (supervisor + workers: PSS summed, which counts pages the
 #     processes share once, the figure the target is judged on; and VmRSS summed, which counts them
 #     once per process) with 1, 2 and 4 workers, once each has answered a round
@@ -54,10 +57,12 @@ say() { printf '[bench-workers %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 command -v wrk >/dev/null || { say "wrk is not installed (apt-get install -y wrk)"; exit 1; }
 
 PIDS=()
+COPY=
 cleanup() {
   local pid
   for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && wait "$pid" 2>/dev/null || true; done
+  [ -z "$COPY" ] || rm -rf "$(dirname "$COPY")"
 }
 trap cleanup EXIT
 
@@ -84,21 +89,37 @@ rss_kb() { local pid k=0; for pid in $(tree "$1"); do k=$((k + $(awk '/^VmRSS:/ 
 # pages) count once in the sum, where VmRSS counts them in every process.
 pss_kb() { local pid k=0; for pid in $(tree "$1"); do k=$((k + $(awk '/^Pss:/ { print $2 }' "/proc/$pid/smaps_rollup" 2>/dev/null || echo 0))); done; echo "$k"; }
 
-start() { # workers: sets PID to the supervisor's (or single serve's); not echoed, so PIDS grows in this shell
-  "$BIN" serve --db "$DB" --port "$PORT" --host "$HOST" --access-log off --workers "$1" >/dev/null 2>>"$RUN/workers-servers.err" &
+start() { # workers [db] [port]: sets PID to the supervisor's (or single serve's); not echoed, so PIDS grows in this shell
+  "$BIN" serve --db "${2:-$DB}" --port "${3:-$PORT}" --host "$HOST" --access-log off --workers "$1" >/dev/null 2>>"$RUN/workers-servers.err" &
   PID=$!
   PIDS+=("$PID")
-  wait_healthy "http://$HOST:$PORT" "$PID"
+  wait_healthy "http://$HOST:${3:-$PORT}" "$PID"
   sleep "$SETTLE"
 }
 stop() { kill -TERM "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+run_wrk() { # outfile port [pace_ms] [connections]
+  BENCH_PACE_MS=${3:-} BENCH_KEY_FILE=$KEY_FILE BENCH_QUERIES=$DATA/queries.txt WRK_THREADS=$THREADS \
+    wrk -t"$THREADS" -c"${4:-$CONNECTIONS}" -d"$DURATION"s --timeout 2s --latency -s bench/check.lua "http://$HOST:$2" -- "$THREADS" >"$1" 2>&1 || true
+}
 load() { # outfile pid [pace_ms] [connections]
   local before after
   before=$(ticks "$2")
-  BENCH_PACE_MS=${3:-} BENCH_KEY_FILE=$KEY_FILE BENCH_QUERIES=$DATA/queries.txt WRK_THREADS=$THREADS \
-    wrk -t"$THREADS" -c"${4:-$CONNECTIONS}" -d"$DURATION"s --timeout 2s --latency -s bench/check.lua "http://$HOST:$PORT" -- "$THREADS" >"$1" 2>&1 || true
+  run_wrk "$1" "$PORT" "${3:-}" "${4:-}"
   after=$(ticks "$2")
   awk -v t="$((after - before))" -v hz="$TICKS" 'BEGIN { printf "CPU server_s=%.2f\n", t / hz }' >>"$1"
+}
+# Two single serves side by side (the second on PORT + 1), each offered one worker's paced load:
+# what a second busy process costs the first on this machine with nothing shared between them.
+pair() { # outfile pid pid2
+  local a0 b0 a1 b1 w
+  a0=$(ticks "$2"); b0=$(ticks "$3")
+  run_wrk "$1.a" "$PORT" "$PACE" "$CONNECTIONS" &
+  w=$!
+  run_wrk "$1.b" "$((PORT + 1))" "$PACE" "$CONNECTIONS"
+  wait "$w" || true
+  a1=$(ticks "$2"); b1=$(ticks "$3")
+  echo "RESULT requests=$(( $(result "$1.a" requests) + $(result "$1.b" requests) ))" >"$1"
+  awk -v t="$((a1 - a0 + b1 - b0))" -v hz="$TICKS" 'BEGIN { printf "CPU server_s=%.2f\n", t / hz }' >>"$1"
 }
 result() { sed -n "s/^RESULT .*$2=\([0-9.]*\).*/\1/p" "$1" | head -1; }
 cpu() { sed -n 's/^CPU server_s=\([0-9.]*\)/\1/p' "$1" | head -1; }
@@ -129,6 +150,27 @@ for n in $(seq 1 "$ROUNDS"); do
     [ ! -f "$f" ] || say "  round $n, $w worker(s), one worker's rate: $(result "$f" rps)/s, $(per100k "$f") CPU s per 100k checks"
   done
 done
+
+# ---- 1b. two single serves side by side -----------------------------------------------------
+# After the rounds, which the copy's writes and page cache could otherwise disturb: each pair is a
+# single serve paced alone, then beside a second single serve on a copy of the file (a serve holds
+# its file's serve lock), both paced as one worker.
+COPY=$(mktemp -d /tmp/trustlist-workers-copy.XXXXXX)/bench.db
+cp "$DB" "$COPY"
+for n in $(seq 1 "$ROUNDS"); do
+  start 1
+  first=$PID
+  load "$RUN/workers-warmup-alone-$n.txt" "$first"
+  load "$RUN/workers-alone-$n-1.txt" "$first" "$PACE" "$CONNECTIONS"
+  start 1 "$COPY" $((PORT + 1))
+  run_wrk "$RUN/workers-warmup-copy-$n.txt" $((PORT + 1))
+  pair "$RUN/workers-pair-$n-1.txt" "$first" "$PID"
+  stop "$PID"
+  stop "$first"
+  say "  pair $n: one single serve paced alone $(per100k "$RUN/workers-alone-$n-1.txt"), two side by side $(per100k "$RUN/workers-pair-$n-1.txt") CPU s per 100k checks"
+done
+rm -rf "$(dirname "$COPY")"
+COPY=
 
 # ---- 2. memory ----------------------------------------------------------------------------
 for w in 1 2 4; do
@@ -166,6 +208,7 @@ PSS1=$(sed -n 's/^pss_kb_1=//p' "$FACTS"); PSS2=$(sed -n 's/^pss_kb_2=//p' "$FAC
   table paced
   awk -v a="$(cpucol 1 paced)" -v b="$(cpucol 2 paced)" 'BEGIN { if (a > 0) printf "CPU per check, each worker offered the same load, 2 workers against 1: %.2fx (target: within 1.10x)\n", b / a }'
   awk -v a="$(cpucol 1 paced)" -v b="$(cpucol 2 shared)" -v r="$(col 2 rps shared)" -v c="$CONNECTIONS" 'BEGIN { if (a > 0) printf "Two workers sharing the rate of one (%s checks/s over %s connections): %.2fx the CPU per check of one worker; each serves half as many requests per turn of its event loop\n", r, c, b / a }'
+  awk -v a="$(cpucol 1 alone)" -v b="$(cpucol 1 pair)" 'BEGIN { if (a > 0) printf "Two single serves side by side, each on its own copy of the file and paced as one worker: %.2fx the CPU per check of one paced alone (medians of %d pairs after the rounds: what this machine charges a second busy process sharing nothing; above it, the workers'"'"' own cost)\n", b / a, '"$ROUNDS"' }'
   echo
   echo "The CPUs (bench/cores.ts, work of a loop pinned to each CPU when all run at once, against alone; near 1: cores of their own, 0.5-0.7: hyperthreads of one core):" \
     "arithmetic $(jq -r '.arithmetic.together_over_alone // "n/a"' "$RUN/cores.json"), random reads over 64 MiB $(jq -r '.memory.together_over_alone // "n/a"' "$RUN/cores.json")."
