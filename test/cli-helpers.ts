@@ -107,7 +107,7 @@ export async function startServer(command: string[], db: string, cwd?: string, f
 }
 
 /** Compiles this checkout into `dir/trustlist` as `make build` does (scripts/build-binary.sh); returns its path. */
-export function buildBinary(dir: string): string {
+function buildBinary(dir: string): string {
   const binary = join(dir, "trustlist");
   const build = Bun.spawnSync([BUILD, binary], { stdout: "pipe", stderr: "pipe", env: { ...process.env, BUN: process.execPath } });
   if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`);
