@@ -6,6 +6,7 @@ import { openDatabase } from "../db/database";
 import { isPostgresUrl, redactUrl } from "../db/location";
 import { largestBody } from "../http/body";
 import { createRuntime } from "../runtime";
+import { startWithEngineSettings } from "../server/engine-settings";
 import { announce, checkAdminKeyFile, firstStartKey } from "../server/first-start";
 import { lockDatabaseFile } from "../server/serve-lock";
 import { superviseWorkers } from "../server/supervisor";
@@ -75,6 +76,8 @@ export const serve: Command = {
     "trustlist serve --db postgres://trustlist@db.internal/trustlist  # several instances on one PostgreSQL",
   ],
   async run({ values }) {
+    // Before anything is opened: the engine reads its settings only as the process starts.
+    startWithEngineSettings((message) => console.error(message));
     // A worker of `serve --workers N`, started by the supervisor with its configuration (src/server/).
     const role = workerRole();
     if (role) return runWorker(role);

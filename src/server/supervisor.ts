@@ -16,6 +16,7 @@ import { WebhookWorker } from "../jobs/webhook-worker";
 import { jobRunner, jobs, scheduler } from "../jobs";
 import { createRuntime } from "../runtime";
 import { createServices } from "../services";
+import { ownCommand } from "./engine-settings";
 import { announce, checkAdminKeyFile, firstStartKey } from "./first-start";
 import { lockDatabaseFile } from "./serve-lock";
 import { createRegion, WORKER_REGION_FD } from "./shared-memory";
@@ -87,7 +88,7 @@ export async function superviseWorkers(config: Config): Promise<"running"> {
   let startup: { resolve: () => void; reject: (error: Error) => void } | null = null;
   const startupDone = new Promise<void>((resolve, reject) => (startup = { resolve, reject }));
 
-  const entry = import.meta.url.includes("/$bunfs/") ? [process.execPath] : [process.execPath, Bun.main];
+  const entry = ownCommand();
   // The workers serve exactly this configuration (the port chosen above included), whatever
   // flags or environment gave it.
   const env = { ...process.env, [WORKER_SHARED_ENV]: `/proc/self/fd/${WORKER_REGION_FD}`, [WORKER_CONFIG_ENV]: JSON.stringify({ ...config, port }) };
