@@ -2,7 +2,8 @@
 // The raw ceiling: what one Bun process can answer for GET /v1/blacklist/check on this machine with
 // nothing but Bun.serve, one prepared bun:sqlite statement on the same database file and a bearer
 // key looked up in a Map. Same verdict rules and JSON shape as trustlist's single check; no
-// metering, limits, request ids, logging or schema validation.
+// metering, limits, request ids, logging or schema validation. It runs with the JavaScript engine
+// settings `serve` runs with (src/server/engine-settings.ts), so the two differ in their code only.
 //
 // Usage: bun bench/ceiling.ts --db FILE [--port 18081] [--host 127.0.0.1] [--key-file F]
 //   env: CEILING_PORT, CEILING_DB, BENCH_KEY or BENCH_KEY_FILE (the accepted bearer key)
@@ -13,6 +14,7 @@ import type { Provider } from "../src/domain";
 // The same id rules as trustlist, so both servers answer the same queries the same way.
 import { normalizeAccountId } from "../src/modules/blacklist/service";
 import { MAPPED_BYTES } from "../src/db/pragmas";
+import { startWithEngineSettings } from "../src/server/engine-settings";
 
 /**
  * Read-only connection with the page-cache and memory-map settings of trustlist's openStore
@@ -108,6 +110,7 @@ export function makeCheck(db: Database, keys: Map<string, { account: string }>):
 }
 
 if (import.meta.main) {
+  startWithEngineSettings((message) => console.error(message));
   const { values } = parseArgs({
     args: Bun.argv.slice(2),
     options: {

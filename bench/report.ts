@@ -148,7 +148,7 @@ out.push(
   `- load: wrk ${facts.threads}t/${facts.connections}c, ${facts.duration}s per round, ${facts.rounds} alternating rounds per server after a ${facts.warmup}s warm-up each; queries: ${meta ? f(meta.queries) : "?"} paths of GET /v1/blacklist/check, half hits, half misses, 10% with a vertical`,
 );
 out.push(`- trustlist: \`dist/trustlist serve\` with the access log ON (stdout to /dev/null), key of rate tier partner with --burst 1000000, account quota 1e9`);
-out.push(`- ceiling: \`bun bench/ceiling.ts\` (Bun.serve + one prepared statement + Map key check, same SQLite file, same JSON)`);
+out.push(`- ceiling: \`bun bench/ceiling.ts\` (Bun.serve + one prepared statement + Map key check, same SQLite file, same JSON, the engine settings \`serve\` runs with)`);
 out.push("");
 out.push(`## Data and import`);
 out.push("");
