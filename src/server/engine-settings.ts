@@ -28,12 +28,13 @@ export function ownCommand(): string[] {
  */
 export function startWithEngineSettings(warn: (message: string) => void): void {
   const missing = Object.entries(ENGINE_SETTINGS).filter(([name]) => process.env[name] === undefined);
-  if (missing.length === 0) return;
+  // Windows has no way to replace a process in place: there `serve` runs with the engine's defaults.
+  if (missing.length === 0 || typeof process.execve !== "function" || process.platform === "win32") return;
   const [runtime, ...entry] = ownCommand();
   // From source, bun's own flags (a profiler's, say) come before the entry file again.
   const args = [runtime!, ...(entry.length > 0 ? process.execArgv : []), ...entry, ...process.argv.slice(2)];
   try {
-    process.execve!(runtime!, args, { ...process.env, ...Object.fromEntries(missing) });
+    process.execve(runtime!, args, { ...process.env, ...Object.fromEntries(missing) });
   } catch (error) {
     warn(`serving without the engine settings ${missing.map(([name, value]) => `${name}=${value}`).join(" ")}: could not restart with them (${String(error)})`);
   }
