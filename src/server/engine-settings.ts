@@ -8,7 +8,7 @@
 // system. Under a steady load of requests the two undo each other's work, and every page handed
 // back interrupts the other threads to flush their address translations, which costs most on
 // virtual machines. On the 2-core development VM (bench database, wrk beside the server) that
-// thread took 15-18 % of a core during searches and directory pages; without it the server's CPU a
+// thread took 14-18 % of a core during searches and directory pages; without it the server's CPU a
 // search fell from 200-302 to 171-237 µs and its p99 from 11-19 to 8-12 ms, the keyed check's p99
 // from 6.2-7.7 to 5.1-5.6 ms (docs/performance.md, "The engine's warm-up thread").
 
